@@ -1,0 +1,21 @@
+import type { Writable } from "node:stream";
+
+/** What every command gets from the process boundary: streams, environment, a stop signal. */
+export interface CliContext {
+  readonly stdout: Writable & { isTTY?: boolean };
+  readonly stderr: Writable & { isTTY?: boolean };
+  /** The process environment (secrets are resolved from it by `config/load.ts` only). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Aborted on SIGINT/SIGTERM. */
+  readonly signal: AbortSignal;
+  /** Resolves with the signal's name when the process is asked to stop. */
+  waitForStop(): Promise<string>;
+  /** The exit code the process ends with once the command returns. */
+  exitCode: number;
+}
+
+/** Writes a line to a stream. */
+export function writeLine(stream: Writable, line: string): void {
+  stream.write(`${line}\n`);
+}

@@ -1,0 +1,126 @@
+import type {
+  Comment,
+  CommentDraft,
+  ExternalId,
+  ItemKind,
+  ItemRef,
+  Iteration,
+  IterationDraft,
+  Marker,
+  SystemName,
+  TimeEntry,
+  TimeEntryDraft,
+  UserRef,
+  WorkItem,
+  WorkItemDraft,
+  WorkItemPatch,
+} from "./model.js";
+
+/** Per-call options every adapter method accepts. */
+export interface CallOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What `list` returns. With no `kind`, stories and tasks both; with `parentId`, that story's tasks. */
+export interface ListQuery {
+  readonly kind?: ItemKind | undefined;
+  readonly parentId?: ExternalId | undefined;
+}
+
+/**
+ * Opaque to the engine, owned and validated by the adapter's `feed.ts`. Flat on purpose, so that
+ * the state store can keep it as one small JSON record per job and system.
+ */
+export type Checkpoint = Readonly<Record<string, string | number | boolean>>;
+
+export type Change =
+  | { readonly kind: "upsert"; readonly item: WorkItem }
+  | { readonly kind: "delete"; readonly ref: ItemRef };
+
+/** One page of a change feed and the checkpoint that is safe to store once it is applied. */
+export interface ChangePage {
+  readonly changes: readonly Change[];
+  readonly checkpoint: Checkpoint;
+  /** True when the feed scanned everything (full scans): deletions may then be inferred. */
+  readonly complete: boolean;
+}
+
+export interface TrackerCapabilities {
+  readonly comments: boolean;
+  readonly timeEntries: boolean;
+  readonly iterations: boolean;
+  readonly labels: boolean;
+  readonly delete: "hard" | "soft" | "unsupported";
+  readonly changeFeed: "cursor" | "updated-since" | "full-scan";
+  /** Whether created items carry a marker that `findByMarker` can look up. */
+  readonly markers: boolean;
+  /** The most items one `createMany` call takes (1 when there is no bulk create). */
+  readonly bulkCreate: number;
+}
+
+/** Counts of the calls an adapter made, by kind, for reports and benchmarks. */
+export interface ApiCallCounts {
+  readonly reads: number;
+  readonly writes: number;
+  /** Conditional reads answered 304 (free on GitHub). */
+  readonly notModified: number;
+}
+
+/**
+ * The one interface every adapter implements (`index.ts` returns `{…} satisfies Tracker`).
+ * Adapters throw the typed errors of `errors.ts`, never vendor errors.
+ */
+export interface Tracker {
+  readonly system: SystemName;
+  readonly capabilities: TrackerCapabilities;
+
+  /** Every matching item, paging internally. Items carry their comments and time entries. */
+  list(query: ListQuery, opts?: CallOptions): AsyncIterable<WorkItem>;
+  /** Not found is `undefined`, not an error. */
+  get(ref: ItemRef, opts?: CallOptions): Promise<WorkItem | undefined>;
+  create(draft: WorkItemDraft, opts?: CallOptions): Promise<WorkItem>;
+  /**
+   * Creates several items in as few calls as the system allows (Jira bulk create). The result has
+   * one entry per draft, in order: the item, or the error that item met.
+   */
+  createMany(
+    drafts: readonly WorkItemDraft[],
+    opts?: CallOptions,
+  ): Promise<readonly (WorkItem | Error)[]>;
+  /** Missing → `NotFoundError`; changed since `patch.base` → `ConflictError`. */
+  update(ref: ItemRef, patch: WorkItemPatch, opts?: CallOptions): Promise<WorkItem>;
+  /** Per `capabilities.delete`: a hard delete, or closing/marking the item. */
+  delete(ref: ItemRef, opts?: CallOptions): Promise<void>;
+  /** Changes since a checkpoint (all items when `from` is undefined). */
+  changes(from: Checkpoint | undefined, opts?: CallOptions): AsyncIterable<ChangePage>;
+
+  /** The item created by `job` from `origin`, found by its marker (after an interrupted create). */
+  findByMarker(marker: Marker, opts?: CallOptions): Promise<WorkItem | undefined>;
+
+  addComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment>;
+  addTimeEntry(item: ItemRef, draft: TimeEntryDraft, opts?: CallOptions): Promise<TimeEntry>;
+
+  listIterations(opts?: CallOptions): Promise<readonly Iteration[]>;
+  /** Finds the iteration by name, or creates it. */
+  ensureIteration(draft: IterationDraft, opts?: CallOptions): Promise<Iteration>;
+
+  listUsers(opts?: CallOptions): Promise<readonly UserRef[]>;
+
+  /** Reachable, token accepted, project visible, permissions enough (used by `check`). */
+  probe(opts?: CallOptions): Promise<ProbeResult>;
+
+  /** Calls made so far. */
+  apiCalls(): ApiCallCounts;
+  /** Releases sockets and timers. */
+  close(): Promise<void>;
+}
+
+export interface ProbeResult {
+  readonly system: SystemName;
+  readonly reachable: boolean;
+  readonly authenticated: boolean;
+  readonly projectVisible: boolean;
+  readonly canWrite: boolean;
+  /** What was probed, for people: "tinyPM 2.6 at http://…, project 1 'Widgets'". */
+  readonly details: string;
+}

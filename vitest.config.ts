@@ -1,0 +1,35 @@
+import { defineConfig } from "vitest/config";
+
+// Projects (style.md R14): unit tests beside the code, contract tests against the bundled
+// servers, round trips through the real engine, and CLI tests that spawn the built binary.
+export default defineConfig({
+  test: {
+    clearMocks: true,
+    restoreMocks: true,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "contract",
+          include: ["test/contract/**/*.test.ts", "test/issues/**/*.test.ts"],
+        },
+      },
+      { extends: true, test: { name: "roundtrip", include: ["test/roundtrip/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "cli",
+          include: ["test/cli/**/*.test.ts"],
+          globalSetup: ["test/cli/build.global.ts"],
+        },
+      },
+      { extends: true, test: { name: "reliability", include: ["test/reliability/**/*.test.ts"] } },
+    ],
+  },
+});
