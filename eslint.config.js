@@ -19,6 +19,7 @@ const LAYERS = [
   "log",
   "reference-server",
   "sandboxes",
+  "server-kit",
 ];
 
 /** A pattern that forbids importing the named layers (relative imports from anywhere in src). */
@@ -124,8 +125,9 @@ export default tseslint.config(
   layer(["src/log/**"], ["core", "log"]),
   layer(["src/config/**"], ["core", "config", "mapping"]),
   layer(["src/sync/**"], ["core", "sync", "mapping", "state", "queue", "report"]),
-  layer(["src/reference-server/**"], ["reference-server"]),
-  layer(["src/sandboxes/**"], ["sandboxes"]),
+  layer(["src/reference-server/**"], ["reference-server", "server-kit"]),
+  layer(["src/sandboxes/**"], ["sandboxes", "server-kit"]),
+  layer(["src/server-kit/**"], ["server-kit"]),
   {
     files: ["src/cli/**", "scripts/**", "bench/**"],
     rules: { "no-console": "off" },
