@@ -118,6 +118,7 @@ export default tseslint.config(
   layer(["src/adapters/tinypm/**"], ["core", "adapters"], [otherAdapter("tinypm")]),
   layer(["src/adapters/github/**"], ["core", "adapters"], [otherAdapter("github")]),
   layer(["src/adapters/jira/**"], ["core", "adapters"], [otherAdapter("jira")]),
+  layer(["src/adapters/memory/**"], ["core", "adapters"], [otherAdapter("memory")]),
   layer(["src/mapping/**"], ["core", "mapping"]),
   layer(["src/state/**"], ["core", "state"]),
   layer(["src/queue/**"], ["core", "queue"]),
