@@ -87,7 +87,7 @@ export function createMemoryTracker(options: MemoryTrackerOptions = {}): MemoryT
       enter(operation, kind, id);
       return Promise.resolve(fn());
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
