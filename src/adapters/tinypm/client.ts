@@ -1,0 +1,321 @@
+import http from "node:http";
+import https from "node:https";
+import { got, CancelError, RequestError, TimeoutError, type Got } from "got";
+import type { z } from "zod";
+import {
+  AuthError,
+  InterruptedError,
+  NotFoundError,
+  PayloadInvalidError,
+  PermissionError,
+  RateLimitError,
+  RemoteUnavailableError,
+  SyncError,
+  type RemoteContext,
+} from "../../core/errors.js";
+import type { ApiCallCounts } from "../../core/tracker.js";
+import { createLimiter } from "./limiter.js";
+import { rawError } from "./schema.js";
+import {
+  XmlRejection,
+  buildXml,
+  parseXml,
+  snippetOf,
+  type XmlLimits,
+  type XmlValue,
+} from "./wire.js";
+
+/** A pino-compatible logger; only `debug` is used (one line per HTTP call). */
+export interface TinypmLogger {
+  debug(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface ClientOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  readonly limits: XmlLimits;
+  readonly logger?: TinypmLogger | undefined;
+  readonly userAgent?: string | undefined;
+}
+
+export interface RequestSpec {
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path under the API root, e.g. `/userstory/7`. */
+  readonly path: string;
+  /** The operation as documented, e.g. `GET /userstory/{id}` (errors and logs). */
+  readonly operation: string;
+  readonly id?: string | undefined;
+  readonly body?: { readonly root: string; readonly value: XmlValue } | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface ClientResponse {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly body: string;
+}
+
+export interface TinypmClient {
+  /** Sends a request; any non-2xx answer is thrown as a typed error. */
+  send(spec: RequestSpec): Promise<ClientResponse>;
+  /** GET and validate: `undefined` on 404 when `allowMissing`. */
+  getXml<T extends z.ZodType>(
+    spec: Omit<RequestSpec, "method" | "body">,
+    schema: T,
+  ): Promise<z.infer<T>>;
+  /** Parses and validates a response body already received. */
+  parse<T extends z.ZodType>(
+    spec: Pick<RequestSpec, "operation" | "id">,
+    body: string,
+    schema: T,
+  ): z.infer<T>;
+  /** GET, parse and validate, keeping the raw element tree too (for read-modify-write). */
+  getDoc<T extends z.ZodType>(
+    spec: Omit<RequestSpec, "method" | "body">,
+    schema: T,
+  ): Promise<{ node: XmlValue; data: z.infer<T> }>;
+  readonly baseUrl: string;
+  counts(): ApiCallCounts;
+  close(): void;
+}
+
+const SYSTEM = "tinypm" as const;
+
+export function createTinypmClient(options: ClientOptions): TinypmClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
+  const agent = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  const instance: Got = got.extend({
+    agent,
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    followRedirect: false,
+    timeout: { request: options.timeoutMs },
+    responseType: "text",
+    headers: {
+      "x-tinypm-token": options.token,
+      accept: "application/xml, text/xml",
+      "user-agent": options.userAgent ?? "tinypm-sync",
+    },
+  });
+  const limiter = createLimiter(options.concurrency);
+  let reads = 0;
+  let writes = 0;
+
+  async function sendOnce(spec: RequestSpec): Promise<ClientResponse> {
+    const started = Date.now();
+    const ctx: RemoteContext = { system: SYSTEM, operation: spec.operation, id: spec.id };
+    if (spec.method === "GET") reads++;
+    else writes++;
+    const guard = { tooLarge: false };
+    const promise = instance(`${baseUrl}${spec.path}`, {
+      method: spec.method,
+      ...(spec.body && {
+        body: buildXml(spec.body.root, spec.body.value),
+        headers: { "content-type": "application/xml; charset=UTF-8" },
+      }),
+      ...(spec.signal && { signal: spec.signal }),
+    });
+    void promise.on("downloadProgress", (p: { transferred: number }) => {
+      if (p.transferred > options.limits.maxBytes && !guard.tooLarge) {
+        guard.tooLarge = true;
+        promise.cancel();
+      }
+    });
+    try {
+      const res = await promise;
+      const status = res.statusCode;
+      options.logger?.debug(
+        { system: SYSTEM, method: spec.method, path: spec.path, status, ms: Date.now() - started },
+        "tinypm http",
+      );
+      if (status >= 200 && status < 300) {
+        const location = res.headers.location;
+        return { status, location, body: res.body };
+      }
+      throw httpError(ctx, status, res.body, res.headers["retry-after"], options.limits);
+    } catch (error) {
+      if (guard.tooLarge) {
+        throw new PayloadInvalidError(
+          `tinyPM answered ${spec.operation} with more than ${options.limits.maxBytes} bytes; the response was refused.`,
+          ctx,
+          {
+            hint: "Raise maxResponseBytes if this server really sends such documents.",
+            cause: sanitized(error),
+          },
+        );
+      }
+      throw toSyncError(error, ctx);
+    }
+  }
+
+  const client: TinypmClient = {
+    baseUrl,
+    send: (spec) => limiter.run(() => sendOnce(spec)),
+    async getXml(spec, schema) {
+      const res = await client.send({ ...spec, method: "GET" });
+      return client.parse(spec, res.body, schema);
+    },
+    parse(spec, body, schema) {
+      return parseDoc(spec, body, schema).data;
+    },
+    async getDoc(spec, schema) {
+      const res = await client.send({ ...spec, method: "GET" });
+      return parseDoc(spec, res.body, schema);
+    },
+    counts: () => ({ reads, writes, notModified: 0 }),
+    close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
+
+  function parseDoc<T extends z.ZodType>(
+    spec: Pick<RequestSpec, "operation" | "id">,
+    body: string,
+    schema: T,
+  ): { node: XmlValue; data: z.infer<T> } {
+    const ctx: RemoteContext = { system: SYSTEM, operation: spec.operation, id: spec.id };
+    let root: XmlValue;
+    try {
+      root = parseXml(body, options.limits).root;
+    } catch (error) {
+      throw toSyncError(error, ctx);
+    }
+    const result = schema.safeParse(root);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue ? issue.path.join(" > ") || "(root)" : "(root)";
+      throw new PayloadInvalidError(
+        `tinyPM sent an unexpected document for ${spec.operation}${spec.id ? ` (id ${spec.id})` : ""}: ${where}: ${issue?.message ?? "invalid"} (${snippetOf(body)}).`,
+        ctx,
+        {
+          hint: "Check that the base URL points at a tinyPM 2.x API; report the payload if it does.",
+        },
+      );
+    }
+    return { node: root, data: result.data };
+  }
+  return client;
+}
+
+function errorMessage(body: string, limits: XmlLimits): string {
+  try {
+    const parsed = rawError.safeParse(parseXml(body, limits).root);
+    if (parsed.success && parsed.data.message) return snippetOf(parsed.data.message, 200);
+  } catch {
+    // not an <error> document: fall back to the raw snippet
+  }
+  return snippetOf(body, 200);
+}
+
+function retryAfterMs(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return 1000;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? 1000 : Math.max(0, date - Date.now());
+}
+
+/** A non-2xx tinyPM answer → the typed error (style.md R11). */
+export function httpError(
+  ctx: RemoteContext,
+  status: number,
+  body: string,
+  retryAfter: string | string[] | undefined,
+  limits: XmlLimits,
+): SyncError {
+  const evidence = errorMessage(body, limits);
+  const c = { ...ctx, status };
+  const what = `tinyPM ${ctx.operation}${ctx.id ? ` (id ${ctx.id})` : ""}`;
+  if (status === 401) {
+    return new AuthError(
+      `${what} was refused: the API token was not accepted (401: ${evidence}).`,
+      c,
+      {
+        hint: "Check the token in the variable named by tokenEnv (tinyPM: Settings → API Settings), then run `tinypm-sync check`.",
+      },
+    );
+  }
+  if (status === 403) {
+    return new PermissionError(
+      `${what} was refused: the API is disabled or the action is not permitted (403: ${evidence}).`,
+      c,
+      {
+        hint: "Enable the API in tinyPM under Settings → API Settings, then run `tinypm-sync check`.",
+      },
+    );
+  }
+  if (status === 404) return new NotFoundError(`${what} found nothing (404: ${evidence}).`, c);
+  if (status === 429) {
+    const wait = retryAfterMs(retryAfter);
+    return new RateLimitError(
+      `${what} was rate limited (429); tinyPM asks to wait ${wait} ms.`,
+      c,
+      {
+        retryAfterMs: wait,
+        hint: "Lower the tinyPM lane's limits in the config.",
+      },
+    );
+  }
+  if (status >= 500) {
+    return new RemoteUnavailableError(`${what} failed on the server (${status}: ${evidence}).`, c, {
+      transient: status !== 501,
+      hint: "Retry later; check the tinyPM server's logs if it persists.",
+    });
+  }
+  return new PayloadInvalidError(`${what} was rejected (${status}: ${evidence}).`, c, {
+    hint: "The request was not accepted by this tinyPM server; check the values being written.",
+  });
+}
+
+/** A got error without its options (which hold the token header): name, message and code only. */
+function sanitized(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const clean = new Error(`${error.name}: ${error.message}`);
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") Object.assign(clean, { code });
+  return clean;
+}
+
+/** Any error met while talking to tinyPM → a core error, keeping `cause` and no secret. */
+export function toSyncError(error: unknown, ctx: RemoteContext): SyncError {
+  if (error instanceof SyncError) return error;
+  const what = `tinyPM ${ctx.operation}${ctx.id ? ` (id ${ctx.id})` : ""}`;
+  if (error instanceof XmlRejection) {
+    return new PayloadInvalidError(
+      `${what} returned a refused document: ${error.message} (${error.snippet}).`,
+      ctx,
+      {
+        hint: "The server sent XML this tool does not accept (hostile, too large or malformed).",
+      },
+    );
+  }
+  if (error instanceof CancelError || (error instanceof Error && error.name === "AbortError")) {
+    return new InterruptedError(`${what} was cancelled.`, { cause: sanitized(error) });
+  }
+  if (error instanceof TimeoutError) {
+    return new RemoteUnavailableError(`${what} timed out (${error.message}).`, ctx, {
+      cause: sanitized(error),
+      transient: true,
+    });
+  }
+  if (error instanceof RequestError) {
+    return new RemoteUnavailableError(`${what} could not reach the server (${error.code}).`, ctx, {
+      cause: sanitized(error),
+      transient: true,
+      hint: "Check the tinyPM base URL and that the server is running.",
+    });
+  }
+  return new RemoteUnavailableError(
+    `${what} failed: ${error instanceof Error ? error.message : String(error)}.`,
+    ctx,
+    {
+      cause: sanitized(error),
+      transient: false,
+    },
+  );
+}

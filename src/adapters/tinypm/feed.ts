@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { StateError } from "../../core/errors.js";
+import type { WorkItem } from "../../core/model.js";
+import type { ChangePage, Checkpoint } from "../../core/tracker.js";
+import { scanProject } from "./read.js";
+import type { TinypmSession } from "./session.js";
+
+/**
+ * tinyPM keeps no change timestamps, so its feed is a full scan: every page carries the items
+ * with their content hashes' inputs, and the last page says `complete: true` so the engine may
+ * infer deletions (mark and sweep). The checkpoint records when and what was scanned.
+ */
+const checkpointSchema = z.strictObject({
+  scannedAt: z.string(),
+  count: z.number().int().nonnegative(),
+  hash: z.string().optional(),
+});
+export type TinypmCheckpoint = z.infer<typeof checkpointSchema>;
+
+/** Validates a stored checkpoint (owned by this adapter). */
+export function parseCheckpoint(from: Checkpoint | undefined): TinypmCheckpoint | undefined {
+  if (from === undefined) return undefined;
+  const parsed = checkpointSchema.safeParse(from);
+  if (!parsed.success) {
+    throw new StateError(
+      "state_invalid",
+      `The stored tinyPM checkpoint is not valid: ${JSON.stringify(from)}.`,
+      {
+        hint: "Reset the job's checkpoint; the next run rescans tinyPM fully (safe: tinyPM is always fully scanned).",
+      },
+    );
+  }
+  return parsed.data;
+}
+
+/** A stable hash of an item's content (ids, fields, comments and time entries; key order fixed). */
+export function contentHash(item: WorkItem): string {
+  return createHash("sha256").update(stableJson(item)).digest("hex");
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface FeedOptions {
+  /** Stories per page (each with its tasks). @default 100 */
+  readonly storiesPerPage?: number;
+  readonly now?: () => Date;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The full-scan change feed. `from` is validated, but every run scans everything. */
+export async function* fullScanFeed(
+  session: TinypmSession,
+  from: Checkpoint | undefined,
+  opts: FeedOptions = {},
+): AsyncGenerator<ChangePage> {
+  parseCheckpoint(from);
+  const perPage = opts.storiesPerPage ?? 100;
+  const scannedAt = (opts.now ?? (() => new Date()))().toISOString();
+  const total = createHash("sha256");
+  let count = 0;
+  let page: WorkItem[] = [];
+  let stories = 0;
+  const flush = (complete: boolean): ChangePage => {
+    const changes = page.map((item) => ({ kind: "upsert" as const, item }));
+    page = [];
+    stories = 0;
+    const checkpoint: Checkpoint = complete
+      ? { scannedAt, count, hash: total.copy().digest("hex") }
+      : { scannedAt, count };
+    return { changes, checkpoint, complete };
+  };
+  for await (const tree of scanProject(session, { signal: opts.signal })) {
+    for (const item of [tree.story, ...tree.tasks]) {
+      total.update(`${item.kind}:${item.id}:${contentHash(item)}\n`);
+      page.push(item);
+      count++;
+    }
+    if (++stories >= perPage) yield flush(false);
+  }
+  yield flush(true);
+}

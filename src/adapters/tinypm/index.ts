@@ -1,0 +1,267 @@
+import {
+  AuthError,
+  NotFoundError,
+  PermissionError,
+  RemoteUnavailableError,
+  UsageError,
+} from "../../core/errors.js";
+import type {
+  Comment,
+  ItemRef,
+  Iteration,
+  IterationDraft,
+  TimeEntry,
+  UserRef,
+  WorkItem,
+} from "../../core/model.js";
+import type { ProbeResult, Tracker, TrackerCapabilities } from "../../core/tracker.js";
+import { createTinypmClient, type TinypmLogger } from "./client.js";
+import { fullScanFeed } from "./feed.js";
+import { mapOrdered } from "./limiter.js";
+import {
+  LEGACY_TASK_STATUSES,
+  toNumber,
+  toUserRef,
+  type ApiVersion,
+  type TaskStatus,
+} from "./map.js";
+import { readItem, readStory, readTask, readTasksOf, scanProject } from "./read.js";
+import { rawProjects } from "./schema.js";
+import { createSession, type TinypmSession } from "./session.js";
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
+import { addComment, addTimeEntry, createItem, deleteItem, updateItem } from "./write.js";
+
+export interface TinypmTrackerOptions {
+  /** The API root, ending in `/api` (e.g. `http://localhost:8080/tinypm/api`). */
+  readonly baseUrl: string;
+  /** Sent as `X-tinyPM-token`; never in URLs, errors or logs. */
+  readonly token: string;
+  readonly projectId: string | number;
+  /** HTTP requests in flight at most. @default 8 */
+  readonly concurrency?: number | undefined;
+  /** Per-request timeout. @default 30000 */
+  readonly timeoutMs?: number | undefined;
+  /** Largest response accepted. @default 16 MiB */
+  readonly maxResponseBytes?: number | undefined;
+  /** Deepest element nesting accepted. @default 64 */
+  readonly maxDepth?: number | undefined;
+  /** pino-compatible; one debug line per HTTP call. */
+  readonly logger?: TinypmLogger | undefined;
+  readonly userAgent?: string | undefined;
+}
+
+/** The tinyPM project as `getProject()` returns it. */
+export interface TinypmProject {
+  readonly id: string;
+  readonly code?: string | undefined;
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly startDate?: string | undefined;
+  readonly targetFinishDate?: string | undefined;
+  readonly owner?: UserRef | undefined;
+  readonly taskStatuses: readonly TaskStatus[];
+  readonly estimates: readonly number[];
+  readonly taskEstimates: readonly number[];
+  readonly iterationLength?: number | undefined;
+  readonly defaultTask?: string | undefined;
+  readonly active?: boolean | undefined;
+}
+
+export interface TinypmProjectSummary {
+  readonly id: string;
+  readonly code?: string | undefined;
+  readonly name: string;
+  readonly active: boolean;
+}
+
+export interface TinypmTracker extends Tracker {
+  getProject(): Promise<TinypmProject>;
+  listProjects(): Promise<readonly TinypmProjectSummary[]>;
+  /** 2.6: the project's statuses in board order; 2.0–2.5: the fixed enum. */
+  listTaskStatuses(): Promise<readonly TaskStatus[]>;
+  listComments(ref: ItemRef): Promise<readonly Comment[]>;
+  listTimeEntries(taskId: string): Promise<readonly TimeEntry[]>;
+  serverVersion(): Promise<ApiVersion>;
+  /** The reading session (used by `exportProject`). */
+  readonly session: TinypmSession;
+}
+
+const CAPABILITIES: TrackerCapabilities = {
+  comments: true,
+  timeEntries: true,
+  iterations: true,
+  labels: true,
+  delete: "hard",
+  changeFeed: "full-scan",
+  markers: false,
+  bulkCreate: 1,
+};
+
+const numbers = (values: readonly string[] | undefined): number[] =>
+  (values ?? []).map((v) => toNumber(v)).filter((n): n is number => n !== undefined);
+
+export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracker {
+  const concurrency = options.concurrency ?? 8;
+  const client = createTinypmClient({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    concurrency,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    limits: {
+      maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    },
+    logger: options.logger,
+    userAgent: options.userAgent,
+  });
+  const session = createSession(client, String(options.projectId), concurrency);
+
+  async function* list(
+    query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },
+    signal?: AbortSignal,
+  ): AsyncGenerator<WorkItem> {
+    if (query.parentId !== undefined) {
+      if (query.kind !== "story") yield* await readTasksOf(session, query.parentId, signal);
+      return;
+    }
+    for await (const tree of scanProject(session, { signal, withTasks: query.kind !== "story" })) {
+      if (query.kind !== "task") yield tree.story;
+      if (query.kind !== "story") yield* tree.tasks;
+    }
+  }
+
+  async function listTaskStatuses(): Promise<readonly TaskStatus[]> {
+    const ctx = await session.context();
+    return ctx.version === "2.6"
+      ? ctx.statuses
+      : LEGACY_TASK_STATUSES.map((s) => ({ id: s, name: s }));
+  }
+
+  const tracker = {
+    system: "tinypm" as const,
+    capabilities: CAPABILITIES,
+    session,
+    list: (query, opts) => list(query, opts?.signal),
+    get: (ref, opts) => readItem(session, ref, opts?.signal),
+    create: (draft, opts) => createItem(session, draft, opts?.signal),
+    async createMany(drafts, opts) {
+      const out: (WorkItem | Error)[] = [];
+      const attempt = (d: (typeof drafts)[number]): Promise<WorkItem | Error> =>
+        createItem(session, d, opts?.signal).catch((error: unknown) =>
+          error instanceof Error ? error : new Error(String(error)),
+        );
+      for await (const result of mapOrdered(drafts, concurrency, attempt)) out.push(result);
+      return out;
+    },
+    update: (ref, patch, opts) => updateItem(session, ref, patch, opts?.signal),
+    delete: (ref, opts) => deleteItem(session, ref, opts?.signal),
+    changes: (from, opts) => fullScanFeed(session, from, { signal: opts?.signal }),
+    // tinyPM can hold no marker: the engine reconciles tinyPM creates by content.
+    findByMarker: () => Promise.resolve(undefined),
+    addComment: (ref, draft, opts) => addComment(session, ref, draft, opts?.signal),
+    addTimeEntry: (ref, draft, opts) => addTimeEntry(session, ref, draft, opts?.signal),
+    async listIterations() {
+      return (await session.context()).iterations;
+    },
+    async ensureIteration(draft: IterationDraft): Promise<Iteration> {
+      session.refreshContext();
+      const found = (await session.context()).iterations.find((i) => i.name === draft.name);
+      if (found) return found;
+      throw new UsageError(
+        `tinyPM project ${session.projectId} has no iteration named "${draft.name}", and tinyPM 2.x has no API to create iterations.`,
+        { hint: "Create the iteration in the tinyPM web interface (same name), then run again." },
+      );
+    },
+    async listUsers() {
+      return (await session.context()).users;
+    },
+    probe: () => probe(session),
+    apiCalls: () => client.counts(),
+    close() {
+      client.close();
+      return Promise.resolve();
+    },
+    async getProject(): Promise<TinypmProject> {
+      const p = await session.project();
+      return {
+        id: p.id.trim(),
+        code: p.code,
+        name: p.name ?? "",
+        description: p.description,
+        startDate: p.startDate,
+        targetFinishDate: p.targetFinishDate,
+        owner: p.owner?.id === undefined ? undefined : toUserRef({ ...p.owner, id: p.owner.id }),
+        taskStatuses: await listTaskStatuses(),
+        estimates: numbers(p.estimates?.value),
+        taskEstimates: numbers(p.taskEstimates?.value),
+        iterationLength: toNumber(p.iterationLength),
+        defaultTask: p.defaultTask,
+        active: p.active === undefined ? undefined : p.active.trim() === "true",
+      };
+    },
+    async listProjects() {
+      const list = await client.getXml(
+        { path: "/projects", operation: "GET /projects" },
+        rawProjects,
+      );
+      return (list.project ?? []).map((p) => ({
+        id: p.id.trim(),
+        code: p.code,
+        name: p.name ?? "",
+        active: p.active?.trim() === "true",
+      }));
+    },
+    listTaskStatuses,
+    async listComments(ref: ItemRef) {
+      const item =
+        ref.kind === "story"
+          ? await readStory(session, ref.id)
+          : await readTask(session, ref.id, "");
+      if (!item)
+        throw new NotFoundError(`tinyPM has no ${ref.kind} ${ref.id}.`, {
+          system: "tinypm",
+          operation: "comments",
+          id: ref.id,
+          status: 404,
+        });
+      return item.comments;
+    },
+    listTimeEntries: (taskId: string) => session.timeEntries(taskId),
+    serverVersion: () => session.version(),
+  } satisfies TinypmTracker;
+  return tracker;
+}
+
+async function probe(session: TinypmSession): Promise<ProbeResult> {
+  const base = {
+    system: "tinypm" as const,
+    reachable: true,
+    authenticated: true,
+    projectVisible: false,
+    canWrite: false,
+  };
+  try {
+    const p = await session.project();
+    const v = await session.version();
+    return {
+      ...base,
+      projectVisible: true,
+      canWrite: true,
+      details: `tinyPM ${v} at ${session.client.baseUrl}, project ${p.id.trim()} '${p.name ?? ""}'`,
+    };
+  } catch (error) {
+    const where = `tinyPM at ${session.client.baseUrl}, project ${session.projectId}`;
+    if (error instanceof RemoteUnavailableError)
+      return {
+        ...base,
+        reachable: false,
+        authenticated: false,
+        details: `${where}: ${error.message}`,
+      };
+    if (error instanceof AuthError)
+      return { ...base, authenticated: false, details: `${where}: ${error.message}` };
+    if (error instanceof PermissionError || error instanceof NotFoundError)
+      return { ...base, details: `${where}: ${error.message}` };
+    throw error;
+  }
+}

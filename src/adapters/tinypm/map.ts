@@ -1,0 +1,223 @@
+import type {
+  Comment,
+  Iteration,
+  IterationRef,
+  TimeEntry,
+  UserRef,
+  WorkItem,
+  WorkItemFields,
+} from "../../core/model.js";
+import type {
+  RawActivity,
+  RawComment,
+  RawIteration,
+  RawStatus,
+  RawStory,
+  RawTask,
+  RawUser,
+} from "./schema.js";
+
+/** The API generation a server speaks: 2.6, or the 2.0–2.5 family (reported as "2.5"). */
+export type ApiVersion = "2.6" | "2.5";
+
+/** A project's task status (2.6), in board order. */
+export interface TaskStatus {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** Lookup tables a raw → canonical translation needs; all pure data. */
+export interface MapContext {
+  readonly version: ApiVersion;
+  readonly statuses: readonly TaskStatus[];
+  readonly iterations: readonly Iteration[];
+  readonly users: readonly UserRef[];
+}
+
+export const PRIORITIES = ["MUST_HAVE", "SHOULD_HAVE", "COULD_HAVE", "WONT_HAVE"] as const;
+/** The 2.0–2.5 task status enum. */
+export const LEGACY_TASK_STATUSES = ["PENDING", "IN_PROGRESS", "COMPLETED"] as const;
+
+export function toNumber(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Decimals always with a point, as tinyPM writes them: `3` → `3.0`. */
+export function formatDecimal(n: number): string {
+  return Number.isInteger(n) ? n.toFixed(1) : String(n);
+}
+
+/** `2012-02-04 21:17:47.765` → `2012-02-04T21:17:47.765`. */
+export function longDateToIso(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  return value.trim().replace(" ", "T");
+}
+
+/** ISO (zone dropped, milliseconds padded) → `2012-02-04 21:17:47.765`. */
+export function isoToLongDate(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,3})\d*)?/.exec(iso);
+  if (!m) return iso;
+  const time = m[2]?.length === 5 ? `${m[2]}:00` : (m[2] ?? "00:00:00");
+  return `${m[1] ?? ""} ${time}.${(m[3] ?? "").padEnd(3, "0")}`;
+}
+
+export function toUserRef(
+  raw:
+    | Partial<RawUser>
+    | {
+        readonly id?: string | undefined;
+        readonly login?: string | undefined;
+        readonly name?: string | undefined;
+        readonly email?: string | undefined;
+      },
+): UserRef {
+  return {
+    ...(raw.id !== undefined && { id: raw.id.trim() }),
+    ...(raw.login !== undefined && { login: raw.login }),
+    ...(raw.name !== undefined && { name: raw.name }),
+    ...(raw.email !== undefined && { email: raw.email }),
+  };
+}
+
+/** A comment author is a display name; it resolves to the unique user of that name, if any. */
+export function resolveAuthor(name: string, users: readonly UserRef[]): UserRef {
+  const matches = users.filter((u) => u.name === name);
+  return matches.length === 1 && matches[0] ? matches[0] : { name };
+}
+
+export function toComment(raw: RawComment, ctx: MapContext): Comment {
+  return {
+    author: resolveAuthor(raw.author ?? "", ctx.users),
+    createdAt: longDateToIso(raw.date) ?? "",
+    body: raw.body ?? "",
+  };
+}
+
+export function toTimeEntry(raw: RawActivity): TimeEntry {
+  const remaining = toNumber(raw.timeLeft);
+  return {
+    user: raw.user ? toUserRef(raw.user) : {},
+    date: raw.date.trim(),
+    hours: toNumber(raw.timeSpent) ?? 0,
+    ...(remaining !== undefined && { remainingHours: remaining }),
+  };
+}
+
+function addDays(date: string, days: number): string | undefined {
+  const t = Date.parse(`${date}T00:00:00Z`);
+  if (Number.isNaN(t)) return undefined;
+  return new Date(t + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function toIteration(raw: RawIteration, today?: string): Iteration {
+  const duration = toNumber(raw.duration);
+  const start = raw.startDate?.trim();
+  const end = start !== undefined && duration !== undefined ? addDays(start, duration) : undefined;
+  const state =
+    today === undefined || start === undefined || end === undefined
+      ? undefined
+      : today < start
+        ? "future"
+        : today < end
+          ? "active"
+          : "closed";
+  return dropUndefined({
+    id: raw.id.trim(),
+    name: raw.name ?? "",
+    goal: raw.goal,
+    startDate: start,
+    durationDays: duration,
+    endDate: end,
+    plannedVelocity: toNumber(raw.plannedVelocity),
+    position: toNumber(raw.position),
+    state,
+  });
+}
+
+function storyIteration(raw: RawStory, ctx: MapContext): IterationRef | undefined {
+  const id = (raw.iteration?.id ?? raw.iterationId)?.trim();
+  if (id === undefined) return undefined;
+  const name = raw.iteration?.name ?? ctx.iterations.find((i) => i.id === id)?.name ?? "";
+  return { id, name };
+}
+
+function priorityName(raw: RawStory["priority"]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw === "string") return raw.trim() === "" ? undefined : raw.trim();
+  if (raw.name !== undefined) return raw.name;
+  const n = toNumber(raw.id ?? raw.priority);
+  return n === undefined ? undefined : PRIORITIES[n - 1];
+}
+
+/** A raw story detail → canonical story. Comments come inline (2.6) or from their endpoint. */
+export function storyToItem(
+  raw: RawStory,
+  ctx: MapContext,
+  comments?: readonly Comment[],
+): WorkItem {
+  return dropUndefined({
+    system: "tinypm" as const,
+    kind: "story" as const,
+    id: raw.id.trim(),
+    title: raw.name ?? "",
+    description: raw.description,
+    status: raw.acceptanceStatus ?? "PENDING",
+    priority: priorityName(raw.priority),
+    estimate: toNumber(raw.estimatedEffort),
+    iteration: storyIteration(raw, ctx),
+    assignees: raw.owner ? [toUserRef(raw.owner)] : [],
+    acceptingUser: raw.acceptingUser ? toUserRef(raw.acceptingUser) : undefined,
+    labels: raw.tags?.tag ?? [],
+    color: raw.color,
+    position: toNumber(raw.position),
+    comments: comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
+    timeEntries: [],
+    metadata: {},
+  });
+}
+
+/** The status name of a raw task: the project's status name (2.6) or the enum (2.0–2.5). */
+export function taskStatusName(
+  raw: RawTask["status"],
+  statuses: readonly RawStatus[] | readonly TaskStatus[],
+): string {
+  if (raw === undefined) return statuses[0]?.name ?? "PENDING";
+  if (typeof raw === "string") return raw.trim();
+  return raw.name ?? statuses.find((s) => s.id === raw.id.trim())?.name ?? raw.id;
+}
+
+export interface TaskExtras {
+  readonly storyId?: string | undefined;
+  readonly comments?: readonly Comment[] | undefined;
+  readonly timeEntries?: readonly TimeEntry[] | undefined;
+}
+
+/** A raw task detail → canonical task. */
+export function taskToItem(raw: RawTask, ctx: MapContext, extras: TaskExtras = {}): WorkItem {
+  return dropUndefined({
+    system: "tinypm" as const,
+    kind: "task" as const,
+    id: raw.id.trim(),
+    parentId: extras.storyId,
+    title: raw.name ?? "",
+    description: raw.description,
+    status: taskStatusName(raw.status, ctx.statuses),
+    estimate: toNumber(raw.estimatedEffort),
+    assignees: (raw.assignedUsers?.user ?? []).map(toUserRef),
+    labels: [],
+    startedAt: longDateToIso(raw.startedAt),
+    completedAt: longDateToIso(raw.completedAt),
+    comments: extras.comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
+    timeEntries: extras.timeEntries ?? [],
+    metadata: {},
+  });
+}
+
+/** Drops keys whose value is `undefined` (exactOptionalPropertyTypes, stable equality). */
+export function dropUndefined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+export type { WorkItemFields };

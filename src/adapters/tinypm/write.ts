@@ -1,0 +1,351 @@
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadInvalidError,
+  UsageError,
+} from "../../core/errors.js";
+import type {
+  Comment,
+  CommentDraft,
+  ItemRef,
+  TimeEntry,
+  TimeEntryDraft,
+  WorkItem,
+  WorkItemDraft,
+  WorkItemFieldName,
+  WorkItemFields,
+  WorkItemPatch,
+} from "../../core/model.js";
+import { WORK_ITEM_FIELD_NAMES } from "../../core/model.js";
+import {
+  formatDecimal,
+  isoToLongDate,
+  storyToItem,
+  taskToItem,
+  toComment,
+  toTimeEntry,
+} from "./map.js";
+import {
+  applyStoryFields,
+  applyTaskFields,
+  changedFields,
+  resolveIterationId,
+  resolveUserId,
+} from "./patch.js";
+import { readItem } from "./read.js";
+import { rawActivity, rawComment, rawIdObject, rawTasks } from "./schema.js";
+import type { TinypmSession } from "./session.js";
+import type { XmlNode } from "./wire.js";
+
+const STORY_FIELDS: readonly WorkItemFieldName[] = WORK_ITEM_FIELD_NAMES.filter(
+  (n) => n !== "startedAt" && n !== "completedAt",
+);
+const TASK_FIELDS: readonly WorkItemFieldName[] = [
+  "title",
+  "description",
+  "status",
+  "estimate",
+  "assignees",
+  "startedAt",
+  "completedAt",
+];
+
+/** The fields of `item` that tinyPM holds for its kind (undefined ones left out). */
+export function writableFields(
+  kind: "story" | "task",
+  item: Partial<WorkItemFields>,
+): Partial<WorkItemFields> {
+  const names = kind === "story" ? STORY_FIELDS : TASK_FIELDS;
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    if (Object.prototype.hasOwnProperty.call(item, name) && item[name] !== undefined)
+      out[name] = item[name];
+  }
+  if (kind === "task" && out.status === "") delete out.status;
+  return out;
+}
+
+interface Listed {
+  readonly id: string;
+  readonly name: string;
+}
+
+async function listSiblings(
+  session: TinypmSession,
+  kind: "story" | "task",
+  parentId: string | undefined,
+): Promise<Listed[]> {
+  if (kind === "story") return session.listStories();
+  const list = await session.client.getXml(
+    {
+      path: `/userstory/${parentId ?? ""}/tasks`,
+      operation: "GET /userstory/{id}/tasks",
+      id: parentId,
+    },
+    rawTasks,
+  );
+  return (list.task ?? []).map((t) => ({ id: t.id.trim(), name: t.name ?? "" }));
+}
+
+/** The new id: 2.6 id object, else `Location`, else the highest new id with the draft's name. */
+function idFromResponse(
+  session: TinypmSession,
+  operation: string,
+  body: string,
+  location: string | undefined,
+): string | undefined {
+  if (body.trim().startsWith("<")) {
+    const parsed = session.client.parse({ operation }, body, rawIdObject);
+    return parsed.id.trim();
+  }
+  const m = location ? /\/(\d+)\/?$/.exec(location) : null;
+  return m?.[1];
+}
+
+function pickNew(
+  after: readonly Listed[],
+  before: readonly Listed[] | undefined,
+  name: string,
+): string | undefined {
+  const old = new Set(before?.map((s) => s.id));
+  const candidates = after
+    .filter((s) => !old.has(s.id) && s.name === name)
+    .map((s) => Number(s.id));
+  return candidates.length === 0 ? undefined : String(Math.max(...candidates));
+}
+
+export async function createItem(
+  session: TinypmSession,
+  draft: WorkItemDraft,
+  signal?: AbortSignal,
+): Promise<WorkItem> {
+  const ctx = await session.context();
+  const fields = writableFields(draft.kind, draft);
+  if (draft.kind === "task" && draft.parentId === undefined) {
+    throw new UsageError("A tinyPM task needs its story: the draft has no parentId.");
+  }
+  const path = createPath(
+    session,
+    draft,
+    ctx.version === "2.6" && draft.iteration ? resolveIterationId(draft.iteration, ctx) : undefined,
+  );
+  const doc =
+    draft.kind === "story" ? applyStoryFields({}, fields, ctx) : applyTaskFields({}, fields, ctx);
+  const before =
+    ctx.version === "2.5" ? await listSiblings(session, draft.kind, draft.parentId) : undefined;
+  const operation = `POST ${path.operation}`;
+  const res = await session.client.send({
+    method: "POST",
+    path: path.path,
+    operation,
+    id: draft.parentId,
+    body: { root: draft.kind === "story" ? "userStory" : "task", value: doc },
+    signal,
+  });
+  const id =
+    idFromResponse(session, operation, res.body, res.location) ??
+    pickNew(await listSiblings(session, draft.kind, draft.parentId), before, draft.title);
+  if (id === undefined) {
+    throw new PayloadInvalidError(
+      `tinyPM ${operation} gave no id and the new ${draft.kind} "${draft.title}" was not found by listing.`,
+      {
+        system: "tinypm",
+        operation,
+      },
+    );
+  }
+  if (draft.kind === "task" && draft.parentId !== undefined)
+    session.rememberParent(id, draft.parentId);
+  const item = await readItem(session, { kind: draft.kind, id }, signal);
+  if (!item)
+    throw new NotFoundError(`tinyPM lost the ${draft.kind} ${id} it just created.`, {
+      system: "tinypm",
+      operation,
+      id,
+    });
+  return item;
+}
+
+function createPath(
+  session: TinypmSession,
+  draft: WorkItemDraft,
+  iterationId: string | undefined,
+): { path: string; operation: string } {
+  if (draft.kind === "task") {
+    return { path: `/userstory/${draft.parentId ?? ""}/tasks`, operation: "/userstory/{id}/tasks" };
+  }
+  const q = "?addDefaultTasks=false";
+  if (iterationId !== undefined)
+    return {
+      path: `/iteration/${iterationId}/userstories${q}`,
+      operation: "/iteration/{id}/userstories",
+    };
+  return {
+    path: `/project/${encodeURIComponent(session.projectId)}/userstories${q}`,
+    operation: "/project/{id}/userstories",
+  };
+}
+
+/** The names a conflict check compares: the fields being written and every field `base` has. */
+function comparedNames(set: Partial<WorkItemFields>, base: WorkItem): Set<WorkItemFieldName> {
+  const names = new Set<WorkItemFieldName>();
+  for (const name of WORK_ITEM_FIELD_NAMES) {
+    if (Object.prototype.hasOwnProperty.call(set, name) || base[name] !== undefined)
+      names.add(name);
+  }
+  return names;
+}
+
+/** Fresh GET → compare with base → apply only `set` → PUT of the complete document. */
+export async function updateItem(
+  session: TinypmSession,
+  ref: ItemRef,
+  patch: WorkItemPatch,
+  signal?: AbortSignal,
+): Promise<WorkItem> {
+  const seg = ref.kind === "story" ? "userstory" : "task";
+  const operation = `PUT /${seg}/{id}`;
+  const ctx = await session.context();
+  const fresh =
+    ref.kind === "story"
+      ? await session.getStory(ref.id, signal)
+      : await session.getTask(ref.id, signal);
+  if (!fresh)
+    throw new NotFoundError(`tinyPM has no ${ref.kind} ${ref.id} to update.`, {
+      system: "tinypm",
+      operation,
+      id: ref.id,
+      status: 404,
+    });
+  const current: WorkItemFields =
+    ref.kind === "story" ? storyToItem(fresh.data, ctx, []) : taskToItem(fresh.data, ctx);
+  if (patch.base) {
+    const compared = comparedNames(patch.set, patch.base);
+    const changed = changedFields(patch.base, current).filter((n) => compared.has(n));
+    if (changed.length > 0) {
+      throw new ConflictError(
+        `tinyPM ${ref.kind} ${ref.id} changed since it was planned against (${changed.join(", ")}); nothing was written.`,
+        {
+          system: "tinypm",
+          operation,
+          id: ref.id,
+        },
+        {
+          hint: "Run the sync again: it re-plans against the current content.",
+          details: { fields: changed },
+        },
+      );
+    }
+  }
+  const set = writableFields(ref.kind, patch.set);
+  const cleared = Object.keys(patch.set).filter(
+    (k) => (patch.set as Record<string, unknown>)[k] === undefined,
+  );
+  const withClears = {
+    ...set,
+    ...Object.fromEntries(cleared.map((k) => [k, undefined])),
+  } as Partial<WorkItemFields>;
+  const doc: XmlNode =
+    ref.kind === "story"
+      ? applyStoryFields(fresh.node, withClears, ctx)
+      : applyTaskFields(fresh.node, withClears, ctx);
+  await session.client.send({
+    method: "PUT",
+    path: `/${seg}/${ref.id}`,
+    operation,
+    id: ref.id,
+    body: { root: ref.kind === "story" ? "userStory" : "task", value: doc },
+    signal,
+  });
+  const item = await readItem(session, ref, signal);
+  if (!item)
+    throw new NotFoundError(`tinyPM ${ref.kind} ${ref.id} vanished after its update.`, {
+      system: "tinypm",
+      operation,
+      id: ref.id,
+    });
+  return item;
+}
+
+export async function deleteItem(
+  session: TinypmSession,
+  ref: ItemRef,
+  signal?: AbortSignal,
+): Promise<void> {
+  const seg = ref.kind === "story" ? "userstory" : "task";
+  await session.client.send({
+    method: "DELETE",
+    path: `/${seg}/${ref.id}`,
+    operation: `DELETE /${seg}/{id}`,
+    id: ref.id,
+    signal,
+  });
+  if (ref.kind === "task") session.forgetTask(ref.id);
+}
+
+async function require26(session: TinypmSession, what: string): Promise<void> {
+  if ((await session.version()) !== "2.6") {
+    throw new UsageError(`tinyPM 2.0–2.5 has no ${what} API (it arrived in 2.6).`, {
+      hint: "Upgrade the tinyPM server to 2.6, or leave this out of the mapping.",
+    });
+  }
+}
+
+export async function addComment(
+  session: TinypmSession,
+  ref: ItemRef,
+  draft: CommentDraft,
+  signal?: AbortSignal,
+): Promise<Comment> {
+  await require26(session, "comment");
+  const ctx = await session.context();
+  const author =
+    draft.author.name ??
+    ctx.users.find((u) => u.id === resolveUserId(draft.author, ctx.users))?.name;
+  const seg = ref.kind === "story" ? "userstory" : "task";
+  const operation = `POST /${seg}/{id}/comments`;
+  const value: XmlNode = {
+    ...(author !== undefined && { author }),
+    ...(draft.createdAt !== "" && { date: isoToLongDate(draft.createdAt) }),
+    body: draft.body,
+  };
+  const res = await session.client.send({
+    method: "POST",
+    path: `/${seg}/${ref.id}/comments`,
+    operation,
+    id: ref.id,
+    body: { root: "comment", value },
+    signal,
+  });
+  if (!res.body.trim().startsWith("<"))
+    return { author: draft.author, createdAt: draft.createdAt, body: draft.body };
+  return toComment(session.client.parse({ operation, id: ref.id }, res.body, rawComment), ctx);
+}
+
+export async function addTimeEntry(
+  session: TinypmSession,
+  ref: ItemRef,
+  draft: TimeEntryDraft,
+  signal?: AbortSignal,
+): Promise<TimeEntry> {
+  if (ref.kind !== "task") throw new UsageError("tinyPM books time on tasks only, not on stories.");
+  await require26(session, "timesheet");
+  const ctx = await session.context();
+  const operation = "POST /task/{id}/timesheet";
+  const value: XmlNode = {
+    date: draft.date,
+    timeSpent: formatDecimal(draft.hours),
+    ...(draft.remainingHours !== undefined && { timeLeft: formatDecimal(draft.remainingHours) }),
+    user: { id: resolveUserId(draft.user, ctx.users) },
+  };
+  const res = await session.client.send({
+    method: "POST",
+    path: `/task/${ref.id}/timesheet`,
+    operation,
+    id: ref.id,
+    body: { root: "activity", value },
+    signal,
+  });
+  if (!res.body.trim().startsWith("<")) return { ...draft };
+  return toTimeEntry(session.client.parse({ operation, id: ref.id }, res.body, rawActivity));
+}
