@@ -1,0 +1,62 @@
+/**
+ * Paces writes per issue under Jira Cloud's per-issue write limits (20 per 2 s and 100 per 30 s)
+ * so that a migration never trips them. Pure bookkeeping with an injectable clock: `reserve`
+ * says how long to wait before the next write to an issue and books that slot. It never retries;
+ * the queue layer does.
+ */
+
+export interface PacerWindow {
+  readonly max: number;
+  readonly ms: number;
+}
+
+export const JIRA_ISSUE_WRITE_WINDOWS: readonly PacerWindow[] = [
+  { max: 20, ms: 2_000 },
+  { max: 100, ms: 30_000 },
+];
+
+export interface IssuePacer {
+  /** Milliseconds to wait before writing to `key`; the write is booked at now + wait. */
+  reserve(key: string): number;
+  /** How many issues are being tracked (bounded: idle issues are forgotten). */
+  size(): number;
+}
+
+export interface IssuePacerOptions {
+  readonly windows?: readonly PacerWindow[] | undefined;
+  readonly now?: (() => number) | undefined;
+}
+
+export function createIssuePacer(options: IssuePacerOptions = {}): IssuePacer {
+  const windows = options.windows ?? JIRA_ISSUE_WRITE_WINDOWS;
+  const now = options.now ?? Date.now;
+  const longest = Math.max(0, ...windows.map((w) => w.ms));
+  const booked = new Map<string, number[]>();
+  let lastSweep = 0;
+
+  const sweep = (t: number): void => {
+    if (t - lastSweep < longest) return;
+    lastSweep = t;
+    for (const [key, times] of booked) if ((times.at(-1) ?? 0) <= t - longest) booked.delete(key);
+  };
+
+  return {
+    reserve(key) {
+      const t = now();
+      sweep(t);
+      const times = booked.get(key) ?? [];
+      let at = t;
+      for (const w of windows) {
+        // The write may happen once fewer than `max` writes lie within (at − ms, at].
+        const inWindow = times.filter((x) => x > at - w.ms);
+        if (inWindow.length >= w.max)
+          at = Math.max(at, (inWindow[inWindow.length - w.max] ?? at) + w.ms);
+      }
+      times.push(at);
+      while ((times[0] ?? Infinity) <= at - longest) times.shift();
+      booked.set(key, times);
+      return at - t;
+    },
+    size: () => booked.size,
+  };
+}
