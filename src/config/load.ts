@@ -1,0 +1,201 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { ConfigError, type ValidationIssue } from "../core/errors.js";
+import { zodIssues } from "./issues.js";
+import { checkConfigRules } from "./rules.js";
+import {
+  ConfigSchema,
+  type JobConfig,
+  type LimitsConfig,
+  type ParsedConfig,
+  type TargetConfig,
+  type TinypmConfig,
+} from "./schema.js";
+
+/** A job with every reference resolved: instances, secrets, absolute paths. */
+export interface ResolvedJob {
+  readonly job: JobConfig;
+  readonly tinypm: TinypmConfig & { readonly token: string };
+  readonly target: TargetConfig & {
+    readonly name: string;
+    readonly token: string;
+    readonly email?: string | undefined;
+  };
+  readonly mappingPath: string;
+}
+
+export interface LoadedConfig {
+  readonly file: string;
+  readonly config: ParsedConfig;
+  /** The selected jobs (all when no name was asked for). */
+  readonly jobs: readonly ResolvedJob[];
+  readonly usersPath: string | undefined;
+  readonly statePath: string;
+  /** Every secret value resolved, for redaction. Never print or persist these. */
+  readonly secrets: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export interface LoadConfigOptions {
+  /** The environment to resolve secrets from (the CLI passes the process environment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Only these jobs are resolved (and need their secrets); default all. */
+  readonly jobs?: readonly string[] | undefined;
+  /** Skip secret resolution (e.g. `check` reports missing ones itself). */
+  readonly secrets?: "require" | "optional";
+}
+
+/**
+ * Loads a config file: parse (zod, every issue with its path) → normalize (defaults, paths
+ * relative to the file, secrets from the environment) → rules (cross-field). Throws one
+ * ConfigError with every problem; nothing is touched before it returns.
+ */
+export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig {
+  const path = resolve(file);
+  const raw = readJson(path);
+  const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw invalid(path, zodIssues(path, parsed.error.issues));
+  const config = parsed.data;
+  const issues = checkConfigRules(path, config);
+  const selected = selectJobs(path, config, opts.jobs, issues);
+  const dir = dirname(path);
+  const secrets: string[] = [];
+  const jobs =
+    issues.length > 0
+      ? []
+      : selected.map(({ job, index }) =>
+          resolveJob({ dir, path, config, job, index, opts, issues, secrets }),
+        );
+  const usersPath = config.users === undefined ? undefined : resolve(dir, config.users);
+  if (usersPath !== undefined && !existsSync(usersPath)) {
+    issues.push({ file: path, path: ["users"], message: `user map file not found: ${usersPath}` });
+  }
+  if (issues.length > 0) throw invalid(path, issues);
+  return {
+    file: path,
+    config,
+    jobs,
+    usersPath,
+    statePath: isAbsolute(config.state.path) ? config.state.path : resolve(dir, config.state.path),
+    secrets,
+    warnings: [],
+  };
+}
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (cause) {
+    throw new ConfigError(`Cannot read the config file ${path}.`, {
+      cause,
+      hint: "Check the --config path; `config.example.json` shows the format.",
+    });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new ConfigError(
+      `The config file ${path} is not valid JSON: ${(cause as Error).message}.`,
+      {
+        cause,
+        hint: "Fix the JSON syntax; `config.example.json` shows the format.",
+      },
+    );
+  }
+}
+
+function invalid(path: string, issues: readonly ValidationIssue[]): ConfigError {
+  return new ConfigError(
+    `The config file ${path} has ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,
+    {
+      issues,
+      hint: "Fix each problem listed, then run `tinypm-sync check --config <file>`.",
+    },
+  );
+}
+
+function selectJobs(
+  path: string,
+  config: ParsedConfig,
+  names: readonly string[] | undefined,
+  issues: ValidationIssue[],
+): { job: JobConfig; index: number }[] {
+  const all = config.jobs.map((job, index) => ({ job, index }));
+  if (names === undefined) return all;
+  const valid = config.jobs.map((j) => j.name);
+  for (const name of names) {
+    if (!valid.includes(name)) {
+      issues.push({
+        file: path,
+        path: ["jobs"],
+        message: `no job named "${name}"; valid jobs: ${valid.join(", ")}`,
+      });
+    }
+  }
+  return all.filter(({ job }) => names.includes(job.name));
+}
+
+interface ResolveArgs {
+  dir: string;
+  path: string;
+  config: ParsedConfig;
+  job: JobConfig;
+  index: number;
+  opts: LoadConfigOptions;
+  issues: ValidationIssue[];
+  secrets: string[];
+}
+
+function resolveJob(a: ResolveArgs): ResolvedJob {
+  // checkConfigRules has ensured both exist before any job is resolved.
+  const tinypm = a.job.tinypm ?? a.config.tinypm;
+  const target = a.config.targets[a.job.target];
+  if (tinypm === undefined || target === undefined) {
+    throw new ConfigError(
+      `Job "${a.job.name}" refers to a tinyPM instance or target that does not exist.`,
+    );
+  }
+  const tinypmAt = a.job.tinypm ? ["jobs", a.index, "tinypm", "tokenEnv"] : ["tinypm", "tokenEnv"];
+  const secret = (name: string, at: (string | number)[]): string => {
+    const value = a.opts.env[name];
+    if (value === undefined || value === "") {
+      if (a.opts.secrets !== "optional") {
+        a.issues.push({
+          file: a.path,
+          path: at,
+          message: `environment variable ${name} is not set (needed by job "${a.job.name}"); export it before running`,
+        });
+      }
+      return "";
+    }
+    if (!a.secrets.includes(value)) a.secrets.push(value);
+    return value;
+  };
+  const targetAt = ["targets", a.job.target];
+  return {
+    job: a.job,
+    tinypm: { ...tinypm, token: secret(tinypm.tokenEnv, tinypmAt) },
+    target: {
+      ...target,
+      name: a.job.target,
+      token: secret(target.tokenEnv, [...targetAt, "tokenEnv"]),
+      email:
+        target.type === "jira" ? secret(target.emailEnv, [...targetAt, "emailEnv"]) : undefined,
+    },
+    mappingPath: resolve(a.dir, a.job.mapping),
+  };
+}
+
+/** The lane limits of a system, with the vendor's published defaults. */
+export function limitsFor(
+  system: "tinypm" | "github" | "jira",
+  limits: LimitsConfig | undefined,
+): Required<LimitsConfig> {
+  const defaults: Record<typeof system, Required<LimitsConfig>> = {
+    tinypm: { concurrency: 8, writesPerMinute: 6000, writesPerHour: 360000, readsPerSecond: 500 },
+    github: { concurrency: 4, writesPerMinute: 80, writesPerHour: 500, readsPerSecond: 20 },
+    jira: { concurrency: 4, writesPerMinute: 1200, writesPerHour: 72000, readsPerSecond: 50 },
+  };
+  return { ...defaults[system], ...limits };
+}

@@ -1,0 +1,153 @@
+import { z } from "zod";
+
+/** Call limits of one remote system (the queue's lane). Defaults are the vendor's published limits. */
+export const LimitsSchema = z
+  .strictObject({
+    concurrency: z.number().int().min(1).max(64).optional().describe("Calls in flight at once."),
+    writesPerMinute: z
+      .number()
+      .positive()
+      .optional()
+      .describe("Content-creating writes per minute."),
+    writesPerHour: z.number().positive().optional().describe("Content-creating writes per hour."),
+    readsPerSecond: z.number().positive().optional().describe("Reads per second."),
+  })
+  .describe("Rate and concurrency limits for this system's lane.");
+
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name such as TINYPM_TOKEN");
+
+export const TinypmSchema = z
+  .strictObject({
+    baseUrl: z
+      .url()
+      .describe("tinyPM API root, ending in /api (e.g. http://localhost:8080/tinypm/api)."),
+    tokenEnv: envName.describe("Name of the environment variable holding the tinyPM API token."),
+    limits: LimitsSchema.optional(),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Per-request timeout in milliseconds."),
+  })
+  .describe("The tinyPM instance.");
+
+export const GithubTargetSchema = z
+  .strictObject({
+    type: z.literal("github"),
+    baseUrl: z
+      .url()
+      .default("https://api.github.com")
+      .describe("GitHub REST API root (GHES: https://host/api/v3)."),
+    owner: z.string().min(1).describe("Repository owner (user or organisation)."),
+    repo: z.string().min(1).describe("Repository name."),
+    tokenEnv: envName.describe("Name of the environment variable holding the GitHub token."),
+    importApi: z
+      .boolean()
+      .default(false)
+      .describe("Use GitHub's issue import API for migrations (needs admin)."),
+    limits: LimitsSchema.optional(),
+  })
+  .describe("A GitHub repository.");
+
+export const JiraTargetSchema = z
+  .strictObject({
+    type: z.literal("jira"),
+    baseUrl: z.url().describe("Jira Cloud site (e.g. https://acme.atlassian.net)."),
+    project: z.string().min(1).describe("Jira project key."),
+    emailEnv: envName.describe("Name of the environment variable holding the Jira account email."),
+    tokenEnv: envName.describe("Name of the environment variable holding the Jira API token."),
+    boardId: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Scrum board for sprints (default: the project's first)."),
+    storyPointsField: z
+      .string()
+      .optional()
+      .describe("Story points field id (default: found at run time)."),
+    limits: LimitsSchema.optional(),
+  })
+  .describe("A Jira Cloud project.");
+
+export const TargetSchema = z.discriminatedUnion("type", [GithubTargetSchema, JiraTargetSchema]);
+
+export const JobSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, dot, dash or underscore")
+      .describe("Job name, used by --job and in markers."),
+    tinypmProject: z.number().int().positive().describe("tinyPM project id."),
+    target: z.string().min(1).describe("Name of an entry in `targets`."),
+    mapping: z.string().min(1).describe("Path of the mapping file, relative to this config file."),
+    direction: z
+      .enum(["to-target", "to-tinypm", "both"])
+      .default("both")
+      .describe("to-target: tinyPM → target; to-tinypm: target → tinyPM; both: bidirectional."),
+    conflicts: z
+      .enum(["manual", "tinypm", "target", "newest"])
+      .default("manual")
+      .describe("How a field changed on both sides is resolved: manual parks it."),
+    onDelete: z
+      .enum(["ignore", "close", "delete"])
+      .default("close")
+      .describe("What a deletion on one side does to the other."),
+    unmappedUsers: z
+      .enum(["skip", "placeholder", "fail"])
+      .default("skip")
+      .describe("What happens to users with no counterpart on the other side."),
+    tinypm: TinypmSchema.optional().describe(
+      "Overrides the top-level tinyPM instance for this job.",
+    ),
+  })
+  .describe("One migration or sync job.");
+
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe("Path of the JSON Schema, for editors."),
+    tinypm: TinypmSchema.optional(),
+    targets: z.record(z.string(), TargetSchema).describe("Target systems by name."),
+    jobs: z.array(JobSchema).min(1).describe("The jobs."),
+    users: z
+      .string()
+      .optional()
+      .describe("Path of the user map file (YAML), relative to this config file."),
+    state: z
+      .strictObject({
+        path: z
+          .string()
+          .default(".tinypm-sync/state.db")
+          .describe("SQLite state file, relative to this config file."),
+        waitForLockMs: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe("How long to wait for another run's lock."),
+      })
+      .default({ path: ".tinypm-sync/state.db", waitForLockMs: 0 })
+      .describe("Where links, snapshots and runs are kept."),
+    log: z
+      .strictObject({
+        level: z
+          .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+          .default("info"),
+        format: z.enum(["json", "pretty"]).default("json"),
+      })
+      .default({ level: "info", format: "json" })
+      .describe("Logging (always to stderr)."),
+  })
+  .describe("tinypm-sync configuration.");
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type ParsedConfig = z.output<typeof ConfigSchema>;
+export type TinypmConfig = z.output<typeof TinypmSchema>;
+export type TargetConfig = z.output<typeof TargetSchema>;
+export type GithubTargetConfig = z.output<typeof GithubTargetSchema>;
+export type JiraTargetConfig = z.output<typeof JiraTargetSchema>;
+export type JobConfig = z.output<typeof JobSchema>;
+export type LimitsConfig = z.output<typeof LimitsSchema>;
