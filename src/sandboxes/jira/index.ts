@@ -1,0 +1,147 @@
+import type { ServerResponse } from "node:http";
+import { createFaultInjector, parseFaultSpec } from "../../server-kit/faults.js";
+import { startHttpServer } from "../../server-kit/http.js";
+import { createStats, type ServerStats } from "../../server-kit/stats.js";
+import { randomToken } from "../../server-kit/tokens.js";
+import { createRateLimiter, parseRateLimitSpec } from "./rate-limit.js";
+import { createJiraRouter } from "./routes.js";
+import { createJiraHandler } from "./server.js";
+import { createSite } from "./site.js";
+import { createStore } from "./store.js";
+import type { WorkflowSpec } from "./workflow.js";
+
+export type { WorkflowSpec } from "./workflow.js";
+export { DEFAULT_WORKFLOW } from "./workflow.js";
+
+/** The counters answered at `GET /_sandbox/stats`. */
+export type SandboxStats = ServerStats;
+
+export interface JiraSandboxOptions {
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** The account's email for Basic auth. @default "sandbox@example.com" */
+  email?: string;
+  /** The API token. @default a random token */
+  token?: string;
+  /**
+   * `off`, `real` (Jira Cloud's burst and per-issue limits) or a spec such as
+   * `get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s`.
+   * @default "off"
+   */
+  rateLimits?: "off" | "real" | (string & {});
+  /** Runs rate-limit windows N times faster than real time. @default 1 */
+  timeScale?: number;
+  /** A fault spec (see `src/server-kit/faults.ts`). @default "" */
+  faults?: string;
+  /** Seed of the fault injector's PRNG. @default 1 */
+  seed?: number;
+  /** @default "WID" (project name "Widgets") */
+  projectKey?: string;
+  /** @default "customfield_10016"; the sprint field is customfield_10020 */
+  storyPointsFieldId?: string;
+  /** Logins of the site's users (`acc-<login>`). @default alice, bob, carol, dave, erin, frank */
+  users?: readonly string[];
+  /** @default To Do → In Progress → Testing → Done, Rejected (see DEFAULT_WORKFLOW) */
+  workflow?: WorkflowSpec;
+  /** Recent writes stay invisible to JQL search for this long (unless reconciled). @default 0 */
+  indexingLagMs?: number;
+  /** Per-issue caps, past which Jira answers 413. @default 5000 comments, 10000 worklogs */
+  maxCommentsPerIssue?: number;
+  maxWorklogsPerIssue?: number;
+}
+
+export interface JiraSandbox {
+  /** The origin, e.g. `http://127.0.0.1:41235` (REST at /rest/api/3, Agile at /rest/agile/1.0). */
+  readonly url: string;
+  readonly email: string;
+  readonly token: string;
+  readonly projectKey: string;
+  stats(): SandboxStats;
+  reset(): void;
+  setFaults(spec: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts a Jira Cloud–compatible server on 127.0.0.1 (port 0 by default). */
+export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promise<JiraSandbox> {
+  const email = options.email ?? "sandbox@example.com";
+  const token = options.token ?? randomToken();
+  const timeScale = options.timeScale ?? 1;
+  if (!(timeScale > 0)) throw new Error(`time scale must be a positive number (got ${timeScale})`);
+  const site = createSite({
+    email,
+    projectKey: options.projectKey,
+    storyPointsFieldId: options.storyPointsFieldId,
+    users: options.users,
+    workflow: options.workflow,
+  });
+  const store = createStore(site);
+  const stats = createStats();
+  const faults = createFaultInjector(parseFaultSpec(options.faults ?? ""), options.seed ?? 1);
+  const limiter = createRateLimiter(parseRateLimitSpec(options.rateLimits ?? "off"));
+  const reset = (): void => {
+    store.reset();
+    stats.reset();
+    limiter.reset();
+  };
+  const t0 = Date.now();
+  let origin = "";
+  const handler = createJiraHandler({
+    store,
+    router: createJiraRouter(),
+    faults,
+    stats,
+    limiter,
+    email,
+    token,
+    timeScale,
+    rateClock: () => t0 + (Date.now() - t0) * timeScale,
+    indexingLagMs: options.indexingLagMs ?? 0,
+    limits: {
+      maxCommentsPerIssue: options.maxCommentsPerIssue ?? 5000,
+      maxWorklogsPerIssue: options.maxWorklogsPerIssue ?? 10_000,
+    },
+    origin: () => origin,
+    sandboxRoute: (method, path, res) =>
+      sandboxRoute({ method, path, res, stats: () => stats.snapshot(), reset }),
+  });
+  const server = await startHttpServer({ host: options.host, port: options.port, handler });
+  origin = server.origin;
+  return {
+    url: server.origin,
+    email,
+    token,
+    projectKey: site.project.key,
+    stats: () => stats.snapshot(),
+    reset,
+    setFaults: (spec) => {
+      faults.setRules(parseFaultSpec(spec));
+    },
+    close: () => server.close(),
+  };
+}
+
+/** `GET /_sandbox/stats` and `POST /_sandbox/reset`, outside the API and without auth. */
+function sandboxRoute(opts: {
+  method: string;
+  path: string;
+  res: ServerResponse;
+  stats: () => SandboxStats;
+  reset: () => void;
+}): boolean {
+  const { method, path, res } = opts;
+  if (method === "GET" && path === "/_sandbox/stats") {
+    const text = JSON.stringify(opts.stats());
+    res.writeHead(200, { "content-type": "application/json;charset=UTF-8" }).end(text);
+    return true;
+  }
+  if (method === "POST" && path === "/_sandbox/reset") {
+    res.req.resume();
+    opts.reset();
+    res.writeHead(204).end();
+    return true;
+  }
+  return false;
+}

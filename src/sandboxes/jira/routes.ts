@@ -1,0 +1,25 @@
+import { createRouter, type Router } from "../../server-kit/router.js";
+import type { RouteDef } from "./context.js";
+import { AGILE_ROUTES } from "./routes-agile.js";
+import { COMMENT_ROUTES } from "./routes-comments.js";
+import { ISSUE_ROUTES } from "./routes-issues.js";
+import { META_ROUTES } from "./routes-meta.js";
+import { PROPERTY_ROUTES } from "./routes-properties.js";
+import { SEARCH_ROUTES } from "./routes-search.js";
+import { TRANSITION_ROUTES } from "./routes-transitions.js";
+
+/** Every route of the Jira sandbox (platform REST v3 and Agile 1.0). */
+export function createJiraRouter(): Router<RouteDef> {
+  const router = createRouter<RouteDef>();
+  const all = [
+    ...SEARCH_ROUTES,
+    ...META_ROUTES,
+    ...ISSUE_ROUTES,
+    ...TRANSITION_ROUTES,
+    ...COMMENT_ROUTES,
+    ...PROPERTY_ROUTES,
+    ...AGILE_ROUTES,
+  ];
+  for (const route of all) router.add(route.method, route.pattern, route);
+  return router;
+}

@@ -1,0 +1,237 @@
+import { HttpException, Version3Client } from "jira.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+
+const doc = (text: string) => ({
+  type: "doc",
+  version: 1,
+  content: [{ type: "paragraph", content: [{ type: "text", text }] }],
+});
+
+let sandbox: JiraSandbox;
+let client: Version3Client;
+
+beforeAll(async () => {
+  sandbox = await startJiraSandbox({ token: "t0ken" });
+  client = new Version3Client({
+    host: sandbox.url,
+    authentication: { basic: { email: sandbox.email, apiToken: sandbox.token } },
+  });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  sandbox.reset();
+});
+
+async function status(promise: Promise<unknown>): Promise<{ status: number; data: unknown }> {
+  try {
+    await promise;
+    return { status: 200, data: undefined };
+  } catch (error) {
+    if (error instanceof HttpException) {
+      const response = error.response as { data?: unknown };
+      return { status: error.status, data: response.data };
+    }
+    throw error;
+  }
+}
+
+function authed(path: string, init: RequestInit = {}): Promise<Response> {
+  const auth = Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64");
+  return fetch(`${sandbox.url}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Basic ${auth}`,
+      "content-type": "application/json",
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
+}
+
+function story(summary: string, extra: Record<string, unknown> = {}) {
+  return { fields: { project: { key: "WID" }, issuetype: { name: "Story" }, summary, ...extra } };
+}
+
+describe("the Jira sandbox: auth and identity", () => {
+  it("answers myself for the configured email and token", async () => {
+    const me = await client.myself.getCurrentUser();
+    expect(me.emailAddress).toBe("sandbox@example.com");
+    expect(me.accountId).toBe("acc-sandbox");
+  });
+
+  it("refuses a wrong token with 401 and Jira's error body", async () => {
+    const auth = Buffer.from(`${sandbox.email}:wrong`).toString("base64");
+    const res = await fetch(`${sandbox.url}/rest/api/3/myself`, {
+      headers: { authorization: `Basic ${auth}` },
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      errorMessages: ["Client must be authenticated to access this resource."],
+      errors: {},
+    });
+  });
+
+  it("refuses a missing Authorization header with 401", async () => {
+    const res = await fetch(`${sandbox.url}/rest/api/3/myself`);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("the Jira sandbox: creating issues", () => {
+  it("creates an issue with increasing keys and returns {id, key, self}", async () => {
+    const a = await client.issues.createIssue(story("First", { description: doc("Hello") }));
+    const b = await client.issues.createIssue(story("Second"));
+    expect(a.key).toBe("WID-1");
+    expect(b.key).toBe("WID-2");
+    expect(a.self).toBe(`${sandbox.url}/rest/api/3/issue/${a.id}`);
+    const got = await client.issues.getIssue({ issueIdOrKey: "WID-1" });
+    expect(got.fields.summary).toBe("First");
+    expect(got.fields.description).toEqual(doc("Hello"));
+    expect(got.fields.status.name).toBe("To Do");
+    expect(got.fields.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/);
+  });
+
+  it("names the missing required fields in errors", async () => {
+    const r = await status(
+      client.issues.createIssue({ fields: { project: { key: "WID" } } } as never),
+    );
+    expect(r.status).toBe(400);
+    expect(r.data).toEqual({
+      errorMessages: [],
+      errors: {
+        issuetype: "Specify an issue type",
+        summary: "You must specify a summary of the issue.",
+      },
+    });
+  });
+
+  it("refuses a plain-string description as v3 does (jira.js would wrap it, so raw fetch)", async () => {
+    const res = await authed("/rest/api/3/issue", {
+      method: "POST",
+      body: JSON.stringify(story("x", { description: "plain" })),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      errorMessages: [],
+      errors: {
+        description:
+          "Operation value must be an Atlassian Document (see the Atlassian Document Format)",
+      },
+    });
+  });
+
+  it("bulk-creates with partial failure mapped by failedElementNumber", async () => {
+    const res = await client.issues.createIssues({
+      issueUpdates: [
+        story("ok 1"),
+        { fields: { project: { key: "WID" }, issuetype: { name: "Story" } } },
+        story("ok 2"),
+      ],
+    });
+    expect(res.issues?.map((i) => i.key)).toEqual(["WID-1", "WID-2"]);
+    expect(res.errors).toEqual([
+      {
+        status: 400,
+        failedElementNumber: 1,
+        elementErrors: {
+          errorMessages: [],
+          errors: { summary: "You must specify a summary of the issue." },
+        },
+      },
+    ]);
+  });
+
+  it("answers 400 with the same shape when every element fails, and 400 above 50", async () => {
+    const bad = { fields: { project: { key: "WID" } } };
+    const all = await authed("/rest/api/3/issue/bulk", {
+      method: "POST",
+      body: JSON.stringify({ issueUpdates: [bad, bad] }),
+    });
+    expect(all.status).toBe(400);
+    const body = (await all.json()) as {
+      issues: unknown[];
+      errors: { failedElementNumber: number }[];
+    };
+    expect(body.issues).toEqual([]);
+    expect(body.errors.map((e) => e.failedElementNumber)).toEqual([0, 1]);
+    const many = Array.from({ length: 51 }, (_, i) => story(`s${i}`));
+    const tooMany = await authed("/rest/api/3/issue/bulk", {
+      method: "POST",
+      body: JSON.stringify({ issueUpdates: many }),
+    });
+    expect(tooMany.status).toBe(400);
+  });
+
+  it("creates sub-tasks under a parent and lists them on the parent", async () => {
+    const parent = await client.issues.createIssue(story("Parent"));
+    const sub = await client.issues.createIssue({
+      fields: {
+        project: { key: "WID" },
+        issuetype: { id: "10003" },
+        summary: "Child",
+        parent: { key: parent.key },
+      },
+    });
+    const got = await client.issues.getIssue({ issueIdOrKey: parent.key });
+    expect(got.fields.subtasks.map((s) => s.key)).toEqual([sub.key]);
+    const child = await client.issues.getIssue({
+      issueIdOrKey: sub.key,
+      fields: ["parent", "issuetype"],
+    });
+    expect(child.fields.parent?.key).toBe(parent.key);
+    expect(child.fields.issuetype?.subtask).toBe(true);
+    const orphan = await status(
+      client.issues.createIssue({
+        fields: { project: { key: "WID" }, issuetype: { id: "10003" }, summary: "Orphan" },
+      }),
+    );
+    expect(orphan.status).toBe(400);
+  });
+});
+
+describe("the Jira sandbox: editing issues", () => {
+  it("edits labels, assignee, priority and story points and answers 204", async () => {
+    const { key } = await client.issues.createIssue(story("Edit me", { labels: ["a", "b"] }));
+    const res = await authed(`/rest/api/3/issue/${key}`, {
+      method: "PUT",
+      body: JSON.stringify({
+        fields: {
+          assignee: { accountId: "acc-alice" },
+          priority: { name: "High" },
+          customfield_10016: 5,
+        },
+        update: { labels: [{ add: "c" }, { remove: "a" }] },
+      }),
+    });
+    expect(res.status).toBe(204);
+    const got = await client.issues.getIssue({ issueIdOrKey: key });
+    expect(got.fields.labels).toEqual(["b", "c"]);
+    expect(got.fields.assignee.accountId).toBe("acc-alice");
+    expect(got.fields.priority.name).toBe("High");
+    expect(got.fields.customfield_10016).toBe(5);
+    expect(Date.parse(got.fields.updated)).toBeGreaterThan(Date.parse(got.fields.created) - 1);
+  });
+
+  it("rejects status as a field with errors.status", async () => {
+    const { key } = await client.issues.createIssue(story("Status"));
+    const r = await status(
+      client.issues.editIssue({ issueIdOrKey: key, fields: { status: { name: "Done" } } }),
+    );
+    expect(r.status).toBe(400);
+    expect(r.data).toEqual({
+      errorMessages: [],
+      errors: {
+        status: "Field 'status' cannot be set. It is not on the appropriate screen, or unknown.",
+      },
+    });
+  });
+
+  it("answers 404 for an unknown issue", async () => {
+    const r = await status(client.issues.getIssue({ issueIdOrKey: "WID-999" }));
+    expect(r.status).toBe(404);
+    expect(r.data).toEqual({
+      errorMessages: ["Issue does not exist or you do not have permission to see it."],
+      errors: {},
+    });
+  });
+});
