@@ -1,0 +1,305 @@
+import { randomBytes } from "node:crypto";
+import type { Database } from "better-sqlite3";
+import { InternalError, UsageError } from "../core/errors.js";
+import type { ItemKind } from "../core/model.js";
+import type { Checkpoint } from "../core/tracker.js";
+import type {
+  ConflictDraft,
+  ConflictRecord,
+  FailureDraft,
+  FailureRecord,
+  FailureSide,
+  RunMode,
+  RunOutcome,
+  RunRecord,
+  RunResult,
+} from "./records.js";
+import { opt, parseJson } from "./records.js";
+
+interface RunRow {
+  id: string;
+  job: string;
+  mode: RunMode;
+  pid: number;
+  started_at: string;
+  finished_at: string | null;
+  outcome: RunOutcome | null;
+  counts: string;
+  api_calls: string;
+}
+
+interface FailureRow {
+  id: number;
+  run_id: string;
+  job: string;
+  kind: ItemKind;
+  tinypm_id: string | null;
+  target_id: string | null;
+  side: FailureSide;
+  code: string;
+  message: string;
+  attempts: number;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+interface ConflictRow {
+  id: number;
+  job: string;
+  kind: ItemKind;
+  tinypm_id: string;
+  target_id: string;
+  field: string;
+  base_value: string;
+  tinypm_value: string;
+  target_value: string;
+  status: "open" | "resolved";
+  resolution: "tinypm" | "target" | null;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  applied_at: string | null;
+}
+
+interface FailureKey {
+  job: string;
+  kind: string;
+  tinypmId: string | null;
+  targetId: string | null;
+}
+
+/** Keys that name a secret: refused in checkpoints, which adapters fill with opaque values. */
+const SECRET_KEY = /token|secret|password|authorization|api[-_]?key/i;
+
+function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    job: r.job,
+    mode: r.mode,
+    pid: r.pid,
+    startedAt: r.started_at,
+    finishedAt: opt(r.finished_at),
+    outcome: r.outcome ?? "running",
+    counts: parseJson(r.counts),
+    apiCalls: parseJson(r.api_calls),
+  };
+}
+
+function toFailure(r: FailureRow): FailureRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    job: r.job,
+    kind: r.kind,
+    ...(r.tinypm_id === null ? {} : { tinypmId: r.tinypm_id }),
+    ...(r.target_id === null ? {} : { targetId: r.target_id }),
+    side: r.side,
+    code: r.code,
+    message: r.message,
+    attempts: r.attempts,
+    firstSeenAt: r.first_seen_at,
+    lastSeenAt: r.last_seen_at,
+  };
+}
+
+function toConflict(r: ConflictRow): ConflictRecord {
+  return {
+    id: r.id,
+    job: r.job,
+    kind: r.kind,
+    tinypmId: r.tinypm_id,
+    targetId: r.target_id,
+    field: r.field,
+    baseValue: parseJson(r.base_value),
+    tinypmValue: parseJson(r.tinypm_value),
+    targetValue: parseJson(r.target_value),
+    status: r.status,
+    resolution: opt(r.resolution),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    resolvedAt: opt(r.resolved_at),
+    appliedAt: opt(r.applied_at),
+  };
+}
+
+/** A sortable, unique run id: `20261121T061118Z-3f9a1c`. */
+function newRunId(at: Date): string {
+  const stamp = at.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Builds checkpoint and run operations on an open, migrated database. */
+export function createRunJournal(db: Database, now: () => Date) {
+  const stamp = (): string => now().toISOString();
+  return {
+    getCheckpoint(job: string, system: string): Checkpoint | undefined {
+      const row = db
+        .prepare<[string, string], { data: string }>(
+          "SELECT data FROM checkpoints WHERE job = ? AND system = ?",
+        )
+        .get(job, system);
+      return row === undefined ? undefined : parseJson<Checkpoint>(row.data);
+    },
+    setCheckpoint(job: string, system: string, cp: Checkpoint): void {
+      const secret = Object.keys(cp).find((key) => SECRET_KEY.test(key));
+      if (secret !== undefined) {
+        throw new InternalError(
+          `Checkpoint of ${job}/${system} carries a secret-like key ${secret}.`,
+          {
+            hint: "Secrets never enter the state: keep tokens out of checkpoints (a bug in the adapter).",
+          },
+        );
+      }
+      db.prepare(
+        `INSERT INTO checkpoints (job, system, data, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (job, system) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+      ).run(job, system, JSON.stringify(cp), stamp());
+    },
+    startRun(job: string, mode: RunMode): string {
+      const at = now();
+      const id = newRunId(at);
+      db.prepare("INSERT INTO runs (id, job, mode, pid, started_at) VALUES (?, ?, ?, ?, ?)").run(
+        ...[id, job, mode, process.pid, at.toISOString()],
+      );
+      return id;
+    },
+    finishRun(runId: string, result: RunResult): void {
+      const { changes } = db
+        .prepare(
+          "UPDATE runs SET finished_at = ?, outcome = ?, counts = ?, api_calls = ? WHERE id = ?",
+        )
+        .run(
+          stamp(),
+          result.outcome,
+          JSON.stringify(result.counts),
+          JSON.stringify(result.apiCalls),
+          runId,
+        );
+      if (changes === 0) throw new InternalError(`No run ${runId} to finish.`);
+    },
+    runs(opts: { job?: string; limit?: number } = {}): RunRecord[] {
+      return db
+        .prepare<[{ job: string | null; limit: number }], RunRow>(
+          `SELECT * FROM runs WHERE (@job IS NULL OR job = @job)
+           ORDER BY started_at DESC, rowid DESC LIMIT @limit`,
+        )
+        .all({ job: opts.job ?? null, limit: opts.limit ?? -1 })
+        .map(toRun);
+    },
+    /** Marks runs left `running` by a crashed process as interrupted; returns how many. */
+    closeAbandonedRuns(): number {
+      return db
+        .prepare("UPDATE runs SET outcome = 'interrupted', finished_at = ? WHERE outcome IS NULL")
+        .run(stamp()).changes;
+    },
+  };
+}
+
+/** Builds parked-failure and conflict operations on an open, migrated database. */
+export function createIssueJournal(db: Database, now: () => Date) {
+  const stamp = (): string => now().toISOString();
+  const findFailure = db.prepare<[FailureKey], { id: number }>(
+    `SELECT id FROM failures WHERE job = @job AND kind = @kind AND
+       ((@tinypmId IS NOT NULL AND tinypm_id = @tinypmId) OR
+        (@targetId IS NOT NULL AND target_id = @targetId)) LIMIT 1`,
+  );
+  const getConflict = db.prepare<[number], ConflictRow>("SELECT * FROM conflicts WHERE id = ?");
+  const conflictOrThrow = (id: number): ConflictRow => {
+    const row = getConflict.get(id);
+    if (row !== undefined) return row;
+    throw new UsageError(`There is no conflict with id ${id}.`, {
+      hint: "List the conflicts with `tinypm-sync conflicts list`.",
+    });
+  };
+  return {
+    parkFailure: db.transaction((f: FailureDraft): void => {
+      const tinypmId = f.tinypmId ?? null;
+      const targetId = f.targetId ?? null;
+      if (tinypmId === null && targetId === null) {
+        throw new InternalError(`A parked failure of job ${f.job} names no item (${f.code}).`);
+      }
+      const found = findFailure.get({ job: f.job, kind: f.kind, tinypmId, targetId });
+      if (found === undefined) {
+        db.prepare(
+          `INSERT INTO failures (run_id, job, kind, tinypm_id, target_id, side, code, message,
+             attempts, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        ).run(
+          f.runId,
+          f.job,
+          f.kind,
+          tinypmId,
+          targetId,
+          f.side,
+          f.code,
+          f.message,
+          stamp(),
+          stamp(),
+        );
+        return;
+      }
+      db.prepare(
+        `UPDATE failures SET run_id = ?, tinypm_id = coalesce(?, tinypm_id),
+           target_id = coalesce(?, target_id), side = ?, code = ?, message = ?,
+           attempts = attempts + 1, last_seen_at = ? WHERE id = ?`,
+      ).run(f.runId, tinypmId, targetId, f.side, f.code, f.message, stamp(), found.id);
+    }),
+    failures(job?: string): FailureRecord[] {
+      return db
+        .prepare<[{ job: string | null }], FailureRow>(
+          "SELECT * FROM failures WHERE (@job IS NULL OR job = @job) ORDER BY id",
+        )
+        .all({ job: job ?? null })
+        .map(toFailure);
+    },
+    clearFailure(job: string, kind: ItemKind, id: string): void {
+      db.prepare(
+        "DELETE FROM failures WHERE job = @job AND kind = @kind AND (tinypm_id = @id OR target_id = @id)",
+      ).run({ job, kind, id });
+    },
+    openConflict(c: ConflictDraft): number {
+      const values = [c.baseValue, c.tinypmValue, c.targetValue].map((v) => JSON.stringify(v));
+      const row = db
+        .prepare<unknown[], { id: number }>(
+          `INSERT INTO conflicts (job, kind, tinypm_id, target_id, field, base_value, tinypm_value,
+             target_value, status, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
+           ON CONFLICT (job, kind, tinypm_id, field) WHERE status = 'open' DO UPDATE SET
+             target_id = excluded.target_id, base_value = excluded.base_value,
+             tinypm_value = excluded.tinypm_value, target_value = excluded.target_value,
+             updated_at = excluded.updated_at
+           RETURNING id`,
+        )
+        .get(c.job, c.kind, c.tinypmId, c.targetId, c.field, ...values, stamp(), stamp());
+      return row?.id ?? 0;
+    },
+    conflicts(opts: { job?: string; status?: "open" | "resolved" } = {}): ConflictRecord[] {
+      return db
+        .prepare<[{ job: string | null; status: string | null }], ConflictRow>(
+          `SELECT * FROM conflicts WHERE (@job IS NULL OR job = @job)
+             AND (@status IS NULL OR status = @status) ORDER BY id`,
+        )
+        .all({ job: opts.job ?? null, status: opts.status ?? null })
+        .map(toConflict);
+    },
+    resolveConflict: db.transaction((id: number, take: "tinypm" | "target"): ConflictRecord => {
+      const row = conflictOrThrow(id);
+      if (row.applied_at !== null) {
+        throw new UsageError(
+          `Conflict ${id} was resolved (take ${row.resolution ?? "?"}) and already applied.`,
+          { hint: "Change the field on either side; the next sync picks it up." },
+        );
+      }
+      db.prepare(
+        "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ?, updated_at = ? WHERE id = ?",
+      ).run(take, stamp(), stamp(), id);
+      return toConflict(conflictOrThrow(id));
+    }),
+    markConflictApplied(id: number): void {
+      conflictOrThrow(id);
+      db.prepare("UPDATE conflicts SET applied_at = ? WHERE id = ? AND status = 'resolved'").run(
+        stamp(),
+        id,
+      );
+    },
+  };
+}

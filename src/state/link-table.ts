@@ -1,0 +1,220 @@
+import type { Database, Statement } from "better-sqlite3";
+import { InternalError } from "../core/errors.js";
+import type { ItemKind, SystemName } from "../core/model.js";
+import type { BaseSnapshot, IntentDraft, IntentRecord, LinkRecord } from "./records.js";
+import { parseJson } from "./records.js";
+
+interface LinkRow {
+  job: string;
+  kind: ItemKind;
+  tinypm_id: string;
+  target_system: SystemName;
+  target_id: string;
+  origin: SystemName;
+  parent_tinypm_id: string | null;
+  base_tinypm: string;
+  base_target: string;
+  tinypm_hash: string;
+  target_hash: string;
+  updated_at: string;
+}
+
+interface IntentRow {
+  id: number;
+  job: string;
+  kind: ItemKind;
+  origin_system: SystemName;
+  origin_id: string;
+  target_system: SystemName;
+  payload_hash: string;
+  created_at: string;
+}
+
+interface PageParams {
+  job: string;
+  kind: string | null;
+  afterKind: string;
+  afterId: string;
+}
+
+/** Links are read in pages of this many rows, so iterating 100k links holds only one page. */
+const PAGE_SIZE = 500;
+
+function toLink(row: LinkRow): LinkRecord {
+  return {
+    job: row.job,
+    kind: row.kind,
+    tinypmId: row.tinypm_id,
+    targetSystem: row.target_system,
+    targetId: row.target_id,
+    origin: row.origin,
+    ...(row.parent_tinypm_id === null ? {} : { parentTinypmId: row.parent_tinypm_id }),
+    base: {
+      tinypm: parseJson(row.base_tinypm),
+      target: parseJson(row.base_target),
+      tinypmHash: row.tinypm_hash,
+      targetHash: row.target_hash,
+    },
+    updatedAt: row.updated_at,
+  };
+}
+
+function toIntent(row: IntentRow): IntentRecord {
+  return {
+    id: row.id,
+    job: row.job,
+    kind: row.kind,
+    originSystem: row.origin_system,
+    originId: row.origin_id,
+    targetSystem: row.target_system,
+    payloadHash: row.payload_hash,
+    createdAt: row.created_at,
+  };
+}
+
+function prepare(db: Database) {
+  return {
+    byTinypm: db.prepare<[string, string, string], LinkRow>(
+      "SELECT * FROM links WHERE job = ? AND kind = ? AND tinypm_id = ?",
+    ),
+    byTarget: db.prepare<[string, string, string], LinkRow>(
+      "SELECT * FROM links WHERE job = ? AND kind = ? AND target_id = ?",
+    ),
+    page: db.prepare<[PageParams], LinkRow>(
+      `SELECT * FROM links WHERE job = @job AND (@kind IS NULL OR kind = @kind)
+         AND (kind, tinypm_id) > (@afterKind, @afterId) ORDER BY kind, tinypm_id
+         LIMIT ${PAGE_SIZE}`,
+    ),
+    count: db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM links WHERE job = ?"),
+    upsert: db.prepare(
+      `INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
+         base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
+       VALUES (@job, @kind, @tinypmId, @targetSystem, @targetId, @origin, @parent,
+         @baseTinypm, @baseTarget, @tinypmHash, @targetHash, @updatedAt)
+       ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET target_system = excluded.target_system,
+         target_id = excluded.target_id, origin = excluded.origin,
+         parent_tinypm_id = excluded.parent_tinypm_id, base_tinypm = excluded.base_tinypm,
+         base_target = excluded.base_target, tinypm_hash = excluded.tinypm_hash,
+         target_hash = excluded.target_hash, updated_at = excluded.updated_at`,
+    ),
+    updateBase: db.prepare(
+      `UPDATE links SET base_tinypm = ?, base_target = ?, tinypm_hash = ?, target_hash = ?,
+         updated_at = ? WHERE job = ? AND kind = ? AND tinypm_id = ?`,
+    ),
+    remove: db.prepare("DELETE FROM links WHERE job = ? AND kind = ? AND tinypm_id = ?"),
+    recordIntent: db.prepare<unknown[], { id: number }>(
+      `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (job, kind, origin_system, origin_id, target_system)
+       DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+    ),
+    intents: db.prepare<[string], IntentRow>("SELECT * FROM intents WHERE job = ? ORDER BY id"),
+    dropIntent: db.prepare("DELETE FROM intents WHERE id = ?"),
+  };
+}
+
+/** The link, base snapshot and intent operations of the state store. */
+export type LinkTable = ReturnType<typeof createLinkTable>;
+
+/** Builds the link operations on an open, migrated database. `now` stamps `updatedAt`. */
+export function createLinkTable(db: Database, now: () => Date) {
+  const q = prepare(db);
+  const put = (link: LinkRecord): void => {
+    const other = q.byTarget.get(link.job, link.kind, link.targetId);
+    if (other !== undefined && other.tinypm_id !== link.tinypmId) {
+      throw new InternalError(
+        `Cannot link ${link.kind} ${link.targetId} of ${link.targetSystem} to tinyPM ` +
+          `${link.tinypmId} in job ${link.job}: it is already linked to tinyPM ${other.tinypm_id}.`,
+        { hint: "Delete the old link first (a bug in the caller).", details: { ...link } },
+      );
+    }
+    q.upsert.run(bindLink(link));
+  };
+  return {
+    getLinkByTinypm: (job: string, kind: ItemKind, id: string) => mapRow(q.byTinypm, job, kind, id),
+    getLinkByTarget: (job: string, kind: ItemKind, id: string) => mapRow(q.byTarget, job, kind, id),
+    links: (job: string, kind?: ItemKind) => pages(q.page, job, kind),
+    countLinks: (job: string): number => q.count.get(job)?.n ?? 0,
+    putLink: (link: LinkRecord): void => {
+      if (db.inTransaction) put(link);
+      else db.transaction(put)(link);
+    },
+    updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): void {
+      const { changes } = q.updateBase.run(
+        ...[JSON.stringify(base.tinypm), JSON.stringify(base.target), base.tinypmHash],
+        ...[base.targetHash, now().toISOString(), job, kind, tinypmId],
+      );
+      if (changes === 0) {
+        throw new InternalError(`No link for tinyPM ${kind} ${tinypmId} in job ${job}.`, {
+          hint: "Create the link with putLink or confirmIntent first (a bug in the caller).",
+        });
+      }
+    },
+    deleteLink: (job: string, kind: ItemKind, tinypmId: string): void => {
+      q.remove.run(job, kind, tinypmId);
+    },
+    recordIntent(i: IntentDraft): number {
+      const created = now().toISOString();
+      const row = q.recordIntent.get(
+        ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, created],
+      );
+      return row?.id ?? 0;
+    },
+    confirmIntent: db.transaction((intentId: number, link: LinkRecord): void => {
+      put(link);
+      q.dropIntent.run(intentId);
+    }),
+    pendingIntents: (job: string): IntentRecord[] => q.intents.all(job).map(toIntent),
+    dropIntent: (intentId: number): void => {
+      q.dropIntent.run(intentId);
+    },
+  };
+}
+
+function mapRow(
+  stmt: Statement<[string, string, string], LinkRow>,
+  job: string,
+  kind: ItemKind,
+  id: string,
+): LinkRecord | undefined {
+  const row = stmt.get(job, kind, id);
+  return row === undefined ? undefined : toLink(row);
+}
+
+function bindLink(link: LinkRecord): Record<string, string | null> {
+  return {
+    job: link.job,
+    kind: link.kind,
+    tinypmId: link.tinypmId,
+    targetSystem: link.targetSystem,
+    targetId: link.targetId,
+    origin: link.origin,
+    parent: link.parentTinypmId ?? null,
+    baseTinypm: JSON.stringify(link.base.tinypm),
+    baseTarget: JSON.stringify(link.base.target),
+    tinypmHash: link.base.tinypmHash,
+    targetHash: link.base.targetHash,
+    updatedAt: link.updatedAt,
+  };
+}
+
+/**
+ * Streams links page by page with keyset pagination on the primary key. A page is read and
+ * released before the caller sees it, so the caller may write (updateBase, deleteLink) while
+ * iterating, which an open better-sqlite3 iterator would forbid.
+ */
+function* pages(
+  stmt: Statement<[PageParams], LinkRow>,
+  job: string,
+  kind: ItemKind | undefined,
+): Generator<LinkRecord, undefined, undefined> {
+  const params: PageParams = { job, kind: kind ?? null, afterKind: "", afterId: "" };
+  for (;;) {
+    const rows = stmt.all(params);
+    for (const row of rows) yield toLink(row);
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < PAGE_SIZE) return;
+    params.afterKind = last.kind;
+    params.afterId = last.tinypm_id;
+  }
+}

@@ -1,0 +1,98 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
+import { StateError } from "../core/errors.js";
+import { APPLICATION_ID, SCHEMA_VERSION } from "./schema.js";
+
+const SQLITE_MAGIC = "SQLite format 3\0";
+
+/** How long one statement waits for another connection's write transaction (SQLite busy timeout). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+function invalid(path: string, why: string, cause?: unknown): StateError {
+  return new StateError("state_invalid", `State file ${path} ${why}; it was left untouched.`, {
+    hint:
+      "Point `state.path` in the config to the right file, or move this file away to start " +
+      "with an empty state (existing links are then found again through markers by `adopt`).",
+    details: { path },
+    cause,
+  });
+}
+
+/** Refuses a non-empty file that does not start with SQLite's header, before SQLite sees it. */
+function checkHeader(path: string): void {
+  if (!existsSync(path) || statSync(path).size === 0) return;
+  const fd = openSync(path, "r");
+  const header = Buffer.alloc(SQLITE_MAGIC.length);
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString("latin1") !== SQLITE_MAGIC) {
+    throw invalid(path, "is not an SQLite database (wrong file header)");
+  }
+}
+
+function checkIdentity(db: Database.Database, path: string): void {
+  const appId = db.pragma("application_id", { simple: true }) as number;
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (appId !== 0 && appId !== APPLICATION_ID) {
+    throw invalid(path, `belongs to another application (application_id ${appId})`);
+  }
+  if (appId === 0 && version === 0) {
+    const tables = db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT IN ('state_lock')",
+      )
+      .all();
+    if (tables.length > 0) {
+      throw invalid(
+        path,
+        `is an SQLite database of another application (table ${tables[0]?.name})`,
+      );
+    }
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new StateError(
+      "state_invalid",
+      `State file ${path} has schema version ${version}, newer than this tinypm-sync ` +
+        `understands (${SCHEMA_VERSION}); it was left untouched.`,
+      {
+        hint: "Upgrade tinypm-sync to the version that wrote this file (npm install tinypm-sync@latest).",
+        details: { path, version, supported: SCHEMA_VERSION },
+      },
+    );
+  }
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
+}
+
+/**
+ * Opens (or creates) a state file and checks that it is one: SQLite header, application id,
+ * schema version not newer than this build. Switches to WAL. Never writes to a file it refuses.
+ */
+export function openDatabase(path: string): Database.Database {
+  checkHeader(path);
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    checkIdentity(db, path);
+    db.pragma("journal_mode = WAL");
+    // FULL: a committed intent or link survives even an OS crash or power loss, not only a
+    // killed process. Writes are paced by remote rate limits, so the fsync per commit is cheap.
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    return db;
+  } catch (error) {
+    db.close();
+    if (isCorruption(error)) throw invalid(path, "is corrupt or not an SQLite database", error);
+    throw error;
+  }
+}
+
+/** Maps SQLite's corruption errors met later (a damaged page) to `state_invalid`. */
+export function asStateError(path: string, error: unknown): unknown {
+  return isCorruption(error) ? invalid(path, "is corrupt", error) : error;
+}

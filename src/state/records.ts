@@ -1,0 +1,135 @@
+import type { ItemKind, JsonValue, SystemName } from "../core/model.js";
+
+/**
+ * The field values of both sides as last synced, with their content hashes: the "base" of the
+ * three-way merge. Values are stored as JSON; hashes are the engine's, compared as strings.
+ */
+export interface BaseSnapshot {
+  readonly tinypm: JsonValue;
+  readonly target: JsonValue;
+  readonly tinypmHash: string;
+  readonly targetHash: string;
+}
+
+/** A tinyPM item ⇄ target item pair of one job, with the base snapshot of the last sync. */
+export interface LinkRecord {
+  readonly job: string;
+  readonly kind: ItemKind;
+  readonly tinypmId: string;
+  readonly targetSystem: SystemName;
+  readonly targetId: string;
+  /** The side the item was first created on (git-bug's origin rule against echo loops). */
+  readonly origin: SystemName;
+  /** A task's story, on the tinyPM side. */
+  readonly parentTinypmId?: string | undefined;
+  readonly base: BaseSnapshot;
+  /** ISO timestamp of the last write of this link. */
+  readonly updatedAt: string;
+}
+
+/** What `recordIntent` takes: a create about to be sent to `targetSystem`. */
+export interface IntentDraft {
+  readonly job: string;
+  readonly kind: ItemKind;
+  /** The system and id of the item being copied. */
+  readonly originSystem: SystemName;
+  readonly originId: string;
+  readonly targetSystem: SystemName;
+  /** Hash of the create payload, to tell after a crash whether a found item is this create. */
+  readonly payloadHash: string;
+}
+
+/** A create that was asked for and not yet confirmed: after a crash, reconcile it by marker. */
+export interface IntentRecord extends IntentDraft {
+  readonly id: number;
+  readonly createdAt: string;
+}
+
+/** The modes a run is started in. */
+export type RunMode = "plan" | "migrate" | "sync";
+
+/** How a run ended; `running` while it runs (or until the next open finds it crashed). */
+export type RunOutcome = "ok" | "failed" | "interrupted" | "partial";
+
+/** What `finishRun` records. */
+export interface RunResult {
+  readonly outcome: RunOutcome;
+  /** e.g. `{ created, updated, unchanged, conflicts, failed, deleted }`. */
+  readonly counts: Readonly<Record<string, number>>;
+  /** Per system `{ reads, writes, retries, rateLimitWaits }` (the lanes' counters). */
+  readonly apiCalls: Readonly<Record<string, unknown>>;
+}
+
+/** One run of a job. */
+export interface RunRecord {
+  readonly id: string;
+  readonly job: string;
+  readonly mode: RunMode;
+  readonly pid: number;
+  readonly startedAt: string;
+  readonly finishedAt: string | undefined;
+  readonly outcome: RunOutcome | "running";
+  readonly counts: Readonly<Record<string, number>>;
+  readonly apiCalls: Readonly<Record<string, unknown>>;
+}
+
+/** Which side the failing operation was on. */
+export type FailureSide = "tinypm" | "target";
+
+/** What `parkFailure` takes. At least one of the two ids is given. */
+export interface FailureDraft {
+  readonly runId: string;
+  readonly job: string;
+  readonly kind: ItemKind;
+  readonly tinypmId?: string | undefined;
+  readonly targetId?: string | undefined;
+  readonly side: FailureSide;
+  /** The error's stable code (`payload_invalid`, `not_found`, …). */
+  readonly code: string;
+  /** The error's message, already free of secrets. */
+  readonly message: string;
+}
+
+/** An item parked after a failure; retried at the start of the next run. */
+export interface FailureRecord extends FailureDraft {
+  readonly id: number;
+  /** How many runs failed on this item. */
+  readonly attempts: number;
+  readonly firstSeenAt: string;
+  readonly lastSeenAt: string;
+}
+
+/** What `openConflict` takes: one field both sides changed differently since the base. */
+export interface ConflictDraft {
+  readonly job: string;
+  readonly kind: ItemKind;
+  readonly tinypmId: string;
+  readonly targetId: string;
+  readonly field: string;
+  readonly baseValue: JsonValue;
+  readonly tinypmValue: JsonValue;
+  readonly targetValue: JsonValue;
+}
+
+/** A field conflict: open until resolved; a resolved one is applied by the next sync. */
+export interface ConflictRecord extends ConflictDraft {
+  readonly id: number;
+  readonly status: "open" | "resolved";
+  readonly resolution: "tinypm" | "target" | undefined;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly resolvedAt: string | undefined;
+  /** Set by `markConflictApplied` once the engine wrote the chosen value to the other side. */
+  readonly appliedAt: string | undefined;
+}
+
+/** Reads a JSON column written by this store. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- a typed read of our own column
+export function parseJson<T>(text: string): T {
+  return JSON.parse(text) as T;
+}
+
+/** `null` → `undefined` for optional columns (the core model never uses null). */
+export function opt<T>(value: T | null): T | undefined {
+  return value ?? undefined;
+}

@@ -1,0 +1,153 @@
+import { chmodSync, existsSync } from "node:fs";
+import type { Database } from "better-sqlite3";
+import type { ItemKind } from "../core/model.js";
+import type { Checkpoint } from "../core/tracker.js";
+import { createIssueJournal, createRunJournal } from "./journal-table.js";
+import { createLinkTable } from "./link-table.js";
+import type { LockHolder } from "./lock.js";
+import { acquireLock, releaseLock } from "./lock.js";
+import { asStateError, openDatabase } from "./open-database.js";
+import type {
+  BaseSnapshot,
+  ConflictDraft,
+  ConflictRecord,
+  FailureDraft,
+  FailureRecord,
+  IntentDraft,
+  IntentRecord,
+  LinkRecord,
+  RunMode,
+  RunRecord,
+  RunResult,
+} from "./records.js";
+import { migrate } from "./schema.js";
+
+export type * from "./records.js";
+
+/** Options of `openStateStore`. */
+export interface StateStoreOptions {
+  /** The state file; created (mode 0600) with its directory's permissions if missing. */
+  readonly path: string;
+  /**
+   * How long to wait for another process that holds the file, in ms, before failing with
+   * `StateError("state_locked")`.
+   * @default 0 (fail at once)
+   */
+  readonly waitForLockMs?: number | undefined;
+  /** The clock for every stored timestamp. @default () => new Date() */
+  readonly now?: (() => Date) | undefined;
+}
+
+/**
+ * The persistent state of tinypm-sync: links with base snapshots, checkpoints, create intents,
+ * runs, parked failures and conflicts. One process at a time holds a state file (a lock row in
+ * the file); every method is synchronous and each write is one transaction.
+ */
+export interface StateStore {
+  readonly path: string;
+  /** The dead process whose lock this store took over, if any (for a warning). */
+  readonly tookOverLockFrom: LockHolder | undefined;
+  getLinkByTinypm(job: string, kind: ItemKind, tinypmId: string): LinkRecord | undefined;
+  getLinkByTarget(job: string, kind: ItemKind, targetId: string): LinkRecord | undefined;
+  /** Streams a job's links page by page (ordered by kind, tinyPM id); writing meanwhile is fine. */
+  links(job: string, kind?: ItemKind): IterableIterator<LinkRecord>;
+  countLinks(job: string): number;
+  /** Inserts or replaces the link of `(job, kind, tinypmId)`; a target id links to one item only. */
+  putLink(link: LinkRecord): void;
+  /** Replaces the base snapshot after a sync of the pair; the link must exist. */
+  updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): void;
+  deleteLink(job: string, kind: ItemKind, tinypmId: string): void;
+  /** A job's checkpoint for one system (or a key like `sync:<job>:<source>`). */
+  getCheckpoint(job: string, system: string): Checkpoint | undefined;
+  setCheckpoint(job: string, system: string, cp: Checkpoint): void;
+  /**
+   * Records a create before the remote call; idempotent per (job, kind, origin, target system).
+   * @returns the intent id to confirm or drop
+   */
+  recordIntent(i: IntentDraft): number;
+  /** In one transaction: stores the link of the created item and deletes the intent. */
+  confirmIntent(intentId: number, link: LinkRecord): void;
+  /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
+  pendingIntents(job: string): IntentRecord[];
+  /** Forgets an intent whose create is known not to have happened. */
+  dropIntent(intentId: number): void;
+  /** Records the start of a run. @returns a sortable run id */
+  startRun(job: string, mode: RunMode): string;
+  finishRun(runId: string, result: RunResult): void;
+  /** Runs, newest first. */
+  runs(opts?: { job?: string; limit?: number }): RunRecord[];
+  /** Parks a failed item (upsert by either id; `attempts` counts up). */
+  parkFailure(f: FailureDraft): void;
+  failures(job?: string): FailureRecord[];
+  clearFailure(job: string, kind: ItemKind, idOnEitherSide: string): void;
+  /** Opens a conflict, or updates the values of the open one of (job, kind, tinypmId, field). */
+  openConflict(c: ConflictDraft): number;
+  conflicts(opts?: { job?: string; status?: "open" | "resolved" }): ConflictRecord[];
+  /** Marks a conflict resolved; the engine applies it on the next sync. Unknown id → UsageError. */
+  resolveConflict(id: number, take: "tinypm" | "target"): ConflictRecord;
+  /** Records that the engine wrote a resolved conflict's chosen value. */
+  markConflictApplied(id: number): void;
+  /** Runs `fn` in one (nestable) transaction. */
+  transaction<T>(fn: () => T): T;
+  /** `"ok"`, or SQLite's list of problems. */
+  integrityCheck(): string;
+  /** Releases the lock and closes the file. Idempotent. */
+  close(): void;
+}
+
+/** Builds the store's methods once the file is open, locked and migrated. */
+function buildStore(db: Database, path: string, now: () => Date, close: () => void) {
+  const links = createLinkTable(db, now);
+  const runs = createRunJournal(db, now);
+  const issues = createIssueJournal(db, now);
+  return {
+    path,
+    ...links,
+    ...runs,
+    ...issues,
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    integrityCheck: (): string =>
+      db
+        .prepare<[], { integrity_check: string }>("PRAGMA integrity_check")
+        .all()
+        .map((r) => r.integrity_check)
+        .join("\n"),
+    close,
+  };
+}
+
+/**
+ * Opens a state file: checks it is a tinypm-sync state file not newer than this build, takes
+ * the single-process lock (waiting up to `waitForLockMs`, taking over a dead process's lock),
+ * migrates it to the current schema and closes runs a crashed process left open.
+ *
+ * @throws StateError `state_invalid` (not SQLite, corrupt, another application, newer schema;
+ *   the file is never written) or `state_locked` (held by a live process, named by pid)
+ * @example
+ * const state = openStateStore({ path: ".tinypm-sync/state.db" });
+ * try { … } finally { state.close(); }
+ */
+export function openStateStore(options: StateStoreOptions): StateStore {
+  const { path } = options;
+  const now = options.now ?? (() => new Date());
+  const isNew = !existsSync(path);
+  const db = openDatabase(path);
+  if (isNew) chmodSync(path, 0o600);
+  let lock;
+  try {
+    lock = acquireLock(db, { path, waitForLockMs: options.waitForLockMs ?? 0, now });
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw asStateError(path, error);
+  }
+  const { token, takenOverFrom } = lock;
+  const store = buildStore(db, path, now, () => {
+    if (!db.open) return;
+    releaseLock(db, token);
+    db.close();
+  });
+  // We hold the lock, so a run still marked running belongs to a process that is gone.
+  store.closeAbandonedRuns();
+  return { ...store, tookOverLockFrom: takenOverFrom };
+}
