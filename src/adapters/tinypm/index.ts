@@ -97,6 +97,13 @@ const CAPABILITIES: TrackerCapabilities = {
   bulkCreate: 1,
 };
 
+/** 2.0–2.5 servers have no comment or timesheet endpoints. */
+const CAPABILITIES_25: TrackerCapabilities = {
+  ...CAPABILITIES,
+  comments: false,
+  timeEntries: false,
+};
+
 const numbers = (values: readonly string[] | undefined): number[] =>
   (values ?? []).map((v) => toNumber(v)).filter((n): n is number => n !== undefined);
 
@@ -139,7 +146,10 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
 
   const tracker = {
     system: "tinypm" as const,
-    capabilities: CAPABILITIES,
+    /** Those of 2.6 until the version is probed (any read probes it), then the server's own. */
+    get capabilities(): TrackerCapabilities {
+      return session.knownVersion() === "2.5" ? CAPABILITIES_25 : CAPABILITIES;
+    },
     session,
     list: (query, opts) => list(query, opts?.signal),
     get: (ref, opts) => readItem(session, ref, opts?.signal),

@@ -50,6 +50,8 @@ export interface TinypmSession {
   readonly concurrency: number;
   project(): Promise<RawProject>;
   version(): Promise<ApiVersion>;
+  /** The version once probed, else `undefined`. */
+  knownVersion(): ApiVersion | undefined;
   context(): Promise<MapContext>;
   refreshContext(): void;
   listStories(signal?: AbortSignal): Promise<StorySummary[]>;
@@ -112,9 +114,11 @@ export function createSession(
     ),
   );
   // The server version is probed once: 2.6 projects carry their task statuses.
-  const version = memo(async (): Promise<ApiVersion> =>
-    (await project.get()).taskStatuses ? "2.6" : "2.5",
-  );
+  let known: ApiVersion | undefined;
+  const version = memo(async (): Promise<ApiVersion> => {
+    known = (await project.get()).taskStatuses ? "2.6" : "2.5";
+    return known;
+  });
 
   async function readUsers(): Promise<UserRef[]> {
     const list = await client.getXml({ path: "/users", operation: "GET /users" }, rawUsers);
@@ -158,6 +162,7 @@ export function createSession(
     concurrency,
     project: project.get,
     version: version.get,
+    knownVersion: () => known,
     context: context.get,
     refreshContext: () => {
       context.reset();
