@@ -1,0 +1,116 @@
+import type { Change, ChangePage, Checkpoint } from "../../core/tracker.js";
+import type { GithubRequest } from "./client.js";
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  laterOf,
+  seenInWindow,
+  sinceFor,
+  versionKey,
+} from "./feed.js";
+import { loadItem, pages, readIssue, type GithubContext } from "./reads.js";
+
+/** Rounds of "fetch the overlap window again" before giving up on priming the ETag. */
+const MAX_ROUNDS = 3;
+const OPERATION = "issues.listForRepo";
+
+function listRequest(
+  since: string | undefined,
+  etag: string | undefined,
+  signal?: AbortSignal,
+): GithubRequest {
+  return {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues",
+    params: {
+      state: "all",
+      sort: "updated",
+      direction: "asc",
+      per_page: 100,
+      ...(since === undefined ? {} : { since }),
+    },
+    ifNoneMatch: etag,
+    operation: OPERATION,
+    signal,
+  };
+}
+
+interface Round {
+  since: string | undefined;
+  max: string | undefined;
+  seen: Set<string>;
+}
+
+/**
+ * The change feed: issues updated since the checkpoint (`since`, `sort=updated`, `state=all`,
+ * 100 per page), the first page sent with the stored ETag. A 304 yields one empty page with the
+ * same checkpoint. After a changed scan, the overlap window is fetched once more (deduplicated)
+ * so that the ETag stored belongs to the next run's exact request: an unchanged repository then
+ * costs only 304s.
+ */
+export async function* changeFeed(
+  ctx: GithubContext,
+  from: Checkpoint | undefined,
+  signal?: AbortSignal,
+): AsyncGenerator<ChangePage> {
+  const cp = decodeCheckpoint(from);
+  const full = cp.since === undefined;
+  const state: Round = { since: cp.since, max: undefined, seen: new Set(splitSeen(cp.seen)) };
+  let etag = cp.etag;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let firstEtag: string | undefined;
+    for await (const page of pages(ctx, listRequest(state.since, etag, signal))) {
+      if (page === "not-modified") {
+        yield { changes: [], checkpoint: from ?? encodeCheckpoint(cp), complete: false };
+        return;
+      }
+      firstEtag ??= etagOf(page.response.headers.etag);
+      const changes = await pageChanges(ctx, page.items, state, signal);
+      yield { changes, checkpoint: checkpointOf(state, undefined), complete: false };
+    }
+    const next = state.max === undefined ? state.since : sinceFor(state.max);
+    if (next === state.since) {
+      yield { changes: [], checkpoint: checkpointOf(state, firstEtag), complete: full };
+      return;
+    }
+    state.since = next;
+    etag = undefined;
+  }
+  yield { changes: [], checkpoint: checkpointOf(state, undefined), complete: full };
+}
+
+function splitSeen(seen: string | undefined): string[] {
+  return seen === undefined || seen === "" ? [] : seen.split(",");
+}
+
+function etagOf(v: string | number | undefined): string {
+  return v === undefined ? "" : String(v);
+}
+
+function checkpointOf(state: Round, etag: string | undefined): Checkpoint {
+  const since = state.max === undefined ? state.since : sinceFor(state.max);
+  return encodeCheckpoint({
+    since,
+    etag,
+    seen: since === undefined ? undefined : seenInWindow(state.seen, since),
+  });
+}
+
+async function pageChanges(
+  ctx: GithubContext,
+  items: readonly unknown[],
+  state: Round,
+  signal: AbortSignal | undefined,
+): Promise<Change[]> {
+  const changes: Change[] = [];
+  for (const raw of items) {
+    const issue = readIssue(ctx, raw, OPERATION);
+    if (issue === undefined) continue;
+    const key = versionKey(issue);
+    state.max = laterOf(state.max, issue.updated_at);
+    if (state.seen.has(key)) continue;
+    state.seen.add(key);
+    changes.push({ kind: "upsert", item: await loadItem(ctx, issue, signal) });
+  }
+  return changes;
+}

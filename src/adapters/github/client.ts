@@ -1,0 +1,281 @@
+import { throttling } from "@octokit/plugin-throttling";
+import type { ThrottlingOptions } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+import {
+  AuthError,
+  InterruptedError,
+  NotFoundError,
+  PayloadInvalidError,
+  PermissionError,
+  RateLimitError,
+  RemoteUnavailableError,
+  type SyncError,
+} from "../../core/errors.js";
+import type { RemoteContext } from "../../core/errors.js";
+import type { ApiCallCounts } from "../../core/tracker.js";
+import type { Pacer } from "./pacer.js";
+import {
+  rateLimitVerdict,
+  readRateLimit,
+  type Headers,
+  type RateLimitSnapshot,
+} from "./rate-limit.js";
+
+/** The REST API version every request pins. */
+export const API_VERSION = "2022-11-28";
+/** The preview media type the issue import API requires. */
+export const IMPORT_ACCEPT = "application/vnd.github.golden-comet-preview+json";
+
+export interface GithubRequest {
+  readonly method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** A route template (`/repos/{owner}/{repo}/issues`) or an absolute URL from a `link` header. */
+  readonly url: string;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** For error messages: `issues.create`, `GET /repos/{owner}/{repo}/issues`. */
+  readonly operation: string;
+  readonly id?: string | undefined;
+  readonly ifNoneMatch?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface GithubResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly data: unknown;
+}
+
+export interface GithubClientOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly owner: string;
+  readonly repo: string;
+  readonly pacer: Pacer;
+  readonly tokenEnv?: string | undefined;
+  readonly userAgent?: string | undefined;
+  readonly now?: (() => number) | undefined;
+  /** The transport (default: global fetch); a seam for proxies and tests. */
+  readonly fetch?: typeof fetch | undefined;
+}
+
+export interface GithubClient {
+  /** One request; `"not-modified"` when a conditional GET was answered 304. */
+  request(req: GithubRequest): Promise<GithubResponse | "not-modified">;
+  counts(): ApiCallCounts;
+  rateLimit(): RateLimitSnapshot;
+}
+
+interface HttpErrorLike {
+  readonly status?: number;
+  readonly message?: string;
+  readonly name?: string;
+  readonly response?: { readonly headers?: Headers; readonly data?: unknown };
+}
+
+function asHttpError(err: unknown): HttpErrorLike {
+  return typeof err === "object" && err !== null ? err : {};
+}
+
+/** A throttling group that lets everything through: pacing is the pacer's job. */
+const passThrough = {
+  key: () => ({
+    schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) =>
+      Promise.resolve(fn(...args)),
+  }),
+};
+
+function throttleOptions(id: string): ThrottlingOptions {
+  const group = passThrough as unknown as NonNullable<
+    Extract<ThrottlingOptions, { onRateLimit: unknown }>["write"]
+  >;
+  return {
+    id,
+    write: group,
+    notifications: group,
+    search: group,
+    // The queue is the one layer that retries: never retry here.
+    onRateLimit: () => false,
+    onSecondaryRateLimit: () => false,
+  };
+}
+
+const ThrottledOctokit = Octokit.plugin(throttling);
+let instances = 0;
+
+/** The only place that touches Octokit: pins the API version, paces writes, counts calls. */
+export function createGithubClient(opts: GithubClientOptions): GithubClient {
+  const now = opts.now ?? Date.now;
+  const octokit = new ThrottledOctokit({
+    baseUrl: opts.baseUrl.replace(/\/+$/, ""),
+    auth: opts.token,
+    userAgent: opts.userAgent ?? "tinypm-sync",
+    headers: { "x-github-api-version": API_VERSION },
+    throttle: throttleOptions(`tinypm-sync-${++instances}`),
+    ...(opts.fetch === undefined ? {} : { request: { fetch: opts.fetch } }),
+    log: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
+  });
+  const send = octokit.request as unknown as (
+    options: Record<string, unknown>,
+  ) => Promise<{ status: number; headers: unknown; data: unknown }>;
+  const counts = { reads: 0, writes: 0, notModified: 0 };
+  let snapshot: RateLimitSnapshot = {};
+  const remember = (headers: Headers | undefined): void => {
+    if (headers?.["x-ratelimit-remaining"] !== undefined) snapshot = readRateLimit(headers);
+  };
+  return {
+    async request(req) {
+      const write = req.method !== "GET";
+      if (write) await opts.pacer.acquire(req.signal);
+      if (req.signal?.aborted === true) throw interrupted(req);
+      const headers: Record<string, string> = { ...req.headers };
+      if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
+        headers["if-none-match"] = req.ifNoneMatch;
+      }
+      try {
+        const res = await send({
+          method: req.method,
+          url: req.url,
+          owner: opts.owner,
+          repo: opts.repo,
+          ...req.params,
+          headers,
+          request: { signal: req.signal },
+        });
+        if (write) counts.writes++;
+        else counts.reads++;
+        remember(res.headers as Headers);
+        return { status: res.status, headers: res.headers as Headers, data: res.data };
+      } catch (err) {
+        const e = asHttpError(err);
+        remember(e.response?.headers);
+        if (e.status === 304) {
+          counts.notModified++;
+          return "not-modified";
+        }
+        if (write) counts.writes++;
+        else counts.reads++;
+        if (isAborted(req.signal)) throw interrupted(req);
+        throw toSyncError(
+          err,
+          { system: "github", operation: req.operation, id: req.id },
+          { tokenEnv: opts.tokenEnv, now: now() },
+        );
+      }
+    },
+    counts: () => ({ ...counts }),
+    rateLimit: () => snapshot,
+  };
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function interrupted(req: GithubRequest): InterruptedError {
+  return new InterruptedError(`GitHub ${req.operation} was interrupted by a stop signal`, {
+    hint: "Run the command again: it resumes where it stopped.",
+  });
+}
+
+function errorsOf(data: unknown): unknown[] {
+  if (typeof data !== "object" || data === null) return [];
+  const errors = (data as { errors?: unknown }).errors;
+  return Array.isArray(errors) ? errors : [];
+}
+
+function messageOf(e: HttpErrorLike): string {
+  const data = e.response?.data;
+  if (typeof data === "object" && data !== null) {
+    const m = (data as { message?: unknown }).message;
+    if (typeof m === "string") return m;
+  }
+  return e.message ?? "no message";
+}
+
+/**
+ * Maps an Octokit error to the typed errors of core: 401 → AuthError, 403 → PermissionError (or
+ * RateLimitError for a limit), 404/410 → NotFoundError, 400/422 → PayloadInvalidError with
+ * GitHub's `errors[]`, 429 → RateLimitError, 5xx, resets and timeouts → transient
+ * RemoteUnavailableError. Messages never carry the token or the authorization header.
+ */
+export function toSyncError(
+  err: unknown,
+  ctx: RemoteContext,
+  opts: { tokenEnv?: string | undefined; now?: number | undefined } = {},
+): SyncError {
+  const e = asHttpError(err);
+  const status = e.status;
+  const at = `${ctx.operation}${ctx.id === undefined ? "" : ` (#${ctx.id})`}`;
+  const message = messageOf(e);
+  const full: RemoteContext = { ...ctx, status };
+  const headers = e.response?.headers ?? {};
+  if (status === undefined || e.response === undefined || status >= 500) {
+    return new RemoteUnavailableError(
+      `GitHub ${at} failed: ${status ?? "no status"} ${message}`,
+      full,
+      {
+        hint: "GitHub did not answer properly; the run can be retried.",
+        transient: true,
+      },
+    );
+  }
+  const verdict = rateLimitVerdict({ status, headers, message, now: opts.now ?? Date.now() });
+  if (verdict !== undefined) {
+    return new RateLimitError(
+      `GitHub ${verdict.limit} rate limit on ${at}: wait ${verdict.retryAfterMs} ms (from ${verdict.source}); GitHub said "${message}"`,
+      full,
+      {
+        retryAfterMs: verdict.retryAfterMs,
+        limit: verdict.limit,
+        hint: "Wait, or lower writesPerMinute/writesPerHour in the target's limits.",
+        details: { rateLimit: readRateLimit(headers), source: verdict.source },
+      },
+    );
+  }
+  return statusError({
+    status,
+    at,
+    message,
+    full,
+    errors: errorsOf(e.response.data),
+    tokenEnv: opts.tokenEnv,
+  });
+}
+
+function statusError(a: {
+  status: number;
+  at: string;
+  message: string;
+  full: RemoteContext;
+  errors: unknown[];
+  tokenEnv: string | undefined;
+}): SyncError {
+  const { status, at, message, full } = a;
+  const what = `GitHub ${at} failed: ${status} ${message}`;
+  if (status === 401) {
+    const where = a.tokenEnv === undefined ? "the GitHub token" : `the token in ${a.tokenEnv}`;
+    return new AuthError(`${what} (${where} was rejected)`, full, {
+      hint: `Check ${where}: it may be expired, revoked or mistyped.`,
+    });
+  }
+  if (status === 403) {
+    return new PermissionError(what, full, {
+      hint: "Give the token write access to the repository's issues (fine-grained: Issues read/write).",
+    });
+  }
+  if (status === 404 || status === 410) {
+    return new NotFoundError(what, full, {
+      hint: "Check owner, repo and the item id; 410 means issues are disabled or the issue was deleted.",
+    });
+  }
+  return new PayloadInvalidError(
+    a.errors.length > 0 ? `${what}: ${JSON.stringify(a.errors)}` : what,
+    full,
+    { hint: "GitHub refused the payload; see details.errors.", details: { errors: a.errors } },
+  );
+}

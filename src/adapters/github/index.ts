@@ -1,0 +1,352 @@
+import { NotFoundError, UsageError } from "../../core/errors.js";
+import type {
+  Comment,
+  CommentDraft,
+  ItemRef,
+  Iteration,
+  Marker,
+  UserRef,
+  WorkItem,
+  WorkItemDraft,
+} from "../../core/model.js";
+import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
+import { changeFeed } from "./changes.js";
+import { createGithubClient } from "./client.js";
+import { createItem, type CreateDeps } from "./create.js";
+import { toComment, toUser, toWorkItem } from "./map.js";
+import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
+import { createPacer, type Pacer, type PacerState } from "./pacer.js";
+import type { RateLimitSnapshot } from "./rate-limit.js";
+import {
+  getRawIssue,
+  listRawComments,
+  listRawIssues,
+  loadItem,
+  pages,
+  parse,
+  readIssue,
+  type GithubContext,
+} from "./reads.js";
+import { probeRepo } from "./probe.js";
+import { rawUserSchema, type RawIssue } from "./schema.js";
+import {
+  addSubIssue,
+  ensureLabels,
+  ensureMilestone,
+  listMilestones,
+  patchIssue,
+  removeSubIssue,
+  updateComment,
+  updateParams,
+  createComment,
+  type LabelSpec,
+} from "./writes.js";
+
+export type { LabelSpec } from "./writes.js";
+export { ImportFailedError } from "./import-api.js";
+
+export interface GithubTrackerOptions {
+  /** `https://api.github.com`, or `https://ghes.example.com/api/v3` for GitHub Enterprise Server. */
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly owner: string;
+  readonly repo: string;
+  /** The environment variable the token came from, named in authentication errors. */
+  readonly tokenEnv?: string | undefined;
+  /** Content-creation pacing (GitHub: 80 per minute, 500 per hour). */
+  readonly writesPerMinute?: number | undefined;
+  readonly writesPerHour?: number | undefined;
+  /** Testing and benchmark aid: run the pacer's clock N times faster (match the sandbox's). */
+  readonly timeScale?: number | undefined;
+  /** Create through the issue import API (admin token; one call per issue with its comments). */
+  readonly importApi?: boolean | undefined;
+  /** The repository's labels with colours, ensured once before the first create. */
+  readonly labels?: readonly LabelSpec[] | undefined;
+  readonly logger?: { debug(obj: object, msg?: string): void } | undefined;
+  readonly userAgent?: string | undefined;
+  /** Transport seam (default global fetch). */
+  readonly fetch?: typeof fetch | undefined;
+}
+
+export interface GithubRateLimitState {
+  readonly core: RateLimitSnapshot;
+  readonly pacer: PacerState;
+}
+
+/** The Tracker plus GitHub's own operations. */
+export interface GithubTracker extends Tracker {
+  ensureLabels(
+    labels: readonly LabelSpec[],
+    opts?: CallOptions,
+  ): Promise<{ created: string[]; updated: string[] }>;
+  /** Attaches `child` (an issue number) under `parent`, by the child's id. */
+  addSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
+  removeSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
+  listSubIssues(parent: string, opts?: CallOptions): Promise<WorkItem[]>;
+  listComments(item: ItemRef, opts?: CallOptions): Promise<Comment[]>;
+  updateComment(commentId: string, body: string, opts?: CallOptions): Promise<Comment>;
+  /** The comment a rerun already wrote for this draft (same marker and content key). */
+  findComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment | undefined>;
+  /** One import call with the issue's comments (admin token). */
+  importIssue(
+    draft: WorkItemDraft,
+    comments: readonly CommentDraft[],
+    opts?: CallOptions,
+  ): Promise<WorkItem>;
+  rateLimitState(): GithubRateLimitState;
+  /** The write pacer: the adapter already paces every write through it. */
+  readonly pacer: Pacer;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
+}
+
+function numberOf(ref: ItemRef | string): string {
+  return typeof ref === "string" ? ref : ref.id;
+}
+
+/** The GitHub Issues adapter: one repository's issues as canonical work items. */
+export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
+  const timeScale = options.timeScale ?? 1;
+  const pacer: Pacer = createPacer({
+    writesPerMinute: options.writesPerMinute,
+    writesPerHour: options.writesPerHour,
+    timeScale,
+  });
+  const client = createGithubClient({ ...options, pacer });
+  const ctx: GithubContext = { client, ids: new Map() };
+  let milestones: Iteration[] | undefined;
+  let labelsEnsured = options.labels === undefined;
+  let markerIndex: Map<string, RawIssue> | undefined;
+
+  const ensureIteration = async (
+    draft: { name: string } & Omit<Iteration, "id" | "name">,
+    o?: CallOptions,
+  ): Promise<Iteration> => {
+    milestones ??= await listMilestones(ctx, o?.signal);
+    return ensureMilestone(ctx, draft, milestones, o?.signal);
+  };
+  const deps: CreateDeps = {
+    ctx,
+    milestoneFor: async (name, signal) => Number((await ensureIteration({ name }, { signal })).id),
+    beforeCreate: async (signal) => {
+      if (labelsEnsured || options.labels === undefined) return;
+      await ensureLabels(ctx, options.labels, signal);
+      labelsEnsured = true;
+    },
+    importApi: options.importApi ?? false,
+    pollMs: 1000 / timeScale,
+    sleep,
+  };
+  const mustGet = async (ref: ItemRef | string, signal?: AbortSignal): Promise<RawIssue> => {
+    const raw = await getRawIssue(ctx, numberOf(ref), signal);
+    if (raw === undefined)
+      throw new NotFoundError(`GitHub issue #${numberOf(ref)} does not exist`, {
+        system: "github",
+        operation: "issues.get",
+        id: numberOf(ref),
+        status: 404,
+      });
+    return raw;
+  };
+  const buildIndex = async (signal?: AbortSignal): Promise<Map<string, RawIssue>> => {
+    const index = new Map<string, RawIssue>();
+    for await (const raw of listRawIssues(ctx, signal)) {
+      const block = parseIssueBody(raw.body).block;
+      if (block !== undefined) index.set(markerKey(block.marker), raw);
+    }
+    return index;
+  };
+
+  const tracker = {
+    system: "github",
+    capabilities: {
+      comments: true,
+      timeEntries: false,
+      iterations: true,
+      labels: true,
+      delete: "soft",
+      changeFeed: "updated-since",
+      markers: true,
+      bulkCreate: 1,
+    },
+
+    async *list(query: ListQuery, o?: CallOptions): AsyncGenerator<WorkItem> {
+      if (query.parentId !== undefined) {
+        for (const raw of await listSubIssuesRaw(query.parentId, o?.signal))
+          yield {
+            ...(await loadItem(ctx, raw, o?.signal)),
+            kind: "task",
+            parentId: query.parentId,
+          };
+        return;
+      }
+      for await (const raw of listRawIssues(ctx, o?.signal)) {
+        const isTask = raw.parent_issue_url != null;
+        if (query.kind === "task" && !isTask) continue;
+        if (query.kind === "story" && isTask) continue;
+        yield await loadItem(ctx, raw, o?.signal);
+      }
+    },
+    async get(ref: ItemRef, o?: CallOptions) {
+      const raw = await getRawIssue(ctx, ref.id, o?.signal);
+      return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+    },
+    async create(draft: WorkItemDraft, o?: CallOptions) {
+      markerIndex = undefined;
+      return createItem(deps, draft, [], o?.signal);
+    },
+    async createMany(drafts: readonly WorkItemDraft[], o?: CallOptions) {
+      const out: (WorkItem | Error)[] = [];
+      for (const d of drafts)
+        out.push(
+          await tracker
+            .create(d, o)
+            .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+        );
+      return out;
+    },
+    async update(ref: ItemRef, patch: Parameters<Tracker["update"]>[1], o?: CallOptions) {
+      const set = patch.set;
+      const milestone = !Object.hasOwn(set, "iteration")
+        ? undefined
+        : set.iteration === undefined
+          ? null
+          : await deps.milestoneFor(set.iteration.name, o?.signal);
+      const params = await updateParams(ctx, ref.id, patch, milestone, o?.signal);
+      const raw =
+        Object.keys(params).length === 0
+          ? await mustGet(ref, o?.signal)
+          : await patchIssue(ctx, ref.id, params, o?.signal);
+      return loadItem(ctx, raw, o?.signal);
+    },
+    async delete(ref: ItemRef, o?: CallOptions) {
+      await patchIssue(ctx, ref.id, { state: "closed", state_reason: "not_planned" }, o?.signal);
+    },
+    changes: (from: Parameters<Tracker["changes"]>[0], o?: CallOptions) =>
+      changeFeed(ctx, from, o?.signal),
+    async findByMarker(marker: Marker, o?: CallOptions) {
+      markerIndex ??= await buildIndex(o?.signal);
+      const raw = markerIndex.get(markerKey(marker));
+      return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+    },
+    async addComment(item: ItemRef, draft: CommentDraft, o?: CallOptions) {
+      return createComment(ctx, item.id, draft, o?.signal);
+    },
+    addTimeEntry(): Promise<never> {
+      return Promise.reject(
+        new UsageError("GitHub issues have no time entries (capabilities.timeEntries is false)", {
+          hint: "Carry time entries in the mapping's metadata.",
+        }),
+      );
+    },
+    async listIterations(o?: CallOptions) {
+      milestones = await listMilestones(ctx, o?.signal);
+      return [...milestones];
+    },
+    ensureIteration,
+    async listUsers(o?: CallOptions): Promise<readonly UserRef[]> {
+      const operation = "repos.listCollaborators";
+      const out: UserRef[] = [];
+      for await (const page of pages(ctx, {
+        method: "GET",
+        url: "/repos/{owner}/{repo}/collaborators",
+        params: { per_page: 100 },
+        operation,
+        signal: o?.signal,
+      })) {
+        if (page !== "not-modified")
+          out.push(
+            ...parse(rawUserSchema.array(), page.items, { operation }).map((u) => toUser(u.login)),
+          );
+      }
+      return out;
+    },
+    probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
+    apiCalls: () => client.counts(),
+    close: () => Promise.resolve(),
+
+    // GitHub extras
+    /** Creates missing labels and fixes colours/descriptions. */
+    ensureLabels: (labels: readonly LabelSpec[], o?: CallOptions) =>
+      ensureLabels(ctx, labels, o?.signal),
+    addSubIssue: (parent: string, child: string, o?: CallOptions) =>
+      addSubIssue(ctx, parent, child, o?.signal),
+    removeSubIssue: (parent: string, child: string, o?: CallOptions) =>
+      removeSubIssue(ctx, parent, child, o?.signal),
+    listSubIssues: async (parent: string, o?: CallOptions) =>
+      (await listSubIssuesRaw(parent, o?.signal)).map((r) => ({
+        ...toWorkItem(r),
+        kind: "task" as const,
+        parentId: parent,
+      })),
+    listComments: async (item: ItemRef, o?: CallOptions): Promise<Comment[]> =>
+      (await listRawComments(ctx, Number(item.id), o?.signal)).map(toComment),
+    updateComment: (commentId: string, body: string, o?: CallOptions) =>
+      updateComment(ctx, commentId, body, o?.signal),
+    /** The comment a rerun already wrote for this draft (same marker and content key). */
+    async findComment(
+      item: ItemRef,
+      draft: CommentDraft,
+      o?: CallOptions,
+    ): Promise<Comment | undefined> {
+      if (draft.marker === undefined) return undefined;
+      const author = draft.author.login ?? draft.author.id ?? draft.author.name ?? "";
+      const key = commentKey({ author, createdAt: draft.createdAt, body: draft.body });
+      const raw = (await listRawComments(ctx, Number(item.id), o?.signal)).find(
+        (c) => parseCommentBody(c.body).block?.key === key,
+      );
+      return raw === undefined ? undefined : toComment(raw);
+    },
+    /** One import call with the issue's comments (needs `importApi` rights: admin). */
+    async importIssue(draft: WorkItemDraft, comments: readonly CommentDraft[], o?: CallOptions) {
+      markerIndex = undefined;
+      const item = await createItem({ ...deps, importApi: true }, draft, comments, o?.signal);
+      return comments.length === 0
+        ? item
+        : {
+            ...(await loadItem(ctx, await mustGet(item.id, o?.signal), o?.signal)),
+            kind: item.kind,
+            parentId: item.parentId,
+          };
+    },
+    rateLimitState: (): GithubRateLimitState => ({
+      core: client.rateLimit(),
+      pacer: pacer.state(),
+    }),
+    /** The write pacer (the adapter already paces every write through it). */
+    pacer,
+  } satisfies GithubTracker;
+
+  async function listSubIssuesRaw(parent: string, signal?: AbortSignal): Promise<RawIssue[]> {
+    const operation = "issues.listSubIssues";
+    const out: RawIssue[] = [];
+    for await (const page of pages(ctx, {
+      method: "GET",
+      url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+      params: { issue_number: Number(parent), per_page: 100 },
+      operation,
+      id: parent,
+      signal,
+    })) {
+      if (page === "not-modified") continue;
+      for (const raw of page.items) {
+        const issue = readIssue(ctx, raw, operation);
+        if (issue !== undefined) out.push(issue);
+      }
+    }
+    return out;
+  }
+  return tracker;
+}

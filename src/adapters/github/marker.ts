@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import type { ItemKind, JsonValue, Marker, SystemName } from "../../core/model.js";
+
+/** The prefix of every hidden block the tool writes into a GitHub body. */
+export const MARKER_TAG = "tinypm-sync:v1";
+
+/** What an issue body's hidden block holds: the origin marker and the metadata. */
+export interface IssueMarkerBlock {
+  readonly marker: Marker;
+  readonly meta: Readonly<Record<string, JsonValue>>;
+}
+
+/** What a comment body's hidden block holds: enough to find a comment a rerun already wrote. */
+export interface CommentMarkerBlock {
+  readonly job: string;
+  readonly origin: SystemName;
+  readonly originId: string;
+  /** A content key: the same comment always gets the same key. */
+  readonly key: string;
+}
+
+const SYSTEMS: readonly string[] = ["tinypm", "github", "jira", "memory"];
+const KINDS: readonly string[] = ["story", "task"];
+const BLOCK_RE = /\n*<!-- tinypm-sync:v1 (\{.*?\}) -->\s*$/s;
+
+/** JSON that can never contain `-->` (or any `<`, `>`, `&`), so it is safe inside an HTML comment. */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026");
+}
+
+function block(json: string): string {
+  return `<!-- ${MARKER_TAG} ${json} -->`;
+}
+
+function join(text: string, hidden: string): string {
+  return text === "" ? hidden : `${text}\n\n${hidden}`;
+}
+
+/** The body for an issue: the description, then the hidden block at the end. */
+export function withIssueMarker(description: string, data: IssueMarkerBlock): string {
+  const { job, origin, originKind, originId } = data.marker;
+  return join(description, block(safeJson({ job, origin, originKind, originId, meta: data.meta })));
+}
+
+/** The body for a comment: the text, then the small hidden block. */
+export function withCommentMarker(text: string, data: CommentMarkerBlock): string {
+  return join(text, block(safeJson(data)));
+}
+
+/** Splits a body into the visible text and the parsed JSON of its hidden block, if any. */
+export function splitBody(body: string | null | undefined): { text: string; json?: unknown } {
+  const raw = body ?? "";
+  const m = BLOCK_RE.exec(raw);
+  if (m?.[1] === undefined) return { text: raw };
+  try {
+    return { text: raw.slice(0, m.index), json: JSON.parse(m[1]) as unknown };
+  } catch {
+    return { text: raw };
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Reads an issue body: the description without the block, the marker and the metadata. */
+export function parseIssueBody(body: string | null | undefined): {
+  description: string;
+  block?: IssueMarkerBlock;
+} {
+  const { text, json } = splitBody(body);
+  if (!isRecord(json)) return { description: text };
+  const { job, origin, originKind, originId, meta } = json;
+  if (
+    typeof job !== "string" ||
+    typeof origin !== "string" ||
+    !SYSTEMS.includes(origin) ||
+    typeof originKind !== "string" ||
+    !KINDS.includes(originKind) ||
+    typeof originId !== "string"
+  ) {
+    return { description: text };
+  }
+  const marker: Marker = {
+    job,
+    origin: origin as SystemName,
+    originKind: originKind as ItemKind,
+    originId,
+  };
+  const metadata = isRecord(meta) ? (meta as Record<string, JsonValue>) : {};
+  return { description: text, block: { marker, meta: metadata } };
+}
+
+/** Reads a comment body: the text without the block, and the comment marker. */
+export function parseCommentBody(body: string | null | undefined): {
+  text: string;
+  block?: CommentMarkerBlock;
+} {
+  const { text, json } = splitBody(body);
+  if (!isRecord(json)) return { text };
+  const { job, origin, originId, key } = json;
+  if (
+    typeof job !== "string" ||
+    typeof origin !== "string" ||
+    !SYSTEMS.includes(origin) ||
+    typeof originId !== "string" ||
+    typeof key !== "string"
+  ) {
+    return { text };
+  }
+  return { text, block: { job, origin: origin as SystemName, originId, key } };
+}
+
+/** The stable key of a marker, for indexes. */
+export function markerKey(m: Marker): string {
+  return [m.job, m.origin, m.originKind, m.originId].join("\u0000");
+}
+
+/** The content key of a comment: same author, time and text → same key. */
+export function commentKey(parts: { author: string; createdAt: string; body: string }): string {
+  return createHash("sha256")
+    .update(`${parts.author}\u0000${parts.createdAt}\u0000${parts.body}`)
+    .digest("hex")
+    .slice(0, 16);
+}

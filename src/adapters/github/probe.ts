@@ -1,0 +1,62 @@
+import type { ProbeResult } from "../../core/tracker.js";
+import { fetchOne, parse, type GithubContext } from "./reads.js";
+import { rawRepoSchema } from "./schema.js";
+
+/** Reachable, token accepted, repository visible, push rights: one `GET /repos/{o}/{r}`. */
+export async function probeRepo(
+  ctx: GithubContext,
+  where: { baseUrl: string; owner: string; repo: string },
+  signal?: AbortSignal,
+): Promise<ProbeResult> {
+  const name = `${where.owner}/${where.repo}`;
+  const base = { system: "github" as const };
+  try {
+    const res = await fetchOne(ctx, {
+      method: "GET",
+      url: "/repos/{owner}/{repo}",
+      operation: "repos.get",
+      signal,
+    });
+    const repo = parse(rawRepoSchema, res.data, { operation: "repos.get" });
+    const canWrite = repo.permissions?.push === true || repo.permissions?.admin === true;
+    return {
+      ...base,
+      reachable: true,
+      authenticated: true,
+      projectVisible: true,
+      canWrite,
+      details: `GitHub at ${where.baseUrl}, repository ${repo.full_name}${canWrite ? "" : " (read-only token)"}`,
+    };
+  } catch (err) {
+    const code = err instanceof Error && "code" in err ? String(err.code) : "internal";
+    const details = `GitHub at ${where.baseUrl}, repository ${name}: ${err instanceof Error ? err.message : String(err)}`;
+    if (code === "auth_failed")
+      return {
+        ...base,
+        reachable: true,
+        authenticated: false,
+        projectVisible: false,
+        canWrite: false,
+        details,
+      };
+    if (code === "not_found" || code === "permission_denied")
+      return {
+        ...base,
+        reachable: true,
+        authenticated: true,
+        projectVisible: false,
+        canWrite: false,
+        details,
+      };
+    if (code === "remote_unavailable")
+      return {
+        ...base,
+        reachable: false,
+        authenticated: false,
+        projectVisible: false,
+        canWrite: false,
+        details,
+      };
+    throw err;
+  }
+}

@@ -1,0 +1,174 @@
+import type { z } from "zod";
+import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
+import type { WorkItem } from "../../core/model.js";
+import type { GithubClient, GithubRequest, GithubResponse } from "./client.js";
+import { toWorkItem } from "./map.js";
+import { rawCommentSchema, rawIssueSchema, type RawComment, type RawIssue } from "./schema.js";
+
+/** What the read and write helpers share: the client and a number → id cache. */
+export interface GithubContext {
+  readonly client: GithubClient;
+  /** Issue number → issue `id` (sub-issue calls take the child's id, not its number). */
+  readonly ids: Map<number, number>;
+}
+
+/** Validates a payload; a mismatch is a `PayloadInvalidError` naming the operation and the paths. */
+export function parse<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  where: { operation: string; id?: string | undefined },
+): z.infer<S> {
+  const r = schema.safeParse(data);
+  if (r.success) return r.data;
+  const problems = r.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(" > ") || "(root)"}: ${i.message}`);
+  throw new PayloadInvalidError(
+    `GitHub ${where.operation} answered an unexpected payload: ${problems.join("; ")}`,
+    { system: "github", operation: where.operation, id: where.id },
+    { hint: "Check baseUrl points at a GitHub REST API (api.github.com or GHES /api/v3)." },
+  );
+}
+
+/** The `rel="next"` URL of a `link` header, verbatim. */
+export function nextLink(link: string | number | undefined): string | undefined {
+  if (typeof link !== "string") return undefined;
+  for (const part of link.split(",")) {
+    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (m?.[1] !== undefined) return m[1];
+  }
+  return undefined;
+}
+
+/** Must succeed (no conditional request): the response, never "not-modified". */
+export async function fetchOne(ctx: GithubContext, req: GithubRequest): Promise<GithubResponse> {
+  const res = await ctx.client.request(req);
+  if (res === "not-modified") {
+    throw new PayloadInvalidError(
+      `GitHub ${req.operation} answered 304 to an unconditional request`,
+      {
+        system: "github",
+        operation: req.operation,
+      },
+    );
+  }
+  return res;
+}
+
+/**
+ * Every page of a list endpoint, following `link: rel="next"` exactly as given. The first page
+ * may be conditional: then `"not-modified"` is yielded once instead.
+ */
+export async function* pages(
+  ctx: GithubContext,
+  first: GithubRequest,
+): AsyncGenerator<{ items: unknown[]; response: GithubResponse } | "not-modified"> {
+  let req: GithubRequest | undefined = first;
+  while (req !== undefined) {
+    const res = await ctx.client.request(req);
+    if (res === "not-modified") {
+      yield res;
+      return;
+    }
+    if (!Array.isArray(res.data)) {
+      parse(rawIssueSchema.array(), res.data, req);
+      return;
+    }
+    yield { items: res.data as unknown[], response: res };
+    const next = nextLink(res.headers.link);
+    req =
+      next === undefined
+        ? undefined
+        : { method: "GET", url: next, operation: first.operation, signal: first.signal };
+  }
+}
+
+/** Parses one raw issue and remembers its id; pull requests give `undefined`. */
+export function readIssue(
+  ctx: GithubContext,
+  data: unknown,
+  operation: string,
+): RawIssue | undefined {
+  const issue = parse(rawIssueSchema, data, { operation });
+  ctx.ids.set(issue.number, issue.id);
+  return issue.pull_request === undefined ? issue : undefined;
+}
+
+/** All comments of an issue (paged). */
+export async function listRawComments(
+  ctx: GithubContext,
+  number: number,
+  signal?: AbortSignal,
+): Promise<RawComment[]> {
+  const out: RawComment[] = [];
+  const operation = "issues.listComments";
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+    params: { issue_number: number, per_page: 100 },
+    operation,
+    id: String(number),
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") break;
+    out.push(...parse(rawCommentSchema.array(), page.items, { operation, id: String(number) }));
+  }
+  return out;
+}
+
+/** A raw issue as a work item, reading its comments only when it has some. */
+export async function loadItem(
+  ctx: GithubContext,
+  issue: RawIssue,
+  signal?: AbortSignal,
+): Promise<WorkItem> {
+  const comments = issue.comments > 0 ? await listRawComments(ctx, issue.number, signal) : [];
+  return toWorkItem(issue, comments);
+}
+
+/** One issue by number; `undefined` when missing, deleted or a pull request. */
+export async function getRawIssue(
+  ctx: GithubContext,
+  number: string,
+  signal?: AbortSignal,
+): Promise<RawIssue | undefined> {
+  if (!/^\d+$/.test(number)) return undefined;
+  const operation = "issues.get";
+  try {
+    const res = await fetchOne(ctx, {
+      method: "GET",
+      url: "/repos/{owner}/{repo}/issues/{issue_number}",
+      params: { issue_number: Number(number) },
+      operation,
+      id: number,
+      signal,
+    });
+    return readIssue(ctx, res.data, operation);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/** Every issue of the repository (pull requests skipped), oldest update first. */
+export async function* listRawIssues(
+  ctx: GithubContext,
+  signal?: AbortSignal,
+): AsyncGenerator<RawIssue> {
+  const operation = "issues.listForRepo";
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues",
+    params: { state: "all", sort: "updated", direction: "asc", per_page: 100 },
+    operation,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") return;
+    for (const raw of page.items) {
+      const issue = readIssue(ctx, raw, operation);
+      if (issue !== undefined) yield issue;
+    }
+  }
+}
