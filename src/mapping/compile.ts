@@ -1,0 +1,205 @@
+/**
+ * Compiles a mapping spec once into pure functions for both directions. No I/O: users and
+ * iterations are passed in as tables.
+ *
+ * The round-trip rule: whatever `inverse(forward(x))` does not give back exactly travels in
+ * `metadata.original`, and is used on the way back only while the target still holds what
+ * `forward(original)` wrote. So the round trip is lossless, and an edit on the target wins.
+ */
+import type {
+  Comment,
+  CommentDraft,
+  ItemKind,
+  Iteration,
+  IterationDraft,
+  JsonValue,
+  TimeEntryDraft,
+  WorkItem,
+  WorkItemDraft,
+  WorkItemFieldName,
+  WorkItemFields,
+} from "../core/model.js";
+import { WORK_ITEM_FIELD_NAMES } from "../core/model.js";
+import { createCommentCodec } from "./comments.js";
+import {
+  compileField,
+  type FieldCodec,
+  type LabelDefinition,
+  type TargetAccumulator,
+} from "./field-codec.js";
+import { createIterationCodec } from "./iterations.js";
+import type { FieldRule, KindRules, MappingSpec } from "./schema.js";
+import { appendSummary, createTimeEntryCodec, stripSummary } from "./time-entries.js";
+import { createUserLookup } from "./user-lookup.js";
+import { EMPTY_USER_TABLE, type UserTable } from "./users.js";
+import type { ValueCodecContext } from "./value-codec.js";
+import { isRecord, sameValue, toJsonValue } from "./values.js";
+
+export type { LabelDefinition } from "./field-codec.js";
+
+/** The lookups a mapping needs, computed by the caller (no I/O in the mapping). */
+export interface CompileTables {
+  /** User translation (from `matchUsers`). @default no user translates, policy skip */
+  readonly users?: UserTable | undefined;
+  /** tinyPM iterations, so that `toTinypm` gives iteration refs their tinyPM id. */
+  readonly iterations?: readonly Iteration[] | undefined;
+}
+
+/** A mapping compiled into pure functions. */
+export interface CompiledMapping {
+  readonly target: "github" | "jira";
+  readonly spec: MappingSpec;
+  /** A tinyPM item as a target-flavoured draft, with `metadata` (kind and tinyPM `parentId` kept). */
+  toTarget(item: WorkItem): WorkItemDraft;
+  /** A target item as a tinyPM-flavoured draft, using its `metadata` for what the target lacks. */
+  toTinypm(item: WorkItem): WorkItemDraft;
+  commentToTarget(comment: Comment): CommentDraft;
+  commentToTinypm(comment: Comment): CommentDraft;
+  /** The target's native time entries of a tinyPM item (Jira worklogs; GitHub: none). */
+  timeEntriesToTarget(item: WorkItem): TimeEntryDraft[];
+  /** The tinyPM time entries of a target item (from worklogs or metadata). */
+  timeEntriesToTinypm(item: WorkItem): TimeEntryDraft[];
+  iterationToTarget(iteration: Iteration): IterationDraft;
+  iterationToTinypm(iteration: Iteration): IterationDraft;
+  /** The labels the target must have (GitHub "ensure labels"), with colours. */
+  labels(): readonly LabelDefinition[];
+  /** The comparable fields of an item (defined ones only), for per-field comparison. */
+  fieldsOf(item: WorkItemFields): Partial<WorkItemFields>;
+  /** The fields the mapping syncs for a kind. */
+  fieldNames(kind: ItemKind): readonly WorkItemFieldName[];
+}
+
+interface KindCodec {
+  readonly codecs: readonly FieldCodec[];
+  readonly owned: (label: string) => boolean;
+}
+
+function compileKind(rules: KindRules, ctx: ValueCodecContext): KindCodec {
+  const codecs = (Object.entries(rules) as [WorkItemFieldName, FieldRule | undefined][])
+    .filter((e): e is [WorkItemFieldName, FieldRule] => e[1] !== undefined)
+    .map(([field, rule]) => compileField(field, rule, ctx));
+  return { codecs, owned: (label) => codecs.some((c) => c.owns(label)) };
+}
+
+function encodeItem(
+  kind: KindCodec,
+  item: WorkItem,
+): TargetAccumulator & { original: Record<string, JsonValue> } {
+  const acc = { fields: {}, labels: [], metadata: {}, original: {} as Record<string, JsonValue> };
+  for (const c of kind.codecs) {
+    const value = item[c.field];
+    const tv = c.encode(value);
+    c.put(acc, tv);
+    if (!sameValue(c.decode(tv), value)) acc.original[c.field] = toJsonValue(value) ?? null;
+  }
+  return acc;
+}
+
+function decodeField(
+  c: FieldCodec,
+  tv: unknown,
+  original: Readonly<Record<string, unknown>>,
+): unknown {
+  if (Object.hasOwn(original, c.field)) {
+    const ov = original[c.field] === null ? undefined : original[c.field];
+    if (c.value.accepts(ov) && c.same(c.encode(ov), tv)) return ov;
+  }
+  return c.decode(tv);
+}
+
+function decodeItem(kind: KindCodec, item: WorkItem): Record<string, unknown> {
+  const original = isRecord(item.metadata.original) ? item.metadata.original : {};
+  const out: Record<string, unknown> = {};
+  for (const c of kind.codecs) {
+    const v = decodeField(c, c.take(item, kind.owned), original);
+    if (v !== undefined) out[c.field] = v;
+  }
+  return out;
+}
+
+function assemble(
+  item: WorkItem,
+  fields: Record<string, unknown>,
+  labels: readonly string[],
+): Record<string, unknown> {
+  return {
+    kind: item.kind,
+    ...(item.parentId === undefined ? {} : { parentId: item.parentId }),
+    ...fields,
+    title: fields.title ?? item.title,
+    status: fields.status ?? item.status,
+    assignees: fields.assignees ?? [],
+    labels,
+  };
+}
+
+/**
+ * Compiles a validated mapping.
+ * @example const m = compileMapping(loadMapping("mappings/github.yaml"), { users: table });
+ */
+export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): CompiledMapping {
+  const users = createUserLookup(tables.users ?? EMPTY_USER_TABLE);
+  const iterations = new Map((tables.iterations ?? []).map((it) => [it.name, it]));
+  const ctx: ValueCodecContext = { users, iterations };
+  const kinds: Record<ItemKind, KindCodec> = {
+    story: compileKind(spec.story, ctx),
+    task: compileKind(spec.task, ctx),
+  };
+  const comments = createCommentCodec({
+    header: spec.comments.header,
+    transform: spec.comments.transform ?? [],
+    users,
+  });
+  const summary = spec.timeEntries.summary ?? false;
+  const time = createTimeEntryCodec({ to: spec.timeEntries.to, summary, users });
+  const iterationCodec = createIterationCodec(spec.to);
+  return {
+    target: spec.to,
+    spec,
+    toTarget(item) {
+      const acc = encodeItem(kinds[item.kind], item);
+      const metadata: Record<string, JsonValue> = { ...acc.metadata };
+      if (Object.keys(acc.original).length > 0) metadata.original = acc.original;
+      const entries = time.metadataFor(item);
+      if (entries !== undefined) metadata.timeEntries = entries;
+      const description = appendSummary(
+        acc.fields.description as string | undefined,
+        time.summary(item.timeEntries),
+      );
+      const fields = description === undefined ? acc.fields : { ...acc.fields, description };
+      return { ...assemble(item, fields, acc.labels), metadata } as unknown as WorkItemDraft;
+    },
+    toTinypm(item) {
+      const source = summary ? { ...item, description: stripSummary(item.description) } : item;
+      const fields = decodeItem(kinds[item.kind], source);
+      return assemble(
+        item,
+        fields,
+        (fields.labels as string[] | undefined) ?? [],
+      ) as unknown as WorkItemDraft;
+    },
+    commentToTarget: (c) => comments.toTarget(c),
+    commentToTinypm: (c) => comments.toTinypm(c),
+    timeEntriesToTarget: (item) => time.toTarget(item),
+    timeEntriesToTinypm: (item) => time.toTinypm(item),
+    iterationToTarget: (it) => iterationCodec.toTarget(it),
+    iterationToTinypm: (it) => iterationCodec.toTinypm(it),
+    labels: () => uniqueLabels([...kinds.story.codecs, ...kinds.task.codecs]),
+    fieldsOf,
+    fieldNames: (kind) => kinds[kind].codecs.map((c) => c.field),
+  };
+}
+
+function uniqueLabels(codecs: readonly FieldCodec[]): LabelDefinition[] {
+  const byName = new Map<string, LabelDefinition>();
+  for (const c of codecs)
+    for (const l of c.labels()) if (!byName.has(l.name)) byName.set(l.name, l);
+  return [...byName.values()];
+}
+
+/** The defined comparable fields of an item. */
+export function fieldsOf(item: WorkItemFields): Partial<WorkItemFields> {
+  const out: Record<string, unknown> = {};
+  for (const name of WORK_ITEM_FIELD_NAMES) if (item[name] !== undefined) out[name] = item[name];
+  return out;
+}

@@ -1,0 +1,172 @@
+/**
+ * Field codecs: one compiled rule. A value codec says how the value changes; the slot says where
+ * it lives on the target (a canonical field, a `prefix + value` label, or a metadata key); an
+ * optional extra label (e.g. `status: in progress` next to an open issue) refines a native value.
+ */
+import type { JsonValue, WorkItem, WorkItemFieldName } from "../core/model.js";
+import type { FieldRule, LabelSpec } from "./schema.js";
+import { valueCodecFor, type ValueCodec, type ValueCodecContext } from "./value-codec.js";
+import { stableKey } from "./values.js";
+
+/** What `toTarget` accumulates. */
+export interface TargetAccumulator {
+  readonly fields: Record<string, unknown>;
+  readonly labels: string[];
+  readonly metadata: Record<string, JsonValue>;
+}
+
+/** A label the target must have. */
+export interface LabelDefinition {
+  readonly name: string;
+  readonly color: string;
+  readonly description?: string | undefined;
+}
+
+/** One compiled field rule. */
+export interface FieldCodec {
+  readonly field: WorkItemFieldName;
+  readonly value: ValueCodec;
+  /** The target value for a tinyPM value (including an extra label part). */
+  encode(value: unknown): unknown;
+  /** The tinyPM value for a target value. */
+  decode(value: unknown): unknown;
+  put(acc: TargetAccumulator, targetValue: unknown): void;
+  /** The target value as the item holds it; `owned` tells which labels belong to label rules. */
+  take(item: WorkItem, owned: (label: string) => boolean): unknown;
+  /** Whether two target values are the same (users by id, labels as a set, "" as absent). */
+  same(a: unknown, b: unknown): boolean;
+  /** Whether a label belongs to this rule. */
+  owns(label: string): boolean;
+  labels(): LabelDefinition[];
+}
+
+const DEFAULT_COLOR = "ededed";
+
+function labelDefs(spec: LabelSpec, values: readonly string[]): LabelDefinition[] {
+  return [...new Set(values)]
+    .filter((v) => v !== "")
+    .map((v) => ({
+      name: spec.prefix + v,
+      color: spec.colors?.[v] ?? spec.color ?? DEFAULT_COLOR,
+      ...(spec.description === undefined ? {} : { description: spec.description }),
+    }));
+}
+
+function findLabel(item: WorkItem, prefix: string): string | undefined {
+  const hit = item.labels.find((l) => l.startsWith(prefix));
+  return hit?.slice(prefix.length);
+}
+
+/** A value stored as `prefix + value` labels. */
+function labelSlot(
+  field: WorkItemFieldName,
+  rule: FieldRule,
+  spec: LabelSpec,
+  value: ValueCodec,
+): FieldCodec {
+  return {
+    field,
+    value,
+    encode: (v) => value.encode(v),
+    decode: (tv) => value.decode(tv),
+    same: (a, b) => value.key(a) === value.key(b),
+    put(acc, tv) {
+      if (typeof tv === "string" && tv !== "") acc.labels.push(spec.prefix + tv);
+    },
+    take: (item) => findLabel(item, spec.prefix),
+    owns: (l) => l.startsWith(spec.prefix),
+    labels: () => labelDefs(spec, Object.values(rule.map ?? {})),
+  };
+}
+
+/** A value in the metadata block. */
+function metadataSlot(field: WorkItemFieldName, rule: FieldRule, value: ValueCodec): FieldCodec {
+  const key = rule.key ?? field;
+  return {
+    field,
+    value,
+    encode: (v) => value.encode(v),
+    decode: (tv) => (value.accepts(tv) ? value.decode(tv) : undefined),
+    same: (a, b) => value.key(a) === value.key(b),
+    put(acc, tv) {
+      if (tv !== undefined) acc.metadata[key] = tv as JsonValue;
+    },
+    take: (item) => item.metadata[key],
+    owns: () => false,
+    labels: () => [],
+  };
+}
+
+/** A value in a canonical field of the target (`labels` takes the labels no rule owns). */
+function nativeSlot(field: WorkItemFieldName, rule: FieldRule, value: ValueCodec): FieldCodec {
+  const slot = rule.to;
+  return {
+    field,
+    value,
+    encode: (v) => value.encode(v),
+    decode: (tv) => value.decode(tv),
+    same: (a, b) => value.key(a) === value.key(b),
+    put(acc, tv) {
+      if (slot === "labels") acc.labels.push(...(tv as string[]));
+      else if (tv !== undefined) acc.fields[slot] = tv;
+    },
+    take: (item, owned) =>
+      slot === "labels" ? item.labels.filter((l) => !owned(l)) : item[slot as keyof WorkItem],
+    owns: () => false,
+    labels: () => [],
+  };
+}
+
+/** A native text value refined by an extra label: target value = `[native, label]`. */
+function withExtraLabel(base: FieldCodec, spec: LabelSpec, rule: FieldRule): FieldCodec {
+  const labelOf = (v: string): string =>
+    spec.map && Object.hasOwn(spec.map, v) ? (spec.map[v] ?? "") : v;
+  const pairs = new Map<string, string>();
+  const known = new Set<string>();
+  for (const k of Object.keys({ ...rule.map, ...spec.map })) {
+    const key = stableKey([base.encode(k), labelOf(k) || undefined]);
+    if (!pairs.has(key)) pairs.set(key, k);
+    known.add(labelOf(k));
+  }
+  return {
+    ...base,
+    encode(v) {
+      if (typeof v !== "string") return [base.encode(v), undefined];
+      return [base.encode(v), labelOf(v) || undefined];
+    },
+    decode(tv) {
+      const [native, label] = tv as [unknown, string | undefined];
+      const exact = pairs.get(stableKey([native, label]));
+      if (exact !== undefined) return exact;
+      if (label !== undefined && !known.has(label)) return label;
+      return base.decode(native);
+    },
+    same(a, b) {
+      const [na, la] = a as [unknown, string | undefined];
+      const [nb, lb] = b as [unknown, string | undefined];
+      return base.same(na, nb) && la === lb;
+    },
+    put(acc, tv) {
+      const [native, label] = tv as [unknown, string | undefined];
+      base.put(acc, native);
+      if (label !== undefined) acc.labels.push(spec.prefix + label);
+    },
+    take: (item, owned) => [base.take(item, owned), findLabel(item, spec.prefix)],
+    owns: (l) => l.startsWith(spec.prefix),
+    labels: () => labelDefs(spec, Object.keys(rule.map ?? {}).map(labelOf)),
+  };
+}
+
+/** Compiles one rule. */
+export function compileField(
+  field: WorkItemFieldName,
+  rule: FieldRule,
+  ctx: ValueCodecContext,
+): FieldCodec {
+  const value = valueCodecFor(field, rule, ctx);
+  if (rule.to === "metadata") return metadataSlot(field, rule, value);
+  if (rule.to === "label" && rule.label !== undefined)
+    return labelSlot(field, rule, rule.label, value);
+  const base = nativeSlot(field, rule, value);
+  return rule.label === undefined ? base : withExtraLabel(base, rule.label, rule);
+}

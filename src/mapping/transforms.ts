@@ -1,0 +1,101 @@
+/**
+ * The registry of named transforms a mapping rule may use (`transform: [name, …]`).
+ * Each is a pure pair: `forward` on the way to the target, `inverse` on the way back. A transform
+ * that loses information is still safe: the engine keeps the original value in metadata whenever
+ * `inverse(forward(x))` is not `x`.
+ */
+
+/** One named transform. Values are `undefined` when the field is absent; both sides keep that. */
+export interface Transform {
+  readonly name: string;
+  readonly description: string;
+  readonly forward: (value: unknown) => unknown;
+  readonly inverse: (value: unknown) => unknown;
+}
+
+/** U+2060 WORD JOINER: invisible, and breaks GitHub's `@login` and `#123` autolinks. */
+const JOINER = "\u2060";
+const NEUTRALIZE = /([@#])(?=[\p{L}\p{N}_\u2060-])/gu;
+const RESTORE = /([@#])\u2060/gu;
+
+/**
+ * Inserts a word joiner after every `@` or `#` that starts a word, so a copied text mentions no
+ * one and links no issue. Exactly invertible, also on texts that already contain joiners: a joiner
+ * right after `@`/`#` gets one more on the way out and loses one on the way back.
+ * @example neutralizeMentions("ping @ana about #12") // "ping @\u2060ana about #\u206012"
+ */
+export function neutralizeMentions(text: string): string {
+  return text.replace(NEUTRALIZE, `$1${JOINER}`);
+}
+
+/** The exact inverse of {@link neutralizeMentions}. */
+export function restoreMentions(text: string): string {
+  return text.replace(RESTORE, "$1");
+}
+
+function onStrings(fn: (s: string) => string): (value: unknown) => unknown {
+  return (value) => (typeof value === "string" ? fn(value) : value);
+}
+
+function numberToString(value: unknown): unknown {
+  return typeof value === "number" ? String(value) : value;
+}
+
+function stringToNumber(value: unknown): unknown {
+  if (typeof value !== "string" || value.trim() === "") return value;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;
+}
+
+const TRANSFORM_LIST = [
+  {
+    name: "neutralize-mentions",
+    description:
+      "Makes `@login` and `#123` inert with an invisible word joiner (GitHub notifies and links nothing); restored exactly on the way back.",
+    forward: onStrings(neutralizeMentions),
+    inverse: onStrings(restoreMentions),
+  },
+  {
+    name: "number-to-string",
+    description: "Writes a number as text (`3`, `0.5`) and reads it back as a number.",
+    forward: numberToString,
+    inverse: stringToNumber,
+  },
+  {
+    name: "no-spaces",
+    description:
+      "Replaces each run of whitespace with `_` (Jira labels cannot hold spaces). Lossy: the original travels in metadata unless the target side was edited.",
+    forward: onStrings((s) => s.replace(/\s+/g, "_")),
+    inverse: (value: unknown) => value,
+  },
+  {
+    name: "lowercase",
+    description:
+      "Lower-cases text. Lossy: the original travels in metadata unless the target side was edited.",
+    forward: onStrings((s) => s.toLowerCase()),
+    inverse: (value: unknown) => value,
+  },
+] as const satisfies readonly Transform[];
+
+/** Every transform name, for the schema and for error messages. */
+export const TRANSFORM_NAMES = TRANSFORM_LIST.map((t) => t.name) as [
+  (typeof TRANSFORM_LIST)[number]["name"],
+  ...(typeof TRANSFORM_LIST)[number]["name"][],
+];
+export type TransformName = (typeof TRANSFORM_NAMES)[number];
+
+/** The registry: name → transform. */
+export const TRANSFORMS: ReadonlyMap<TransformName, Transform> = new Map(
+  TRANSFORM_LIST.map((t) => [t.name, t]),
+);
+
+/** Composes named transforms into one forward/inverse pair (inverse runs in reverse order). */
+export function composeTransforms(names: readonly TransformName[]): Transform {
+  const list = names.map((n) => TRANSFORMS.get(n)).filter((t) => t !== undefined);
+  return {
+    name: names.join("+"),
+    description: list.map((t) => t.description).join(" "),
+    forward: (value) => list.reduce((v, t) => t.forward(v), value),
+    inverse: (value) => list.reduceRight((v, t) => t.inverse(v), value),
+  };
+}

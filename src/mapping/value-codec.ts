@@ -1,0 +1,162 @@
+/**
+ * Value codecs: how one field's tinyPM value becomes a target value and back, per value type
+ * (text/number through transforms and tables, users through the user lookup, iterations by name).
+ */
+import type { Iteration, IterationRef, UserRef, WorkItemFieldName } from "../core/model.js";
+import { FIELD_TYPES } from "./rules.js";
+import type { FieldRule } from "./schema.js";
+import { composeTransforms } from "./transforms.js";
+import type { UserLookup } from "./user-lookup.js";
+import {
+  cleanUser,
+  isIterationRef,
+  isStringList,
+  isUserRef,
+  isUserRefList,
+  stableKey,
+} from "./values.js";
+
+/** A pure two-way value translation plus a normaliser for comparing target values. */
+export interface ValueCodec {
+  encode(value: unknown): unknown;
+  decode(value: unknown): unknown;
+  /** Whether a value read back (from metadata) has this field's tinyPM type. */
+  accepts(value: unknown): boolean;
+  /** A comparison key of a target value (users by id, labels as a set, "" as absent). */
+  key(value: unknown): string;
+}
+
+export interface ValueCodecContext {
+  readonly users: UserLookup;
+  readonly iterations: ReadonlyMap<string, Iteration>;
+}
+
+const textKey = (v: unknown): string => (v === "" || v === null ? "~" : stableKey(v));
+
+/** text/number through `transform`, `map`, `default`, `inverse`. */
+export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCodec {
+  const t = composeTransforms(rule.transform ?? []);
+  const map = rule.map;
+  const back = new Map<string, string>();
+  for (const [k, v] of Object.entries(map ?? {})) if (!back.has(v)) back.set(v, k);
+  for (const [k, v] of Object.entries(rule.inverse ?? {})) if (!back.has(k)) back.set(k, v);
+  return {
+    encode(value) {
+      if (value === undefined) return undefined;
+      const x = t.forward(value);
+      if (map === undefined || typeof x !== "string") return x;
+      return Object.hasOwn(map, x) ? map[x] : (rule.default ?? x);
+    },
+    decode(value) {
+      if (value === undefined || value === null) return undefined;
+      const x =
+        typeof value === "string" ? (back.get(value) ?? rule.inverseDefault ?? value) : value;
+      return t.inverse(x);
+    },
+    accepts: (v) => v === undefined || typeof v === (type === "text" ? "string" : "number"),
+    key: textKey,
+  };
+}
+
+const ids = (refs: readonly UserRef[]): string =>
+  stableKey(refs.map((r) => r.id ?? r.login ?? r.name ?? ""));
+
+/** A user list written natively (translated, at most `max`). */
+function usersCodec(rule: FieldRule, ctx: ValueCodecContext): ValueCodec {
+  const max = rule.max ?? Number.POSITIVE_INFINITY;
+  return {
+    encode: (value) =>
+      isUserRefList(value)
+        ? value
+            .map((u) => ctx.users.toTarget(u))
+            .filter((u) => u !== undefined)
+            .slice(0, max)
+        : [],
+    decode: (value) =>
+      isUserRefList(value)
+        ? value.map((u) => ctx.users.toTinypm(u)).filter((u) => u !== undefined)
+        : [],
+    accepts: isUserRefList,
+    key: (v) => (isUserRefList(v) ? ids(v) : "[]"),
+  };
+}
+
+/** One user written natively. */
+function userCodec(ctx: ValueCodecContext): ValueCodec {
+  return {
+    encode: (value) => (isUserRef(value) ? ctx.users.toTarget(value) : undefined),
+    decode: (value) => (isUserRef(value) ? ctx.users.toTinypm(value) : undefined),
+    accepts: (v) => v === undefined || isUserRef(v),
+    key: (v) => (isUserRef(v) ? ids([v]) : "~"),
+  };
+}
+
+/** Users kept as tinyPM refs (metadata): completed from the tinyPM user list on the way back. */
+function storedUsersCodec(ctx: ValueCodecContext, many: boolean): ValueCodec {
+  const one = (v: unknown): UserRef | undefined =>
+    isUserRef(v) ? cleanUser(ctx.users.complete(v)) : undefined;
+  return {
+    encode: (value) =>
+      many && isUserRefList(value)
+        ? value.map(cleanUser)
+        : isUserRef(value)
+          ? cleanUser(value)
+          : undefined,
+    decode: (value) =>
+      many
+        ? Array.isArray(value)
+          ? value.map(one).filter((u) => u !== undefined)
+          : []
+        : one(value),
+    accepts: many ? isUserRefList : (v) => v === undefined || isUserRef(v),
+    key: stableKey,
+  };
+}
+
+function iterationCodec(ctx: ValueCodecContext, native: boolean): ValueCodec {
+  return {
+    encode: (value) =>
+      isIterationRef(value) ? (native ? { name: value.name } : { ...value }) : undefined,
+    decode(value) {
+      if (!isIterationRef(value)) return undefined;
+      const id = value.id ?? ctx.iterations.get(value.name)?.id;
+      const ref: IterationRef = id === undefined ? { name: value.name } : { id, name: value.name };
+      return ref;
+    },
+    accepts: (v) => v === undefined || isIterationRef(v),
+    key: (v) => (isIterationRef(v) ? stableKey(v.name) : "~"),
+  };
+}
+
+function labelsCodec(rule: FieldRule): ValueCodec {
+  const t = composeTransforms(rule.transform ?? []);
+  return {
+    encode: (value) => (isStringList(value) ? value.map((l) => t.forward(l) as string) : []),
+    decode: (value) => (isStringList(value) ? value.map((l) => t.inverse(l) as string) : []),
+    accepts: isStringList,
+    key: (v) => (isStringList(v) ? stableKey([...new Set(v)].sort()) : "[]"),
+  };
+}
+
+/** The value codec of one field's rule. */
+export function valueCodecFor(
+  field: WorkItemFieldName,
+  rule: FieldRule,
+  ctx: ValueCodecContext,
+): ValueCodec {
+  const type = FIELD_TYPES[field];
+  const native = rule.to !== "metadata";
+  switch (type) {
+    case "text":
+    case "number":
+      return scalarCodec(rule, type);
+    case "users":
+      return native ? usersCodec(rule, ctx) : storedUsersCodec(ctx, true);
+    case "user":
+      return native ? userCodec(ctx) : storedUsersCodec(ctx, false);
+    case "iteration":
+      return iterationCodec(ctx, native);
+    case "labels":
+      return labelsCodec(rule);
+  }
+}
