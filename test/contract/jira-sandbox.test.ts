@@ -1,56 +1,22 @@
-import { HttpException, Version3Client } from "jira.js";
+import type { Version3Client } from "jira.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
-
-const doc = (text: string) => ({
-  type: "doc",
-  version: 1,
-  content: [{ type: "paragraph", content: [{ type: "text", text }] }],
-});
+import { authedFetch, doc, failure, jiraClient, story } from "./jira-sandbox-helpers.js";
 
 let sandbox: JiraSandbox;
 let client: Version3Client;
 
 beforeAll(async () => {
   sandbox = await startJiraSandbox({ token: "t0ken" });
-  client = new Version3Client({
-    host: sandbox.url,
-    authentication: { basic: { email: sandbox.email, apiToken: sandbox.token } },
-  });
+  client = jiraClient(sandbox);
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
   sandbox.reset();
 });
 
-async function status(promise: Promise<unknown>): Promise<{ status: number; data: unknown }> {
-  try {
-    await promise;
-    return { status: 200, data: undefined };
-  } catch (error) {
-    if (error instanceof HttpException) {
-      const response = error.response as { data?: unknown };
-      return { status: error.status, data: response.data };
-    }
-    throw error;
-  }
-}
-
-function authed(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64");
-  return fetch(`${sandbox.url}${path}`, {
-    ...init,
-    headers: {
-      authorization: `Basic ${auth}`,
-      "content-type": "application/json",
-      ...(init.headers as Record<string, string> | undefined),
-    },
-  });
-}
-
-function story(summary: string, extra: Record<string, unknown> = {}) {
-  return { fields: { project: { key: "WID" }, issuetype: { name: "Story" }, summary, ...extra } };
-}
+const status = failure;
+const authed = (path: string, init?: RequestInit) => authedFetch(sandbox, path, init);
 
 describe("the Jira sandbox: auth and identity", () => {
   it("answers myself for the configured email and token", async () => {

@@ -141,12 +141,16 @@ async function answer(
   const route = match.handler;
   const write = route.write ?? method !== "GET";
   const limited = rateLimit(deps, method, match.route, write, match.params.issueIdOrKey);
-  if (limited !== undefined) {
+  if ("denied" in limited) {
     req.resume();
-    return { reply: limited, truncate: false, write };
+    return { reply: limited.denied, truncate: false, write };
   }
   const reply = await handle(req, url, deps, route, match.params);
-  return { reply: { ...reply, headers: { ...reply.headers } }, truncate: fault.truncate, write };
+  return {
+    reply: { ...reply, headers: { ...limited.headers, ...reply.headers } },
+    truncate: fault.truncate,
+    write,
+  };
 }
 
 function rateLimit(
@@ -155,20 +159,20 @@ function rateLimit(
   endpoint: string,
   write: boolean,
   issueRef: string | undefined,
-): Reply | undefined {
+): { denied: Reply } | { headers: Readonly<Record<string, string>> } {
   const issueId = issueRef === undefined ? undefined : deps.store.findIssue(issueRef)?.id;
   const decision = deps.limiter.check(
     { method, endpoint, write, issueId: issueId === undefined ? undefined : String(issueId) },
     deps.rateClock(),
   );
-  if (decision.allowed) return undefined;
+  if (decision.allowed) return { headers: decision.headers };
   const realMs = decision.retryAfterMs / deps.timeScale;
   // Jira sends whole seconds; under a time scale the wait is sent as a decimal so clients stay fast.
   const retryAfter =
     deps.timeScale === 1
       ? String(Math.max(1, Math.ceil(realMs / 1000)))
       : (Math.max(1, realMs) / 1000).toFixed(3);
-  return errorReply(
+  const denied = errorReply(
     429,
     ["Rate limit exceeded."],
     {},
@@ -180,6 +184,7 @@ function rateLimit(
       "x-ratelimit-remaining": "0",
     },
   );
+  return { denied };
 }
 
 async function handle(
