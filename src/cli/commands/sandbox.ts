@@ -1,0 +1,137 @@
+import { UsageError } from "../../core/errors.js";
+import { parseFaultSpec } from "../../server-kit/faults.js";
+import { parseRateLimitSpec, startGithubSandbox } from "../../sandboxes/github/index.js";
+import { writeLine } from "../context.js";
+import type { RegisterCommand } from "./index.js";
+
+/** The flags every sandbox takes (architecture.md, CLI contract). */
+export interface SandboxFlags {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string | undefined;
+  readonly rateLimits: string;
+  readonly timeScale: number;
+  readonly faults: string | undefined;
+  readonly seed: number;
+}
+
+/** A started sandbox as the command sees it: the lines it prints and how to stop it. */
+export interface StartedSandbox {
+  /** First stdout line, e.g. `GitHub sandbox listening on http://127.0.0.1:41234`. */
+  readonly banner: string;
+  /** Further stdout lines, the first being `token: <token>`. */
+  readonly lines: readonly string[];
+  close(): Promise<void>;
+}
+
+type SandboxStarter = (flags: SandboxFlags) => Promise<StartedSandbox>;
+
+/** One entry per bundled sandbox: name → starter. */
+const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
+  github: async (flags) => {
+    try {
+      parseRateLimitSpec(flags.rateLimits);
+    } catch (error) {
+      throw new UsageError(`--rate-limits: ${(error as Error).message}`, {
+        hint: "Use off, real, or e.g. core=5000/h,creates=80/min,creates=500/h,search=30/min.",
+      });
+    }
+    const sandbox = await startGithubSandbox({
+      host: flags.host,
+      port: flags.port,
+      rateLimits: flags.rateLimits,
+      timeScale: flags.timeScale,
+      seed: flags.seed,
+      ...(flags.token === undefined ? {} : { token: flags.token }),
+      ...(flags.faults === undefined ? {} : { faults: flags.faults }),
+    });
+    return {
+      banner: `GitHub sandbox listening on ${sandbox.url}`,
+      lines: [
+        `token: ${sandbox.token}`,
+        `read-only token: ${sandbox.readToken}`,
+        `repository: ${sandbox.owner}/${sandbox.repo}`,
+      ],
+      close: () => sandbox.close(),
+    };
+  },
+};
+
+interface RawFlags {
+  host: string;
+  port: string;
+  token?: string;
+  rateLimits: string;
+  timeScale: string;
+  faults?: string;
+  seed: string;
+}
+
+function parseFlags(raw: RawFlags): SandboxFlags {
+  const port = Number(raw.port);
+  if (!/^\d+$/.test(raw.port) || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw.port}"`);
+  }
+  const timeScale = Number(raw.timeScale);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) {
+    throw new UsageError(`--time-scale must be a positive number, got "${raw.timeScale}"`, {
+      hint: "1 is real time; 60 makes a minute pass in a second.",
+    });
+  }
+  if (!/^\d+$/.test(raw.seed)) {
+    throw new UsageError(`--seed must be a non-negative integer, got "${raw.seed}"`);
+  }
+  if (raw.faults !== undefined) {
+    try {
+      parseFaultSpec(raw.faults);
+    } catch (error) {
+      throw new UsageError(`--faults: ${(error as Error).message}`, {
+        hint: "Example: --faults '500:0.1,403-secondary:0.05@POST /repos/**,latency=50'.",
+      });
+    }
+  }
+  return {
+    host: raw.host,
+    port,
+    token: raw.token,
+    rateLimits: raw.rateLimits,
+    timeScale,
+    faults: raw.faults,
+    seed: Number(raw.seed),
+  };
+}
+
+export const registerSandbox: RegisterCommand = (program, ctx) => {
+  program
+    .command("sandbox")
+    .description("run a local GitHub- or Jira-compatible server (until SIGINT/SIGTERM)")
+    .argument("<name>", `which sandbox: ${Object.keys(SANDBOXES).join("|")}`)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0 = any free port)", "0")
+    .option("--token <token>", "API token (default: a random one, printed)")
+    .option(
+      "--rate-limits <spec>",
+      "off, real, or e.g. core=5000/h,creates=80/min,creates=500/h",
+      "real",
+    )
+    .option("--time-scale <n>", "run rate-limit windows and the clock N times faster", "1")
+    .option("--faults <spec>", "fault injection, e.g. '500:0.1,403-secondary:0.05@POST /repos/**'")
+    .option("--seed <n>", "seed of the fault decisions", "1")
+    .action(async (name: string, raw: RawFlags) => {
+      const start = SANDBOXES[name];
+      if (start === undefined) {
+        throw new UsageError(
+          `unknown sandbox "${name}". Valid sandboxes: ${Object.keys(SANDBOXES).join(", ")}.`,
+          {
+            hint: "Run `tinypm-sync sandbox github`.",
+          },
+        );
+      }
+      const sandbox = await start(parseFlags(raw));
+      writeLine(ctx.stdout, sandbox.banner);
+      for (const line of sandbox.lines) writeLine(ctx.stdout, line);
+      await ctx.waitForStop();
+      await sandbox.close();
+      ctx.exitCode = 0;
+    });
+};

@@ -1,0 +1,249 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { applyFaults, sendTruncated } from "../../server-kit/apply-faults.js";
+import type { FaultInjector } from "../../server-kit/faults.js";
+import { BodyTooLargeError, readBody } from "../../server-kit/http.js";
+import type { Router } from "../../server-kit/router.js";
+import type { StatsRecorder } from "../../server-kit/stats.js";
+import { tokensEqual } from "../../server-kit/tokens.js";
+import type { Reply, RequestContext, RouteDef } from "./context.js";
+import {
+  badCredentials,
+  errorBody,
+  GithubError,
+  notAccessibleByToken,
+  notFound,
+  requiresAuthentication,
+} from "./errors.js";
+import type { Limits } from "./limits.js";
+import type { ApiVersion } from "./render.js";
+import { findUser, type Store, type UserRecord } from "./store.js";
+
+/** Everything the request pipeline needs; built once per sandbox by index.ts. */
+export interface App {
+  readonly store: Store;
+  readonly router: Router<RouteDef>;
+  readonly stats: StatsRecorder;
+  readonly faults: FaultInjector;
+  readonly limits: Limits;
+  readonly tokens: readonly {
+    readonly token: string;
+    readonly login: string;
+    readonly access: "admin" | "read";
+  }[];
+  /** Answers `/_sandbox/*`; returns false when the path is not one of them. */
+  readonly control: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+}
+
+const MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+const BASE_HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": "private, max-age=60, s-maxage=60",
+  vary: "Accept, Authorization, Cookie, X-GitHub-OTP",
+  "x-github-media-type": "github.v3; format=json",
+  "x-content-type-options": "nosniff",
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers":
+    "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, X-GitHub-SSO, X-GitHub-Request-Id, Deprecation, Sunset",
+};
+
+let requestCounter = 0;
+
+/** One request through the pipeline: stats, faults, auth, version, limits, route, ETag. */
+export async function handleRequest(
+  app: App,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = (req.method ?? "GET").toUpperCase();
+  const url = new URL(req.url ?? "/", app.store.origin);
+  if (app.control(req, res, url.pathname)) return;
+  const match = app.router.match(method, url.pathname);
+  app.stats.request(method, match.kind === "found" ? match.route : "(unmatched)");
+  const writeError = (
+    r: ServerResponse,
+    status: number,
+    message: string,
+    headers?: Record<string, string>,
+  ): void => {
+    if (status === 403 || status === 429) app.stats.rateLimited();
+    send(app, r, { status, body: errorBody(status, message), headers: headers ?? {} }, false);
+  };
+  const fault = await applyFaults({
+    req,
+    res,
+    path: url.pathname,
+    faults: app.faults,
+    stats: app.stats,
+    writeError,
+  });
+  if (fault.handled) return;
+  let reply: Reply;
+  try {
+    reply = await answer(app, req, method, url, match);
+  } catch (error) {
+    if (!(error instanceof GithubError)) throw error;
+    reply = { status: error.status, body: error.body(), headers: error.headers };
+  }
+  send(app, res, reply, fault.truncate);
+}
+
+async function answer(
+  app: App,
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  match: ReturnType<Router<RouteDef>["match"]>,
+): Promise<Reply> {
+  const caller = authenticate(app, req);
+  const apiVersion = checkVersion(req.headers["x-github-api-version"]);
+  if (match.kind !== "found") throw notFound();
+  const route = match.handler;
+  if (
+    match.params.owner !== undefined &&
+    !sameRepo(app.store, match.params.owner, match.params.repo)
+  ) {
+    throw notFound();
+  }
+  if (method !== "GET" && caller.access === "read") throw notAccessibleByToken();
+  if (route.admin === true && caller.access !== "admin") throw notFound();
+  const raw = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : await readRequestBody(req);
+  const ctx: RequestContext = {
+    store: app.store,
+    params: match.params,
+    query: url.searchParams,
+    body: parseJson(raw),
+    bodySize: raw.length,
+    headers: req.headers,
+    user: caller.user,
+    access: caller.access,
+    apiVersion,
+    url,
+  };
+  const resource = route.resource ?? "core";
+  const limits = app.limits;
+  const selected = { "x-github-api-version-selected": apiVersion };
+  if (method === "GET") {
+    const reply = route.handler(ctx);
+    const etag = reply.status === 200 ? etagOf(reply.body) : undefined;
+    if (etag !== undefined && matchesEtag(req.headers["if-none-match"], etag)) {
+      app.stats.notModified();
+      return {
+        status: 304,
+        headers: { etag, ...selected, ...limits.headers(resource, caller.user) },
+      };
+    }
+    limits.charge(resource, caller.user, false);
+    return withHeaders(reply, {
+      ...(etag === undefined ? {} : { etag }),
+      ...selected,
+      ...limits.headers(resource, caller.user),
+    });
+  }
+  limits.charge(resource, caller.user, route.creates === true);
+  const reply = route.handler(ctx);
+  if (reply.status < 300) app.stats.write();
+  const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;
+  return withHeaders(reply, {
+    ...(etag === undefined ? {} : { etag }),
+    ...selected,
+    ...limits.headers(resource, caller.user),
+  });
+}
+
+function withHeaders(reply: Reply, headers: Record<string, string>): Reply {
+  return { ...reply, headers: { ...headers, ...reply.headers } };
+}
+
+function authenticate(
+  app: App,
+  req: IncomingMessage,
+): { user: UserRecord; access: "admin" | "read" } {
+  if (typeof req.headers["user-agent"] !== "string" || req.headers["user-agent"] === "") {
+    throw new GithubError(
+      403,
+      "Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). Check https://developer.github.com for other possible causes.",
+    );
+  }
+  const header = req.headers.authorization;
+  if (header === undefined) throw requiresAuthentication();
+  const m = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header);
+  const presented = m?.[1];
+  for (const t of app.tokens) {
+    if (tokensEqual(presented, t.token)) {
+      const user = findUser(app.store, t.login);
+      if (user) return { user, access: t.access };
+    }
+  }
+  throw badCredentials();
+}
+
+const RETIRED = /^(\d{4}-\d{2}-\d{2})$/;
+
+function checkVersion(header: string | string[] | undefined): ApiVersion {
+  if (header === undefined) return "2022-11-28";
+  const v = Array.isArray(header) ? (header[0] ?? "") : header;
+  if (v === "2022-11-28" || v === "2026-03-10") return v;
+  const docs = "https://docs.github.com/rest/overview/api-versions";
+  if (RETIRED.test(v) && v < "2022-11-28") {
+    throw new GithubError(410, `API version ${v} has been retired.`, { documentationUrl: docs });
+  }
+  throw new GithubError(400, `API version ${v} is not supported.`, { documentationUrl: docs });
+}
+
+function sameRepo(store: Store, owner: string, repo: string | undefined): boolean {
+  return (
+    owner.toLowerCase() === store.owner.login.toLowerCase() &&
+    repo?.toLowerCase() === store.repoName.toLowerCase()
+  );
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
+  try {
+    return await readBody(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new GithubError(413, "Payload too big");
+    throw error;
+  }
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new GithubError(400, "Problems parsing JSON");
+  }
+}
+
+function etagOf(body: unknown): string {
+  return `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 32)}"`;
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const bare = (t: string): string => t.trim().replace(/^W\//, "");
+  return header.split(",").some((t) => t.trim() === "*" || bare(t) === bare(etag));
+}
+
+function send(app: App, res: ServerResponse, reply: Reply, truncate: boolean): void {
+  app.stats.status(reply.status);
+  const headers: Record<string, string> = {
+    ...BASE_HEADERS,
+    "x-github-request-id": `SBX:${(++requestCounter).toString(16).toUpperCase()}`,
+    "x-github-api-version-selected": "2022-11-28",
+    ...reply.headers,
+  };
+  if (reply.status === 204 || reply.status === 304 || reply.body === undefined) {
+    res.writeHead(reply.status, headers).end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers["content-type"] = "application/json; charset=utf-8";
+  if (truncate) {
+    sendTruncated(res, reply.status, headers, text);
+    return;
+  }
+  headers["content-length"] = String(Buffer.byteLength(text));
+  res.writeHead(reply.status, headers).end(text);
+}

@@ -1,0 +1,185 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createFaultInjector, parseFaultSpec } from "../../server-kit/faults.js";
+import { startHttpServer } from "../../server-kit/http.js";
+import { createRouter } from "../../server-kit/router.js";
+import { createStats, type ServerStats } from "../../server-kit/stats.js";
+import { handleRequest, type App } from "./app.js";
+import { createClock } from "./clock.js";
+import type { RouteDef } from "./context.js";
+import { errorBody } from "./errors.js";
+import { createImportApi } from "./import-api.js";
+import { createLimits } from "./limits.js";
+import { parseRateLimitSpec } from "./rate-limit.js";
+import { commentRoutes } from "./routes-comments.js";
+import { issueRoutes } from "./routes-issues.js";
+import { labelRoutes } from "./routes-labels.js";
+import { metaRoutes } from "./routes-meta.js";
+import { milestoneRoutes } from "./routes-milestones.js";
+import { subIssueRoutes } from "./routes-sub-issues.js";
+import { createStore } from "./store.js";
+
+export { parseRateLimitSpec } from "./rate-limit.js";
+
+/** Options of the GitHub sandbox (agreed with the GitHub adapter). */
+export interface GithubSandboxOptions {
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** The admin token. @default a random `ghp_` + 36 alphanumerics */
+  token?: string;
+  /**
+   * `off`, `real` (GitHub's published limits) or a SPEC such as
+   * `core=5000/h,creates=80/min,creates=500/h,search=30/min` (see rate-limit.ts).
+   * @default "off"
+   */
+  rateLimits?: "off" | "real" | (string & {});
+  /** Run limits and the clock N times faster. @default 1 */
+  timeScale?: number;
+  /** Fault rules in the grammar of src/server-kit/faults.ts (including `403-secondary`). */
+  faults?: string;
+  /** Seed of the fault decisions. @default 1 */
+  seed?: number;
+  /** @default "acme" */
+  owner?: string;
+  /** @default "widgets" */
+  repo?: string;
+  /** Collaborators (assignable); the first one owns the admin token. */
+  users?: readonly string[];
+}
+
+/** `GET /_sandbox/stats`. */
+export type SandboxStats = ServerStats;
+
+export interface GithubSandbox {
+  /** Origin, e.g. `http://127.0.0.1:41234`; the REST API is at the root like api.github.com. */
+  readonly url: string;
+  /** Admin on owner/repo (the import API needs admin). */
+  readonly token: string;
+  /** Read-only token: writes answer 403 "Resource not accessible by personal access token". */
+  readonly readToken: string;
+  readonly owner: string;
+  readonly repo: string;
+  stats(): SandboxStats;
+  /** Empties the repository again (default labels only) and clears stats and limits. */
+  reset(): void;
+  setFaults(spec: string): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_USERS: readonly string[] = ["alice", "bob", "carol", "dave", "erin", "frank"];
+const READER = "octo-reader";
+
+/** A GitHub personal access token shape: `ghp_` + 36 alphanumerics. */
+export function randomGithubToken(): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = randomBytes(36);
+  return `ghp_${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("")}`;
+}
+
+/** Starts a GitHub-compatible server on 127.0.0.1 (see docs/sandboxes.md). */
+export async function startGithubSandbox(
+  options: GithubSandboxOptions = {},
+): Promise<GithubSandbox> {
+  const users = options.users ?? DEFAULT_USERS;
+  const admin = users[0];
+  if (admin === undefined) throw new Error("the GitHub sandbox needs at least one user");
+  const clock = createClock(options.timeScale ?? 1);
+  const stats = createStats();
+  const faults = createFaultInjector(parseFaultSpec(options.faults ?? ""), options.seed ?? 1);
+  const limits = createLimits(parseRateLimitSpec(options.rateLimits ?? "off"), clock, stats);
+  const store = createStore({
+    owner: options.owner ?? "acme",
+    repo: options.repo ?? "widgets",
+    users,
+    readerLogin: READER,
+    clock,
+  });
+  const token = options.token ?? randomGithubToken();
+  const readToken = randomGithubToken();
+  const importApi = createImportApi(store);
+  const router = createRouter<RouteDef>();
+  const routes: readonly RouteDef[] = [
+    ...metaRoutes(() => limits.overview()),
+    ...commentRoutes,
+    ...subIssueRoutes,
+    ...labelRoutes,
+    ...issueRoutes,
+    ...milestoneRoutes,
+    ...importApi.routes,
+  ];
+  for (const r of routes) router.add(r.method, r.pattern, r);
+  const reset = (): void => {
+    importApi.reset();
+    store.reset();
+    stats.reset();
+    limits.reset();
+  };
+  const app: App = {
+    store,
+    router,
+    stats,
+    faults,
+    limits,
+    tokens: [
+      { token, login: admin, access: "admin" },
+      { token: readToken, login: READER, access: "read" },
+    ],
+    control: (req, res, path) => control(req, res, path, { stats: () => stats.snapshot(), reset }),
+  };
+  const server = await startHttpServer({
+    host: options.host,
+    port: options.port,
+    handler: (req, res) => handleRequest(app, req, res),
+    onError: (_error, res) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const text = JSON.stringify(errorBody(500, "Server Error"));
+      res.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(text);
+    },
+  });
+  store.origin = server.origin;
+  return {
+    url: server.origin,
+    token,
+    readToken,
+    owner: store.owner.login,
+    repo: store.repoName,
+    stats: () => stats.snapshot(),
+    reset,
+    setFaults: (spec) => {
+      faults.setRules(parseFaultSpec(spec));
+    },
+    close: async () => {
+      importApi.reset();
+      await server.close();
+    },
+  };
+}
+
+/** `GET /_sandbox/stats` and `POST /_sandbox/reset`, outside the API and without auth. */
+function control(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  ops: { stats: () => SandboxStats; reset: () => void },
+): boolean {
+  const send = (status: number, body: unknown): void => {
+    res
+      .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+      .end(JSON.stringify(body));
+  };
+  if (path === "/_sandbox/stats" && req.method === "GET") {
+    send(200, ops.stats());
+    return true;
+  }
+  if (path === "/_sandbox/reset" && req.method === "POST") {
+    ops.reset();
+    send(200, { reset: true });
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,221 @@
+import type { Clock } from "./clock.js";
+
+/**
+ * The sandbox's data: one repository with its collaborators, labels, milestones, issues,
+ * comments and sub-issue links. Ids are global per kind and deliberately far from issue numbers
+ * (sub-issue endpoints take the child's `id`, not its `number`).
+ */
+
+export interface UserRecord {
+  readonly login: string;
+  readonly id: number;
+  readonly type: "User" | "Organization";
+}
+
+export interface LabelRecord {
+  readonly id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  readonly isDefault: boolean;
+  updatedAt: number;
+}
+
+export interface MilestoneRecord {
+  readonly id: number;
+  readonly number: number;
+  title: string;
+  description: string | null;
+  state: "open" | "closed";
+  dueOn: number | null;
+  readonly creator: string;
+  readonly createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+}
+
+export interface CommentRecord {
+  readonly id: number;
+  readonly issueNumber: number;
+  body: string;
+  readonly user: string;
+  readonly createdAt: number;
+  updatedAt: number;
+}
+
+export type StateReason = "completed" | "not_planned" | "duplicate" | "reopened";
+
+export interface IssueRecord {
+  readonly id: number;
+  readonly number: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  stateReason: StateReason | null;
+  /** Label ids, in the order they were added. */
+  labels: number[];
+  /** Assignee logins (at most 10). */
+  assignees: string[];
+  /** Milestone number. */
+  milestone: number | null;
+  readonly user: string;
+  readonly createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  closedBy: string | null;
+  comments: number;
+  /** Parent issue id. */
+  parentId: number | null;
+  /** Child issue ids, in priority order. */
+  subIssues: number[];
+}
+
+/** GitHub's default labels of a new repository. */
+const DEFAULT_LABELS: readonly (readonly [string, string, string])[] = [
+  ["bug", "d73a4a", "Something isn't working"],
+  ["documentation", "0075ca", "Improvements or additions to documentation"],
+  ["duplicate", "cfd3d7", "This issue or pull request already exists"],
+  ["enhancement", "a2eeef", "New feature or request"],
+  ["good first issue", "7057ff", "Good for newcomers"],
+  ["help wanted", "008672", "Extra attention is needed"],
+  ["invalid", "e4e669", "This doesn't seem right"],
+  ["question", "d876e3", "Further information is requested"],
+  ["wontfix", "ffffff", "This will not be worked on"],
+];
+
+export const MAX_ASSIGNEES = 10;
+export const MAX_SUB_ISSUES = 100;
+export const MAX_NESTING = 8;
+export const MAX_BODY = 65_536;
+
+export interface StoreOptions {
+  readonly owner: string;
+  readonly repo: string;
+  readonly users: readonly string[];
+  readonly readerLogin: string;
+  readonly clock: Clock;
+}
+
+export interface Store {
+  readonly owner: UserRecord;
+  readonly repoName: string;
+  readonly repoId: number;
+  readonly repoCreatedAt: number;
+  readonly clock: Clock;
+  /** `http://host:port`, set once the server listens; every URL in a body starts with it. */
+  origin: string;
+  readonly users: ReadonlyMap<string, UserRecord>;
+  /** Logins that may be assigned (collaborators). */
+  readonly collaborators: readonly string[];
+  labels: LabelRecord[];
+  milestones: MilestoneRecord[];
+  issues: IssueRecord[];
+  comments: CommentRecord[];
+  nextId(kind: "issue" | "comment" | "label" | "milestone"): number;
+  reset(): void;
+}
+
+const ID_BASE = { issue: 1_000_000, comment: 2_000_000, label: 3_000_000, milestone: 4_000_000 };
+
+export function createStore(opts: StoreOptions): Store {
+  const users = new Map<string, UserRecord>();
+  const owner: UserRecord = { login: opts.owner, id: 9_000_001, type: "Organization" };
+  users.set(owner.login.toLowerCase(), owner);
+  [...opts.users, opts.readerLogin].forEach((login, i) => {
+    users.set(login.toLowerCase(), { login, id: 5_000_001 + i, type: "User" });
+  });
+  const seq = { ...ID_BASE };
+  const store: Store = {
+    owner,
+    repoName: opts.repo,
+    repoId: 1000,
+    repoCreatedAt: opts.clock.now(),
+    clock: opts.clock,
+    origin: "http://127.0.0.1",
+    users,
+    collaborators: [...opts.users],
+    labels: [],
+    milestones: [],
+    issues: [],
+    comments: [],
+    nextId: (kind) => ++seq[kind],
+    reset() {
+      Object.assign(seq, ID_BASE);
+      store.milestones = [];
+      store.issues = [];
+      store.comments = [];
+      const now = opts.clock.now();
+      store.labels = DEFAULT_LABELS.map(([name, color, description]) => ({
+        id: store.nextId("label"),
+        name,
+        color,
+        description,
+        isDefault: true,
+        updatedAt: now,
+      }));
+    },
+  };
+  store.reset();
+  return store;
+}
+
+export function findUser(store: Store, login: string): UserRecord | undefined {
+  return store.users.get(login.toLowerCase());
+}
+
+export function isCollaborator(store: Store, login: string): boolean {
+  return store.collaborators.some((c) => c.toLowerCase() === login.toLowerCase());
+}
+
+/** The canonical spelling of a collaborator's login, or undefined. */
+export function collaboratorLogin(store: Store, login: string): string | undefined {
+  return store.collaborators.find((c) => c.toLowerCase() === login.toLowerCase());
+}
+
+export function findLabel(store: Store, name: string): LabelRecord | undefined {
+  const lower = name.toLowerCase();
+  return store.labels.find((l) => l.name.toLowerCase() === lower);
+}
+
+export function findIssue(store: Store, number: number): IssueRecord | undefined {
+  return store.issues.find((i) => i.number === number);
+}
+
+export function findIssueById(store: Store, id: number): IssueRecord | undefined {
+  return store.issues.find((i) => i.id === id);
+}
+
+export function findMilestone(store: Store, number: number): MilestoneRecord | undefined {
+  return store.milestones.find((m) => m.number === number);
+}
+
+/** Issue (and pull request) numbers share one sequence per repository. */
+export function nextIssueNumber(store: Store): number {
+  return store.issues.reduce((max, i) => Math.max(max, i.number), 0) + 1;
+}
+
+/**
+ * Marks an issue changed. GitHub's timestamps have whole seconds; so that `updated_at` visibly
+ * moves on every change (a sync keyed on `(number, updated_at)` must see each one), a change in
+ * the same second as the previous one is stamped one second later.
+ */
+export function touch(store: Store, issue: IssueRecord): void {
+  const now = Math.floor(store.clock.now() / 1000) * 1000;
+  issue.updatedAt = Math.max(now, issue.updatedAt + 1000);
+}
+
+/** Returns the label with this name, creating it (colour `ededed`) when the repo lacks it. */
+export function ensureLabel(store: Store, name: string): LabelRecord {
+  const existing = findLabel(store, name);
+  if (existing) return existing;
+  const label: LabelRecord = {
+    id: store.nextId("label"),
+    name,
+    color: "ededed",
+    description: null,
+    isDefault: false,
+    updatedAt: store.clock.now(),
+  };
+  store.labels.push(label);
+  return label;
+}
