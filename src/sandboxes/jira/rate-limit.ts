@@ -101,15 +101,15 @@ interface Bucket {
 export function createRateLimiter(config: RateLimitConfig): RateLimiter {
   let buckets = new Map<string, Bucket>();
   let writes = new Map<string, number[]>();
-  let quota = { hour: -1, used: 0 };
+  let quotas = new Map<RateLimitReason, Quota>();
   return {
     check(request, now) {
       const denied =
-        checkQuota(config, quota, now) ??
+        checkQuota(config, quotas, now) ??
         checkIssue(config, writes, request, now) ??
         checkBurst(config, buckets, request, now);
       if (denied !== undefined) return denied;
-      quota.used++;
+      for (const quota of quotas.values()) quota.used++;
       if (request.write && request.issueId !== undefined) {
         const log = writes.get(request.issueId) ?? [];
         log.push(now);
@@ -120,14 +120,20 @@ export function createRateLimiter(config: RateLimitConfig): RateLimiter {
     reset() {
       buckets = new Map();
       writes = new Map();
-      quota = { hour: -1, used: 0 };
+      quotas = new Map();
     },
   };
 }
 
+/** Points spent in the current quota window (1 point per request). */
+interface Quota {
+  window: number;
+  used: number;
+}
+
 function checkQuota(
   config: RateLimitConfig,
-  quota: { hour: number; used: number },
+  quotas: Map<RateLimitReason, Quota>,
   now: number,
 ): RateLimitDecision | undefined {
   const rules: [RateLimitReason, RateLimitRule | undefined][] = [
@@ -137,10 +143,9 @@ function checkQuota(
   for (const [reason, rule] of rules) {
     if (rule === undefined) continue;
     const window = Math.floor(now / rule.windowMs);
-    if (window !== quota.hour) {
-      quota.hour = window;
-      quota.used = 0;
-    }
+    const quota = quotas.get(reason) ?? { window, used: 0 };
+    if (quota.window !== window) Object.assign(quota, { window, used: 0 });
+    quotas.set(reason, quota);
     if (quota.used >= rule.limit) {
       return {
         allowed: false,
