@@ -1,12 +1,6 @@
 /** Shared fixtures for the mapping tests: the default mappings, users, and sample items. */
 import { fileURLToPath } from "node:url";
-import type {
-  Comment,
-  SystemName,
-  UserRef,
-  WorkItem,
-  WorkItemDraft,
-} from "../../../src/core/model.js";
+import type { Comment, UserRef, WorkItem, WorkItemDraft } from "../../../src/core/model.js";
 import { compileMapping, type CompiledMapping } from "../../../src/mapping/compile.js";
 import { loadMapping } from "../../../src/mapping/load.js";
 import { matchUsers, type UnmappedPolicy } from "../../../src/mapping/users.js";
