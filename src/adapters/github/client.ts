@@ -109,7 +109,6 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     baseUrl: opts.baseUrl.replace(/\/+$/, ""),
     auth: opts.token,
     userAgent: opts.userAgent ?? "tinypm-sync",
-    headers: { "x-github-api-version": API_VERSION },
     throttle: throttleOptions(`tinypm-sync-${++instances}`),
     ...(opts.fetch === undefined ? {} : { request: { fetch: opts.fetch } }),
     log: {
@@ -130,46 +129,57 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
   return {
     async request(req) {
       const write = req.method !== "GET";
-      if (write) await opts.pacer.acquire(req.signal);
-      if (req.signal?.aborted === true) throw interrupted(req);
-      const headers: Record<string, string> = { ...req.headers };
-      if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
-        headers["if-none-match"] = req.ifNoneMatch;
-      }
+      const release = write ? await opts.pacer.acquire(req.signal) : undefined;
       try {
-        const res = await send({
-          method: req.method,
-          url: req.url,
-          owner: opts.owner,
-          repo: opts.repo,
-          ...req.params,
-          headers,
-          request: { signal: req.signal },
-        });
-        if (write) counts.writes++;
-        else counts.reads++;
-        remember(res.headers as Headers);
-        return { status: res.status, headers: res.headers as Headers, data: res.data };
-      } catch (err) {
-        const e = asHttpError(err);
-        remember(e.response?.headers);
-        if (e.status === 304) {
-          counts.notModified++;
-          return "not-modified";
-        }
-        if (write) counts.writes++;
-        else counts.reads++;
-        if (isAborted(req.signal)) throw interrupted(req);
-        throw toSyncError(
-          err,
-          { system: "github", operation: req.operation, id: req.id },
-          { tokenEnv: opts.tokenEnv, now: now() },
-        );
+        return await attempt(req, write);
+      } finally {
+        release?.();
       }
     },
     counts: () => ({ ...counts }),
     rateLimit: () => snapshot,
   };
+
+  async function attempt(
+    req: GithubRequest,
+    write: boolean,
+  ): Promise<GithubResponse | "not-modified"> {
+    if (req.signal?.aborted === true) throw interrupted(req);
+    const headers: Record<string, string> = { ...req.headers, "x-github-api-version": API_VERSION };
+    if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
+      headers["if-none-match"] = req.ifNoneMatch;
+    }
+    try {
+      const res = await send({
+        method: req.method,
+        url: req.url,
+        owner: opts.owner,
+        repo: opts.repo,
+        ...req.params,
+        headers,
+        request: { signal: req.signal },
+      });
+      if (write) counts.writes++;
+      else counts.reads++;
+      remember(res.headers as Headers);
+      return { status: res.status, headers: res.headers as Headers, data: res.data };
+    } catch (err) {
+      const e = asHttpError(err);
+      remember(e.response?.headers);
+      if (e.status === 304) {
+        counts.notModified++;
+        return "not-modified";
+      }
+      if (write) counts.writes++;
+      else counts.reads++;
+      if (isAborted(req.signal)) throw interrupted(req);
+      throw toSyncError(
+        err,
+        { system: "github", operation: req.operation, id: req.id },
+        { tokenEnv: opts.tokenEnv, now: now() },
+      );
+    }
+  }
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

@@ -257,11 +257,11 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     ensureIteration,
     async listUsers(o?: CallOptions): Promise<readonly UserRef[]> {
-      const operation = "repos.listCollaborators";
+      const operation = "issues.listAssignees";
       const out: UserRef[] = [];
       for await (const page of pages(ctx, {
         method: "GET",
-        url: "/repos/{owner}/{repo}/collaborators",
+        url: "/repos/{owner}/{repo}/assignees",
         params: { per_page: 100 },
         operation,
         signal: o?.signal,

@@ -1,9 +1,18 @@
 /**
- * Write pacing under GitHub's content-creation limits (80 per minute, 500 per hour by default):
- * writes are spaced by a minimum interval and kept under the hourly count in any sliding hour,
- * so that the limit is never hit (no retry happens here: the engine's queue is the one layer
- * that retries). `timeScale` runs the clock N times faster: a testing and benchmark aid for
- * sandboxes that run their limits on a scaled clock too.
+ * Write pacing under GitHub's content-creation limits (80 per minute, 500 per hour by default),
+ * so that the limit is never hit; no retry happens here (the engine's queue is the one layer that
+ * retries).
+ *
+ * Two rules, both on the client's clock:
+ * - spacing: writes start at least `60 s / writesPerMinute` apart (smooth, no bursts);
+ * - sliding windows anchored on completions: write k may start only one window after write
+ *   k − N *finished* (N = writesPerMinute for the minute, writesPerHour for the hour). GitHub
+ *   received write k − N before it answered, and receives write k after it is sent, so the two
+ *   are a full window apart on GitHub's side whatever the network latency; the price is one
+ *   round trip per N writes (≥ 98% of the permitted rate at GitHub's latencies).
+ *
+ * `timeScale` runs the clock N times faster: a testing and benchmark aid for sandboxes that run
+ * their limits on a scaled clock too.
  */
 
 export interface PacerOptions {
@@ -13,8 +22,6 @@ export interface PacerOptions {
   readonly writesPerHour?: number | undefined;
   /** Clock speed-up for tests and benchmarks against a scaled sandbox. Default 1. */
   readonly timeScale?: number | undefined;
-  /** Share of the permitted rate to use, for timer and network jitter. Default 0.98. */
-  readonly utilization?: number | undefined;
   readonly now?: (() => number) | undefined;
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
@@ -23,38 +30,49 @@ export interface PacerState {
   readonly writesPerMinute: number;
   readonly writesPerHour: number;
   readonly timeScale: number;
-  /** Real milliseconds between two writes. */
+  /** Real milliseconds between two write starts. */
   readonly intervalMs: number;
   /** Writes let through so far. */
   readonly granted: number;
-  /** Real milliseconds an `acquire()` made now would wait. */
+  /** Real milliseconds an `acquire()` made now would wait at least. */
   readonly delayMs: number;
 }
 
+/** Call when the write's answer (or error) has arrived. */
+export type PacerRelease = () => void;
+
 export interface Pacer {
-  /** Waits for the next write slot and takes it. */
-  acquire(signal?: AbortSignal): Promise<void>;
-  /** Real milliseconds until the next free slot. */
+  /** Waits for the next write slot and takes it; call the returned function once answered. */
+  acquire(signal?: AbortSignal): Promise<PacerRelease>;
+  /** Real milliseconds until the next slot (at least; an unfinished write may add to it). */
   delayMs(): number;
   state(): PacerState;
 }
 
+export interface PacerWindow {
+  readonly count: number;
+  readonly ms: number;
+}
+
 export interface PacerPlan {
   readonly intervalMs: number;
-  readonly hourWindowMs: number;
-  readonly perHour: number;
+  readonly windows: readonly PacerWindow[];
 }
+
+/** Clock granularity guard (real ms) added to each window. */
+const GUARD_MS = 2;
 
 /** The pacing constants, in real milliseconds. */
 export function planPacing(opts: PacerOptions): PacerPlan {
   const perMinute = positive(opts.writesPerMinute, 80, "writesPerMinute");
   const perHour = positive(opts.writesPerHour, 500, "writesPerHour");
   const scale = positive(opts.timeScale, 1, "timeScale");
-  const use = opts.utilization ?? 0.98;
-  if (!(use > 0 && use <= 1))
-    throw new RangeError(`pacer utilization must be in (0, 1], got ${use}`);
-  const intervalMs = 60_000 / (perMinute * use) / scale;
-  return { intervalMs, hourWindowMs: 3_600_000 / scale + intervalMs, perHour: Math.floor(perHour) };
+  const windows: PacerWindow[] = [];
+  if (Number.isFinite(perMinute))
+    windows.push({ count: Math.floor(perMinute), ms: 60_000 / scale + GUARD_MS });
+  if (Number.isFinite(perHour))
+    windows.push({ count: Math.floor(perHour), ms: 3_600_000 / scale + GUARD_MS });
+  return { intervalMs: 60_000 / perMinute / scale, windows };
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
@@ -63,21 +81,30 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return v;
 }
 
+/** One granted write: when it started and when its answer arrived (if it has). */
+export interface SlotRecord {
+  readonly start: number;
+  end?: number | undefined;
+}
+
 /**
- * The earliest time (≥ now) the next write may start: one interval after the previous slot, and
- * one hour window after the write `perHour` slots back. Pure.
+ * The earliest start (≥ now) of the next write, given the previous writes (oldest first), or
+ * `undefined` when it depends on a write that has not finished yet. Pure.
  */
 export function nextSlot(args: {
   now: number;
-  last: number | undefined;
-  recent: readonly number[];
+  slots: readonly SlotRecord[];
   plan: PacerPlan;
-}): number {
-  const { now, last, recent, plan } = args;
-  let t = last === undefined ? now : Math.max(now, last + plan.intervalMs);
-  if (Number.isFinite(plan.perHour) && recent.length >= plan.perHour) {
-    const oldest = recent[recent.length - plan.perHour];
-    if (oldest !== undefined) t = Math.max(t, oldest + plan.hourWindowMs);
+}): number | undefined {
+  const { now, slots, plan } = args;
+  const last = slots.at(-1);
+  let t = last === undefined ? now : Math.max(now, last.start + plan.intervalMs);
+  for (const w of plan.windows) {
+    if (slots.length < w.count) continue;
+    const anchor = slots[slots.length - w.count];
+    if (anchor === undefined) continue;
+    if (anchor.end === undefined) return undefined;
+    t = Math.max(t, anchor.end + w.ms);
   }
   return t;
 }
@@ -88,36 +115,60 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal.reason as Error);
       return;
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
     const onAbort = (): void => {
       clearTimeout(timer);
       reject(signal?.reason as Error);
     };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
-/** A pacer for one token: slots are reserved synchronously, so concurrent callers queue up. */
+/** A pacer for one token: callers are served in order, one slot each. */
 export function createPacer(opts: PacerOptions = {}): Pacer {
   const plan = planPacing(opts);
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? defaultSleep;
-  const recent: number[] = [];
-  let last: number | undefined;
+  const keep = Math.max(1, ...plan.windows.map((w) => w.count));
+  const slots: SlotRecord[] = [];
+  const finished: (() => void)[] = [];
+  let tail: Promise<void> = Promise.resolve();
   let granted = 0;
-  const delayMs = (): number => Math.max(0, nextSlot({ now: now(), last, recent, plan }) - now());
-  return {
-    async acquire(signal) {
+
+  const untilFinished = (): Promise<void> => new Promise((resolve) => finished.push(resolve));
+  const take = async (signal?: AbortSignal): Promise<PacerRelease> => {
+    for (;;) {
       const t = now();
-      const slot = nextSlot({ now: t, last, recent, plan });
-      last = slot;
-      granted++;
-      recent.push(slot);
-      if (recent.length > plan.perHour * 2 + 10) recent.splice(0, recent.length - plan.perHour);
-      if (slot > t) await sleep(slot - t, signal);
+      const slot = nextSlot({ now: t, slots, plan });
+      if (slot === undefined) await untilFinished();
+      else if (slot > t) await sleep(slot - t, signal);
+      else break;
+    }
+    const record: SlotRecord = { start: now() };
+    slots.push(record);
+    if (slots.length > keep * 2) slots.splice(0, slots.length - keep);
+    granted++;
+    return () => {
+      if (record.end !== undefined) return;
+      record.end = now();
+      for (const f of finished.splice(0)) f();
+    };
+  };
+  const delayMs = (): number => {
+    const slot = nextSlot({ now: now(), slots, plan });
+    return slot === undefined ? plan.intervalMs : Math.max(0, slot - now());
+  };
+  return {
+    acquire(signal) {
+      const result = tail.then(() => take(signal));
+      tail = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      return result;
     },
     delayMs,
     state() {

@@ -1,0 +1,67 @@
+import {
+  createGithubTracker,
+  type GithubTrackerOptions,
+  type GithubTracker,
+} from "../../src/adapters/github/index.js";
+import {
+  startGithubSandbox,
+  type GithubSandbox,
+  type GithubSandboxOptions,
+} from "../../src/sandboxes/github/index.js";
+
+/** A sandbox, a tracker on it, and a transport switch that garbles the next response body. */
+export interface GithubHarness {
+  readonly sandbox: GithubSandbox;
+  readonly tracker: GithubTracker;
+  /** A second tracker on the same sandbox (e.g. a rerun after an interruption). */
+  tracker2(extra?: Partial<GithubTrackerOptions>): GithubTracker;
+  /** The next response body is not JSON. */
+  garbleNext(): void;
+  close(): Promise<void>;
+}
+
+/** Pacing lifted: tests measure behaviour, not speed. */
+export const FAST = { writesPerMinute: 1e6, writesPerHour: 1e9 } as const;
+
+export async function startGithubHarness(
+  sandboxOptions: GithubSandboxOptions = {},
+  trackerOptions: Partial<GithubTrackerOptions> = {},
+): Promise<GithubHarness> {
+  const sandbox = await startGithubSandbox(sandboxOptions);
+  let garble = false;
+  const transport: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (!garble) return res;
+    garble = false;
+    await res.arrayBuffer();
+    return new Response("{not json", {
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+  };
+  const make = (extra: Partial<GithubTrackerOptions> = {}): GithubTracker =>
+    createGithubTracker({
+      baseUrl: sandbox.url,
+      token: sandbox.token,
+      owner: sandbox.owner,
+      repo: sandbox.repo,
+      tokenEnv: "GITHUB_TOKEN",
+      fetch: transport,
+      ...FAST,
+      ...trackerOptions,
+      ...extra,
+    });
+  const tracker = make();
+  return {
+    sandbox,
+    tracker,
+    tracker2: make,
+    garbleNext: () => {
+      garble = true;
+    },
+    close: async () => {
+      await tracker.close();
+      await sandbox.close();
+    },
+  };
+}
