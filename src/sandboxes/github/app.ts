@@ -88,14 +88,38 @@ export async function handleRequest(
   send(app, res, reply, fault.truncate);
 }
 
+type Match = ReturnType<Router<RouteDef>["match"]>;
+interface Caller {
+  user: UserRecord;
+  access: "admin" | "read";
+}
+
+/** Errors after authentication carry the caller's `x-ratelimit-*` headers, as GitHub's do. */
 async function answer(
   app: App,
   req: IncomingMessage,
   method: string,
   url: URL,
-  match: ReturnType<Router<RouteDef>["match"]>,
+  match: Match,
 ): Promise<Reply> {
   const caller = authenticate(app, req);
+  try {
+    return await serve(app, req, method, url, match, caller);
+  } catch (error) {
+    if (!(error instanceof GithubError)) throw error;
+    const resource = match.kind === "found" ? (match.handler.resource ?? "core") : "core";
+    throw error.withHeaders(app.limits.headers(resource, caller.user));
+  }
+}
+
+async function serve(
+  app: App,
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  match: Match,
+  caller: Caller,
+): Promise<Reply> {
   const apiVersion = checkVersion(req.headers["x-github-api-version"]);
   if (match.kind !== "found") throw notFound();
   const route = match.handler;
@@ -155,10 +179,7 @@ function withHeaders(reply: Reply, headers: Record<string, string>): Reply {
   return { ...reply, headers: { ...headers, ...reply.headers } };
 }
 
-function authenticate(
-  app: App,
-  req: IncomingMessage,
-): { user: UserRecord; access: "admin" | "read" } {
+function authenticate(app: App, req: IncomingMessage): Caller {
   if (typeof req.headers["user-agent"] !== "string" || req.headers["user-agent"] === "") {
     throw new GithubError(
       403,

@@ -47,6 +47,16 @@ export class GithubError extends Error {
     this.headers = opts.headers ?? {};
   }
 
+  /** The same error with extra headers (its own win). */
+  withHeaders(headers: Record<string, string>): GithubError {
+    const copy = new GithubError(this.status, this.message, {
+      documentationUrl: this.documentationUrl,
+      headers: { ...headers, ...this.headers },
+      ...(this.errors === undefined ? {} : { errors: this.errors }),
+    });
+    return copy;
+  }
+
   body(): GithubErrorBody {
     return errorBody(this.status, this.message, this.documentationUrl, this.errors);
   }
