@@ -1,6 +1,10 @@
 import { UsageError } from "../../core/errors.js";
 import { parseFaultSpec } from "../../server-kit/faults.js";
 import { parseRateLimitSpec, startGithubSandbox } from "../../sandboxes/github/index.js";
+import {
+  parseRateLimitSpec as parseJiraRateLimitSpec,
+  startJiraSandbox,
+} from "../../sandboxes/jira/index.js";
 import { writeLine } from "../context.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -51,6 +55,33 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
         `token: ${sandbox.token}`,
         `read-only token: ${sandbox.readToken}`,
         `repository: ${sandbox.owner}/${sandbox.repo}`,
+      ],
+      close: () => sandbox.close(),
+    };
+  },
+  jira: async (flags) => {
+    try {
+      parseJiraRateLimitSpec(flags.rateLimits);
+    } catch (error) {
+      throw new UsageError(`--rate-limits: ${(error as Error).message}`, {
+        hint: "Use off, real, or e.g. get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s.",
+      });
+    }
+    const sandbox = await startJiraSandbox({
+      host: flags.host,
+      port: flags.port,
+      rateLimits: flags.rateLimits,
+      timeScale: flags.timeScale,
+      seed: flags.seed,
+      ...(flags.token === undefined ? {} : { token: flags.token }),
+      ...(flags.faults === undefined ? {} : { faults: flags.faults }),
+    });
+    return {
+      banner: `Jira sandbox listening on ${sandbox.url}`,
+      lines: [
+        `token: ${sandbox.token}`,
+        `email: ${sandbox.email}`,
+        `project: ${sandbox.projectKey}`,
       ],
       close: () => sandbox.close(),
     };

@@ -12,6 +12,7 @@ import type { WorkflowSpec } from "./workflow.js";
 
 export type { WorkflowSpec } from "./workflow.js";
 export { DEFAULT_WORKFLOW } from "./workflow.js";
+export { parseRateLimitSpec, REAL_RATE_LIMITS } from "./rate-limit.js";
 
 /** The counters answered at `GET /_sandbox/stats`. */
 export type SandboxStats = ServerStats;
