@@ -44,9 +44,11 @@ const REPEATED = new Set([
 ]);
 
 function isRepeated(name: string, jpath: string): boolean {
-  const parts = jpath.split(".");
-  const parent = parts[parts.length - 2];
-  return parent !== undefined && REPEATED.has(`${parent}.${name}`);
+  // jpath ends with `.<parent>.<name>`; read the parent without splitting the whole path.
+  const end = jpath.length - name.length - 1;
+  if (end <= 0) return false;
+  const start = jpath.lastIndexOf(".", end - 1) + 1;
+  return REPEATED.has(`${jpath.slice(start, end)}.${name}`);
 }
 
 const BUILTIN: Readonly<Record<string, string>> = {
@@ -171,16 +173,21 @@ function checkTag(tag: string, open: string[], maxDepth: number, text: string): 
   }
 }
 
-/** Removes the whitespace-only text nodes that indentation leaves between elements. */
+/** Removes, in place, the whitespace-only text nodes that indentation leaves between elements. */
 function dropIndentation(value: XmlValue): XmlValue {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) return value.map(dropIndentation);
-  const out: XmlNode = {};
-  for (const [key, child] of Object.entries(value)) {
-    if (key === "#text" && typeof child === "string" && child.trim() === "") continue;
-    out[key] = dropIndentation(child);
+  if (Array.isArray(value)) {
+    for (const item of value) dropIndentation(item);
+    return value;
   }
-  return out;
+  for (const key in value) {
+    const child = value[key];
+    if (child === undefined) continue;
+    if (key === "#text" && typeof child === "string" && child.trim() === "") {
+      Reflect.deleteProperty(value, key);
+    } else if (typeof child !== "string") dropIndentation(child);
+  }
+  return value;
 }
 
 /** Parses a checked document into `{ rootName, root }`. */
