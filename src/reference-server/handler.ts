@@ -64,8 +64,9 @@ function send(state: ServerState, res: ServerResponse, reply: Reply, truncate = 
     sendTruncated(res, reply.status, headers, body);
     return;
   }
-  headers["content-length"] = String(Buffer.byteLength(body));
-  res.writeHead(reply.status, headers).end(body);
+  const bytes = Buffer.from(body, "utf8");
+  headers["content-length"] = String(bytes.length);
+  res.writeHead(reply.status, headers).end(bytes);
 }
 
 function errorReply(status: number, message: string, headers?: Record<string, string>): Reply {

@@ -111,14 +111,27 @@ function tagsXml(tags: readonly string[]): string {
   return listEl("tags", tags.map((t) => textEl("tag", t)).join(""));
 }
 
+const storyItemCache = { "2.6": new WeakMap<StoryRecord, string>(), "2.5": new WeakMap() };
+
+/** One listing item; cached per record (a write replaces the record, so the cache stays true). */
+function storyItemXml(s: StoryRecord, version: ApiVersion): string {
+  const cache = storyItemCache[version] as WeakMap<StoryRecord, string>;
+  let xml = cache.get(s);
+  if (xml === undefined) {
+    xml =
+      version === "2.6"
+        ? `<userStory><id>${s.id}</id>${plainEl("iterationId", s.iterationId)}` +
+          `${textEl("name", s.name)}<position>${s.position}</position>${tagsXml(s.tags)}</userStory>`
+        : `<userStory><id>${s.id}</id>${textEl("name", s.name)}</userStory>`;
+    cache.set(s, xml);
+  }
+  return xml;
+}
+
 export function storyListXml(stories: readonly StoryRecord[], version: ApiVersion): string {
-  const items = stories.map((s) =>
-    version === "2.6"
-      ? `<userStory><id>${s.id}</id>${plainEl("iterationId", s.iterationId)}` +
-        `${textEl("name", s.name)}<position>${s.position}</position>${tagsXml(s.tags)}</userStory>`
-      : `<userStory><id>${s.id}</id>${textEl("name", s.name)}</userStory>`,
-  );
-  return listEl("userStories", items.join(""));
+  let items = "";
+  for (const s of stories) items += storyItemXml(s, version);
+  return listEl("userStories", items);
 }
 
 export function priorityXml(priority: number | undefined): string {

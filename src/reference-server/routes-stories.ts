@@ -30,9 +30,14 @@ export function storyProgress(store: ReferenceStore, story: StoryRecord): string
   return "IN_PROGRESS";
 }
 
-function choice(ctx: RouteContext, name: string, valid: readonly string[]): string | undefined {
+function choice(
+  ctx: RouteContext,
+  name: string,
+  validValues: readonly string[] | (() => readonly string[]),
+): string | undefined {
   const v = ctx.query.get(name);
   if (v === null || v === "") return undefined;
+  const valid = typeof validValues === "function" ? validValues() : validValues;
   if (!valid.includes(v)) {
     throw badRequest(
       `Invalid filter parameter ${name}=${JSON.stringify(v)}; valid: ${valid.join(", ")}`,
@@ -61,8 +66,10 @@ function storyFilters(ctx: RouteContext, projectId: number): Filter[] {
     const n = /^\d$/.test(priority) ? Number(priority) : PRIORITIES.indexOf(priority as never) + 1;
     filters.push((s) => s.priority === n);
   }
-  const iterationIds = ctx.store.iterationsOf(projectId).map((it) => String(it.id));
-  const iteration = choice(ctx, "iteration", ["backlog", ...iterationIds]);
+  const iteration = choice(ctx, "iteration", () => [
+    "backlog",
+    ...ctx.store.iterationsOf(projectId).map((it) => String(it.id)),
+  ]);
   if (iteration === "backlog") filters.push((s) => s.iterationId === undefined);
   else if (iteration) filters.push((s) => s.iterationId === Number(iteration));
   return filters;
@@ -71,7 +78,8 @@ function storyFilters(ctx: RouteContext, projectId: number): Filter[] {
 function listProject(ctx: RouteContext): Reply {
   const project = projectParam(ctx);
   const filters = storyFilters(ctx, project.id);
-  const stories = ctx.store.storiesOf(project.id).filter((s) => filters.every((f) => f(s)));
+  const all = ctx.store.storiesOf(project.id);
+  const stories = filters.length === 0 ? all : all.filter((s) => filters.every((f) => f(s)));
   return ok(storyListXml(stories, ctx.version));
 }
 

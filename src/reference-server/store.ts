@@ -45,6 +45,8 @@ export class ReferenceStore {
   private readonly taskIdsByStory = new Map<number, number[]>();
   private readonly comments = new Map<string, CommentRecord[]>();
   private readonly activities = new Map<number, ActivityRecord[]>();
+  /** Sorted story lists per project, dropped on every story write. */
+  private readonly sortedStories = new Map<number, StoryRecord[]>();
   private nextStoryId = 1;
   private nextTaskId = 1;
 
@@ -72,6 +74,7 @@ export class ReferenceStore {
   }
 
   private indexStory(s: StoryRecord): void {
+    this.sortedStories.delete(s.projectId);
     this.stories.set(s.id, s);
     let ids = this.storyIdsByProject.get(s.projectId);
     if (!ids) this.storyIdsByProject.set(s.projectId, (ids = new Set()));
@@ -121,14 +124,18 @@ export class ReferenceStore {
   }
 
   /** A project's stories ordered by position, then id. */
-  storiesOf(projectId: number): StoryRecord[] {
+  storiesOf(projectId: number): readonly StoryRecord[] {
+    const cached = this.sortedStories.get(projectId);
+    if (cached) return cached;
     const ids = this.storyIdsByProject.get(projectId) ?? new Set<number>();
     const out: StoryRecord[] = [];
     for (const id of ids) {
       const s = this.stories.get(id);
       if (s) out.push(s);
     }
-    return out.sort(byPositionThenId);
+    out.sort(byPositionThenId);
+    this.sortedStories.set(projectId, out);
+    return out;
   }
 
   storiesInIteration(iteration: IterationRecord): StoryRecord[] {
@@ -180,6 +187,7 @@ export class ReferenceStore {
 
   replaceStory(id: number, input: StoryInput): StoryRecord {
     const story: StoryRecord = { ...input, id };
+    this.sortedStories.delete(story.projectId);
     this.stories.set(id, story);
     return story;
   }
@@ -192,6 +200,7 @@ export class ReferenceStore {
     this.taskIdsByStory.delete(id);
     this.comments.delete(`s${id}`);
     this.storyIdsByProject.get(story.projectId)?.delete(id);
+    this.sortedStories.delete(story.projectId);
     this.stories.delete(id);
   }
 
