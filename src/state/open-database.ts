@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { StateError } from "../core/errors.js";
 import { APPLICATION_ID, SCHEMA_VERSION } from "./schema.js";
@@ -20,7 +21,10 @@ function invalid(path: string, why: string, cause?: unknown): StateError {
 
 /** Refuses a non-empty file that does not start with SQLite's header, before SQLite sees it. */
 function checkHeader(path: string): void {
-  if (!existsSync(path) || statSync(path).size === 0) return;
+  if (!existsSync(path)) return;
+  const stat = statSync(path);
+  if (!stat.isFile()) throw invalid(path, "is not a file");
+  if (stat.size === 0) return;
   const fd = openSync(path, "r");
   const header = Buffer.alloc(SQLITE_MAGIC.length);
   try {
@@ -76,7 +80,8 @@ function isCorruption(error: unknown): boolean {
  */
 export function openDatabase(path: string): Database.Database {
   checkHeader(path);
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  mkdirSync(dirname(path), { recursive: true });
+  const db = connect(path, false);
   try {
     checkIdentity(db, path);
     db.pragma("journal_mode = WAL");
@@ -89,6 +94,50 @@ export function openDatabase(path: string): Database.Database {
     db.close();
     if (isCorruption(error)) throw invalid(path, "is corrupt or not an SQLite database", error);
     throw error;
+  }
+}
+
+/**
+ * Opens an existing state file for reading only: no lock, no migration, no write; readers see
+ * consistent snapshots next to a running sync (WAL). The file must be at the current version.
+ */
+export function openDatabaseReadOnly(path: string): Database.Database {
+  checkHeader(path);
+  const db = connect(path, true);
+  try {
+    checkIdentity(db, path);
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version < SCHEMA_VERSION) {
+      throw new StateError(
+        "state_invalid",
+        `State file ${path} has schema version ${version}; reading it needs version ${SCHEMA_VERSION}.`,
+        {
+          hint: "Run `tinypm-sync sync` or `migrate` once with this version: it upgrades the file.",
+          details: { path, version, supported: SCHEMA_VERSION },
+        },
+      );
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    if (isCorruption(error)) throw invalid(path, "is corrupt or not an SQLite database", error);
+    throw error;
+  }
+}
+
+function connect(path: string, readonly: boolean): Database.Database {
+  try {
+    return new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly, fileMustExist: readonly });
+  } catch (error) {
+    throw new StateError(
+      "state_invalid",
+      `State file ${path} cannot be opened (${(error as Error).message}).`,
+      {
+        hint: "Check that the directory exists and is writable, or set `state.path` in the config.",
+        details: { path },
+        cause: error,
+      },
+    );
   }
 }
 

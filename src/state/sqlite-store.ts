@@ -1,4 +1,5 @@
 import { chmodSync, existsSync } from "node:fs";
+import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
 import type { ItemKind } from "../core/model.js";
 import type { Checkpoint } from "../core/tracker.js";
@@ -6,7 +7,7 @@ import { createIssueJournal, createRunJournal } from "./journal-table.js";
 import { createLinkTable } from "./link-table.js";
 import type { LockHolder } from "./lock.js";
 import { acquireLock, releaseLock } from "./lock.js";
-import { asStateError, openDatabase } from "./open-database.js";
+import { asStateError, openDatabase, openDatabaseReadOnly } from "./open-database.js";
 import type {
   BaseSnapshot,
   ConflictDraft,
@@ -34,6 +35,12 @@ export interface StateStoreOptions {
    * @default 0 (fail at once)
    */
   readonly waitForLockMs?: number | undefined;
+  /**
+   * Read without taking the lock (`status`, `conflicts list`, `plan` next to a running sync).
+   * Every write method then throws; a missing file reads as an empty state and is not created.
+   * @default false
+   */
+  readonly readOnly?: boolean | undefined;
   /** The clock for every stored timestamp. @default () => new Date() */
   readonly now?: (() => Date) | undefined;
 }
@@ -130,6 +137,7 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
 export function openStateStore(options: StateStoreOptions): StateStore {
   const { path } = options;
   const now = options.now ?? (() => new Date());
+  if (options.readOnly === true) return openReadOnly(path, now);
   const isNew = !existsSync(path);
   const db = openDatabase(path);
   if (isNew) chmodSync(path, 0o600);
@@ -150,4 +158,20 @@ export function openStateStore(options: StateStoreOptions): StateStore {
   // We hold the lock, so a run still marked running belongs to a process that is gone.
   store.closeAbandonedRuns();
   return { ...store, tookOverLockFrom: takenOverFrom };
+}
+
+/** A missing file reads as an empty state (an in-memory database); nothing is created. */
+function openReadOnly(path: string, now: () => Date): StateStore {
+  let db: Database;
+  if (existsSync(path)) {
+    db = openDatabaseReadOnly(path);
+  } else {
+    db = new BetterSqlite3(":memory:");
+    migrate(db);
+    db.pragma("query_only = ON");
+  }
+  const store = buildStore(db, path, now, () => {
+    if (db.open) db.close();
+  });
+  return { ...store, tookOverLockFrom: undefined };
 }
