@@ -32,12 +32,12 @@ export function parseYamlWith<T>(options: {
   readonly rules?: (value: T, file: string) => ValidationIssue[];
 }): T {
   const { text, file, schema, what } = options;
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const issues = doc.errors.map((e) => ({
       file,
       path: [] as string[],
-      message: `YAML syntax: ${e.message.split("\n")[0] ?? e.code}${e.linePos ? ` (line ${e.linePos[0].line}, column ${e.linePos[0].col})` : ""}`,
+      message: `YAML syntax: ${(e.message.split("\n")[0] ?? e.code).replace(/:$/, "")}`,
     }));
     throw invalid(what, file, issues);
   }

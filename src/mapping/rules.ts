@@ -47,7 +47,7 @@ function checkRule(field: WorkItemFieldName, rule: FieldRule): Problem[] {
   if (!allowed.includes(rule.to)) {
     problems.push([
       "to",
-      `found "${rule.to}" for a ${type} field; valid choices: ${allowed.join(", ")}`,
+      `found "${rule.to}" for a field of type ${type}; valid choices: ${allowed.join(", ")}`,
     ]);
   }
   if (rule.to === "label" && rule.label === undefined) {
