@@ -10,6 +10,8 @@ export interface WorkflowEdge {
   readonly name: string;
   /** The status the transition leads to. */
   readonly to: string;
+  /** Fields the transition screen requires (e.g. `resolution`). */
+  readonly requires?: readonly string[] | undefined;
 }
 
 /** Known outgoing transitions per status name (learned from `GET …/transitions`). */

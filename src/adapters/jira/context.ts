@@ -1,0 +1,48 @@
+import type { JiraClient, JiraEndpoints } from "./client.js";
+import type { IssuePacer } from "./pacer.js";
+import type { SiteInfo } from "./site.js";
+import type { WorkflowEdge } from "./workflow.js";
+
+/** Settings every part of the adapter reads, after defaults. */
+export interface JiraSettings {
+  readonly baseUrl: string;
+  readonly projectKey: string;
+  readonly statusResolutions: Readonly<Record<string, string>>;
+  readonly overlapMs: number;
+  readonly pageSize: number;
+  readonly storyType: string;
+  readonly subtaskType: string;
+}
+
+/** The adapter's shared state, passed to the read and write modules (no singletons). */
+export interface JiraContext {
+  readonly client: JiraClient;
+  readonly api: JiraEndpoints;
+  readonly settings: JiraSettings;
+  readonly site: () => Promise<SiteInfo>;
+  readonly pacer: IssuePacer;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Learned workflow edges: issue type → status → transitions. */
+  readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
+  /** Keys this instance created, by marker key (search may lag behind creates). */
+  readonly created: Map<string, string>;
+}
+
+/** Waits for the pacer's slot on `key` before a write to that issue. */
+export async function paceWrite(
+  ctx: JiraContext,
+  key: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const wait = ctx.pacer.reserve(key);
+  if (wait > 0) await ctx.sleep(wait, signal);
+}
+
+export function markerKey(m: {
+  job: string;
+  origin: string;
+  originKind: string;
+  originId: string;
+}): string {
+  return `${m.job}|${m.origin}|${m.originKind}|${m.originId}`;
+}

@@ -1,0 +1,216 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type {
+  ItemRef,
+  Iteration,
+  IterationDraft,
+  Marker,
+  UserRef,
+  WorkItemDraft,
+} from "../../core/model.js";
+import type { ProbeResult, Tracker } from "../../core/tracker.js";
+import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client.js";
+import type { JiraContext, JiraSettings } from "./context.js";
+import { createItems } from "./create.js";
+import { DEFAULT_OVERLAP_MS } from "./feed.js";
+import { userRef } from "./map.js";
+import { createIssuePacer, JIRA_ISSUE_WRITE_WINDOWS } from "./pacer.js";
+import { probeSite } from "./probe.js";
+import { changeFeed, findItemByMarker, getItem, listItems } from "./reads.js";
+import { rawPriorities, rawUsers, rawWorklogPage } from "./schema.js";
+import { createSiteLoader } from "./site.js";
+import { ensureSprint, listSprints, moveToSprint, toIteration } from "./sprints.js";
+import { listTransitions, transitionTo } from "./transition.js";
+import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
+import { toTimeEntry } from "./map.js";
+
+export interface JiraTrackerOptions {
+  readonly baseUrl: string;
+  readonly email: string;
+  readonly token: string;
+  readonly projectKey: string;
+  /** Names of the environment variables holding email and token (named in auth errors). */
+  readonly emailEnv?: string | undefined;
+  readonly tokenEnv?: string | undefined;
+  readonly boardId?: number | undefined;
+  /** The story-points field id; discovered from the board's estimation field when absent. */
+  readonly storyPointsField?: string | undefined;
+  /** Resolution to set when a transition into a status needs one (Done→Done, Rejected→Won't Do). */
+  readonly statusResolutions?: Readonly<Record<string, string>> | undefined;
+  readonly logger?: JiraLogger | undefined;
+  /** Divides the rate-limit windows (a sandbox running N× faster). @default 1 */
+  readonly timeScale?: number | undefined;
+  /** Steady calls per second per endpoint, by method; `false` turns endpoint pacing off. */
+  readonly endpointRates?:
+    { readonly read: number; readonly write: number; readonly edit: number } | false | undefined;
+  /** Per-issue write pacing (20/2 s, 100/30 s); `false` turns it off. @default true */
+  readonly issuePacing?: boolean | undefined;
+  readonly pageSize?: number | undefined;
+  readonly overlapMs?: number | undefined;
+  readonly storyType?: string | undefined;
+  readonly subtaskType?: string | undefined;
+  readonly timeoutMs?: number | undefined;
+}
+
+/** 80 % of Jira's default burst buckets (GET/POST 100 rps, PUT/DELETE 50 rps). */
+const DEFAULT_RATES = { read: 80, write: 80, edit: 40 };
+
+function scaled(windows: readonly { max: number; ms: number }[], scale: number) {
+  return windows.map((w) => ({ max: w.max, ms: w.ms / scale }));
+}
+
+function endpointPacer(options: JiraTrackerOptions, scale: number) {
+  const rates = options.endpointRates ?? DEFAULT_RATES;
+  if (rates === false) return undefined;
+  const make = (rps: number) =>
+    createIssuePacer({ windows: scaled([{ max: rps, ms: 1_000 }], scale) });
+  const read = make(rates.read);
+  const write = make(rates.write);
+  const edit = make(rates.edit);
+  return {
+    reserve: (op: string) =>
+      (op.startsWith("GET")
+        ? read
+        : op.startsWith("PUT") || op.startsWith("DELETE")
+          ? edit
+          : write
+      ).reserve(op),
+  };
+}
+
+function buildContext(options: JiraTrackerOptions): JiraContext {
+  const scale = options.timeScale ?? 1;
+  const sleep = (ms: number, signal?: AbortSignal) =>
+    delay(ms, undefined, signal ? { signal } : {});
+  const client = createJiraClient({
+    baseUrl: options.baseUrl,
+    email: options.email,
+    token: options.token,
+    emailEnv: options.emailEnv,
+    tokenEnv: options.tokenEnv,
+    logger: options.logger,
+    timeoutMs: options.timeoutMs,
+    endpointPacer: endpointPacer(options, scale),
+    sleep,
+  });
+  const api = createJiraEndpoints(client);
+  const settings: JiraSettings = {
+    baseUrl: client.baseUrl,
+    projectKey: options.projectKey,
+    statusResolutions: options.statusResolutions ?? {},
+    overlapMs: options.overlapMs ?? DEFAULT_OVERLAP_MS,
+    pageSize: options.pageSize ?? 100,
+    storyType: options.storyType ?? "Story",
+    subtaskType: options.subtaskType ?? "Sub-task",
+  };
+  const windows = options.issuePacing === false ? [] : scaled(JIRA_ISSUE_WRITE_WINDOWS, scale);
+  return {
+    client,
+    api,
+    settings,
+    site: createSiteLoader(client, api, options),
+    pacer: createIssuePacer({ windows }),
+    sleep,
+    graphs: new Map(),
+    created: new Map(),
+  };
+}
+
+/** The Jira Cloud adapter: REST v3 + Agile through jira.js 5. */
+export function createJiraTracker(options: JiraTrackerOptions) {
+  const ctx = buildContext(options);
+  const tracker = {
+    system: "jira" as const,
+    capabilities: {
+      comments: true,
+      timeEntries: true,
+      iterations: true,
+      labels: true,
+      delete: "hard" as const,
+      changeFeed: "updated-since" as const,
+      markers: true,
+      bulkCreate: 50,
+    },
+    list: (query: { kind?: "story" | "task" | undefined; parentId?: string | undefined }) =>
+      listItems(ctx, query),
+    get: (ref: ItemRef) => getItem(ctx, ref),
+    async create(draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) {
+      const [result] = await createItems(ctx, [draft], opts?.signal);
+      if (result === undefined || result instanceof Error)
+        throw result ?? new Error("Jira create answered nothing.");
+      return result;
+    },
+    createMany: (drafts: readonly WorkItemDraft[], opts?: { signal?: AbortSignal | undefined }) =>
+      createItems(ctx, drafts, opts?.signal),
+    update: (
+      ref: ItemRef,
+      patch: Parameters<typeof updateItem>[2],
+      opts?: { signal?: AbortSignal | undefined },
+    ) => updateItem(ctx, ref, patch, opts?.signal),
+    delete: (ref: ItemRef, opts?: { signal?: AbortSignal | undefined }) =>
+      deleteItem(ctx, ref, opts?.signal),
+    changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
+    findByMarker: (marker: Marker) => findItemByMarker(ctx, marker),
+    addComment: (
+      item: ItemRef,
+      draft: Parameters<typeof addComment>[2],
+      opts?: { signal?: AbortSignal | undefined },
+    ) => addComment(ctx, item, draft, opts?.signal),
+    addTimeEntry: (
+      item: ItemRef,
+      draft: Parameters<typeof addTimeEntry>[2],
+      opts?: { signal?: AbortSignal | undefined },
+    ) => addTimeEntry(ctx, item, draft, opts?.signal),
+    async listIterations(): Promise<readonly Iteration[]> {
+      return (await listSprints(ctx)).map(toIteration);
+    },
+    async ensureIteration(draft: IterationDraft): Promise<Iteration> {
+      return toIteration(await ensureSprint(ctx, draft));
+    },
+    async listUsers(): Promise<readonly UserRef[]> {
+      const raw = await ctx.api.assignableUsers(ctx.settings.projectKey, 0);
+      const users = ctx.client.parse(rawUsers, raw, {
+        operation: "GET /rest/api/3/user/assignable/search",
+      });
+      return users.flatMap((u) => userRef(u) ?? []);
+    },
+    probe: (): Promise<ProbeResult> => probeSite(ctx),
+    apiCalls: () => ctx.client.counts(),
+    async close() {
+      ctx.client.close();
+      return Promise.resolve();
+    },
+  } satisfies Tracker;
+  return { ...tracker, ...jiraExtras(ctx) };
+}
+
+/** What the Jira adapter offers beyond the Tracker interface. */
+function jiraExtras(ctx: JiraContext) {
+  return {
+    transitionTo: (ref: ItemRef, status: string) => transitionTo(ctx, ref.id, status),
+    listTransitions: (ref: ItemRef) => listTransitions(ctx, ref.id),
+    async listPriorities(): Promise<string[]> {
+      const raw = ctx.client.parse(rawPriorities, await ctx.api.priorities(), {
+        operation: "GET /rest/api/3/priority",
+      });
+      return raw.map((p) => p.name);
+    },
+    async listWorklogs(ref: ItemRef) {
+      const raw = ctx.client.parse(rawWorklogPage, await ctx.api.getWorklogs(ref.id, 0), {
+        operation: "GET /rest/api/3/issue/{key}/worklog",
+        id: ref.id,
+      });
+      return raw.worklogs.map(toTimeEntry);
+    },
+    moveToSprint: async (sprintId: string, refs: readonly ItemRef[]) =>
+      moveToSprint(
+        ctx,
+        Number(sprintId),
+        refs.map((r) => r.id),
+      ),
+    storyPointsField: async () => (await ctx.site()).storyPointsField,
+    /** Calls made so far by kind (`issue.bulkCreate`, `comment.create`, …), for benchmarks. */
+    apiCallsByKind: () => ctx.client.countsByKind(),
+  };
+}
+
+export type JiraTracker = ReturnType<typeof createJiraTracker>;

@@ -1,0 +1,198 @@
+import { NotFoundError } from "../../core/errors.js";
+import type { ItemRef, Marker, WorkItem } from "../../core/model.js";
+import type { ChangePage, Checkpoint, ListQuery } from "../../core/tracker.js";
+import { markerKey, type JiraContext } from "./context.js";
+import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./feed.js";
+import { keysJql, markerJql, projectJql, updatedSinceJql } from "./jql.js";
+import { toWorkItem, type IssueExtras } from "./map.js";
+import {
+  PROPERTY_KEY,
+  rawCommentPage,
+  rawIssue,
+  rawSearchPage,
+  rawWorklogPage,
+  type RawComment,
+  type RawIssue,
+} from "./schema.js";
+import type { SiteInfo } from "./site.js";
+
+const BASE_FIELDS = [
+  "summary",
+  "description",
+  "status",
+  "priority",
+  "labels",
+  "assignee",
+  "issuetype",
+  "parent",
+  "updated",
+  "created",
+  "resolution",
+  "comment",
+  "worklog",
+];
+
+export function readFields(site: SiteInfo): string[] {
+  return [
+    ...BASE_FIELDS,
+    site.sprintField,
+    ...(site.storyPointsField ? [site.storyPointsField] : []),
+  ];
+}
+
+/** Pages of validated raw issues for a JQL query (`nextPageToken` / `isLast`). */
+export async function* searchIssues(
+  ctx: JiraContext,
+  jql: string,
+  reconcile?: readonly number[],
+): AsyncGenerator<RawIssue[]> {
+  const site = await ctx.site();
+  let token: string | undefined;
+  do {
+    const raw = await ctx.api.search({
+      jql,
+      fields: readFields(site),
+      properties: [PROPERTY_KEY],
+      maxResults: ctx.settings.pageSize,
+      nextPageToken: token,
+      reconcileIssues: reconcile,
+    });
+    const page = ctx.client.parse(rawSearchPage, raw, { operation: "POST /rest/api/3/search/jql" });
+    yield page.issues;
+    token =
+      page.isLast === false || (page.isLast === undefined && page.nextPageToken)
+        ? (page.nextPageToken ?? undefined)
+        : undefined;
+  } while (token);
+}
+
+/** Fetches what the embedded comment/worklog lists left out (Jira embeds at most 20 worklogs). */
+async function extrasFor(ctx: JiraContext, raw: RawIssue): Promise<IssueExtras> {
+  const f = raw.fields;
+  const extras: { comments?: IssueExtras["comments"]; worklogs?: IssueExtras["worklogs"] } = {};
+  if (f.comment && (f.comment.total ?? 0) > f.comment.comments.length) {
+    const all: RawComment[] = [];
+    while (all.length < (f.comment.total ?? 0)) {
+      const page: { comments: RawComment[] } = ctx.client.parse(
+        rawCommentPage,
+        await ctx.api.getComments(raw.key, all.length),
+        {
+          operation: "GET /rest/api/3/issue/{key}/comment",
+          id: raw.key,
+        },
+      );
+      all.push(...page.comments);
+      if (page.comments.length === 0) break;
+    }
+    extras.comments = all;
+  }
+  if (f.worklog && (f.worklog.total ?? 0) > f.worklog.worklogs.length) {
+    const page = ctx.client.parse(rawWorklogPage, await ctx.api.getWorklogs(raw.key, 0), {
+      operation: "GET /rest/api/3/issue/{key}/worklog",
+      id: raw.key,
+    });
+    extras.worklogs = page.worklogs;
+  }
+  return extras;
+}
+
+export async function toItem(ctx: JiraContext, raw: RawIssue): Promise<WorkItem> {
+  const site = await ctx.site();
+  const mapCtx = {
+    baseUrl: ctx.settings.baseUrl,
+    storyPointsField: site.storyPointsField,
+    sprintField: site.sprintField,
+  };
+  return toWorkItem(raw, mapCtx, await extrasFor(ctx, raw));
+}
+
+export async function getItem(ctx: JiraContext, ref: ItemRef): Promise<WorkItem | undefined> {
+  const site = await ctx.site();
+  let raw: unknown;
+  try {
+    raw = await ctx.api.getIssue(ref.id, readFields(site), [PROPERTY_KEY]);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  const issue = ctx.client.parse(rawIssue, raw, {
+    operation: "GET /rest/api/3/issue/{key}",
+    id: ref.id,
+  });
+  return toItem(ctx, issue);
+}
+
+export async function* listItems(ctx: JiraContext, query: ListQuery): AsyncGenerator<WorkItem> {
+  for await (const page of searchIssues(ctx, projectJql(ctx.settings.projectKey))) {
+    for (const raw of page) {
+      const item = await toItem(ctx, raw);
+      if (query.kind !== undefined && item.kind !== query.kind) continue;
+      if (query.parentId !== undefined && item.parentId !== query.parentId) continue;
+      yield item;
+    }
+  }
+}
+
+/** Reads issues by key, asking search to reconcile the given (fresh) ids. */
+export async function readByKeys(
+  ctx: JiraContext,
+  keys: readonly string[],
+  ids: readonly number[] = [],
+): Promise<Map<string, WorkItem>> {
+  const out = new Map<string, WorkItem>();
+  for (let i = 0; i < keys.length; i += 50) {
+    const chunk = keys.slice(i, i + 50);
+    const reconcile = ids.slice(i, i + 50);
+    for await (const page of searchIssues(
+      ctx,
+      keysJql(chunk),
+      reconcile.length > 0 ? reconcile : undefined,
+    )) {
+      for (const raw of page) out.set(raw.key, await toItem(ctx, raw));
+    }
+  }
+  return out;
+}
+
+export async function* changeFeed(
+  ctx: JiraContext,
+  from: Checkpoint | undefined,
+): AsyncGenerator<ChangePage> {
+  let state = decodeCheckpoint(from);
+  const jql = updatedSinceJql(ctx.settings.projectKey, querySince(state, ctx.settings.overlapMs));
+  let yielded = false;
+  for await (const page of searchIssues(ctx, jql)) {
+    const items: WorkItem[] = [];
+    for (const raw of page) items.push(await toItem(ctx, raw));
+    const next = advanceFeed({ state, items, overlapMs: ctx.settings.overlapMs });
+    state = next.state;
+    yielded = true;
+    yield {
+      changes: next.fresh.map((item) => ({ kind: "upsert" as const, item })),
+      checkpoint: encodeCheckpoint(state),
+      complete: false,
+    };
+  }
+  if (!yielded) {
+    yield {
+      changes: [],
+      checkpoint: encodeCheckpoint(state ?? { updatedMs: 0, seen: new Map() }),
+      complete: false,
+    };
+  }
+}
+
+export async function findItemByMarker(
+  ctx: JiraContext,
+  marker: Marker,
+): Promise<WorkItem | undefined> {
+  const jql = markerJql(ctx.settings.projectKey, PROPERTY_KEY, marker);
+  for await (const page of searchIssues(ctx, jql)) {
+    const first = page[0];
+    if (first) return toItem(ctx, first);
+  }
+  const key = ctx.created.get(markerKey(marker));
+  if (key === undefined) return undefined;
+  const item = await getItem(ctx, { kind: marker.originKind, id: key });
+  return item?.marker && markerKey(item.marker) === markerKey(marker) ? item : undefined;
+}

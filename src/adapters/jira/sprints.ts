@@ -1,0 +1,102 @@
+import { ConfigError } from "../../core/errors.js";
+import type { Iteration, IterationDraft, IterationRef } from "../../core/model.js";
+import type { JiraContext } from "./context.js";
+import { rawSprint, rawSprintPage, type RawSprint } from "./schema.js";
+
+/** A Jira sprint as a canonical iteration (dates as `YYYY-MM-DD`). */
+export function toIteration(s: RawSprint): Iteration {
+  const state =
+    s.state === "future" || s.state === "active" || s.state === "closed" ? s.state : undefined;
+  return {
+    id: String(s.id),
+    name: s.name,
+    ...(s.goal && { goal: s.goal }),
+    ...(s.startDate && { startDate: s.startDate.slice(0, 10) }),
+    ...(s.endDate && { endDate: s.endDate.slice(0, 10) }),
+    ...(state && { state }),
+  };
+}
+
+/** Start and end of a sprint drafted from an iteration (end = start + duration when absent). */
+export function sprintDates(draft: IterationDraft): { startDate?: string; endDate?: string } {
+  const start = draft.startDate;
+  let end = draft.endDate;
+  if (end === undefined && start !== undefined && draft.durationDays !== undefined) {
+    const ms = Date.parse(`${start}T00:00:00Z`) + draft.durationDays * 86_400_000;
+    end = new Date(ms).toISOString().slice(0, 10);
+  }
+  return {
+    ...(start !== undefined && { startDate: `${start}T09:00:00.000+00:00` }),
+    ...(end !== undefined && { endDate: `${end}T17:00:00.000+00:00` }),
+  };
+}
+
+async function boardId(ctx: JiraContext): Promise<number> {
+  const site = await ctx.site();
+  if (site.boardId === undefined) {
+    throw new ConfigError(
+      `Jira project ${ctx.settings.projectKey} has no scrum board, so it has no sprints.`,
+      {
+        hint: "Create a scrum board for the project or set `boardId` in the Jira target config.",
+      },
+    );
+  }
+  return site.boardId;
+}
+
+export async function listSprints(ctx: JiraContext): Promise<RawSprint[]> {
+  const id = await boardId(ctx);
+  const all: RawSprint[] = [];
+  for (;;) {
+    const page = ctx.client.parse(rawSprintPage, await ctx.api.sprints(id, all.length), {
+      operation: "GET /rest/agile/1.0/board/{id}/sprint",
+      id: String(id),
+    });
+    all.push(...page.values);
+    if (page.isLast !== false || page.values.length === 0) return all;
+  }
+}
+
+/** Finds the sprint named like the iteration on the board, or creates a future sprint. */
+export async function ensureSprint(
+  ctx: JiraContext,
+  draft: IterationDraft,
+  known?: RawSprint[],
+): Promise<RawSprint> {
+  const sprints = known ?? (await listSprints(ctx));
+  const found = sprints.find((s) => s.name === draft.name);
+  if (found) return found;
+  const created = ctx.client.parse(
+    rawSprint,
+    await ctx.api.createSprint({
+      name: draft.name,
+      originBoardId: await boardId(ctx),
+      ...sprintDates(draft),
+      goal: draft.goal,
+    }),
+    { operation: "POST /rest/agile/1.0/sprint" },
+  );
+  known?.push(created);
+  return created;
+}
+
+/** The sprint id an iteration reference points at (by id, else by name). */
+export async function resolveSprint(
+  ctx: JiraContext,
+  ref: IterationRef,
+  cache: RawSprint[] | undefined,
+): Promise<number> {
+  if (ref.id !== undefined && /^\d+$/.test(ref.id)) return Number(ref.id);
+  const sprint = await ensureSprint(ctx, { name: ref.name }, cache);
+  return sprint.id;
+}
+
+/** Moves issues into a sprint, at most 50 per call. */
+export async function moveToSprint(
+  ctx: JiraContext,
+  sprintId: number,
+  keys: readonly string[],
+): Promise<void> {
+  for (let i = 0; i < keys.length; i += 50)
+    await ctx.api.moveToSprint(sprintId, keys.slice(i, i + 50));
+}

@@ -1,0 +1,117 @@
+import { PayloadInvalidError } from "../../core/errors.js";
+import { paceWrite, type JiraContext } from "./context.js";
+import { rawIssue, rawTransitions } from "./schema.js";
+import { nextTransition, type WorkflowEdge } from "./workflow.js";
+
+const DEFAULT_RESOLUTIONS: Readonly<Record<string, string>> = {
+  Done: "Done",
+  Rejected: "Won't Do",
+};
+const MAX_STEPS = 16;
+
+export interface TransitionOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** The issue's status and type when the caller knows them (saves a read). */
+  readonly current?: { readonly status: string; readonly issueType: string } | undefined;
+}
+
+/** The statuses reachable from `status` through one transition, as Jira lists them now. */
+export async function listTransitions(ctx: JiraContext, key: string): Promise<WorkflowEdge[]> {
+  const raw = ctx.client.parse(rawTransitions, await ctx.api.getTransitions(key), {
+    operation: "GET /rest/api/3/issue/{key}/transitions",
+    id: key,
+  });
+  return raw.transitions.map((t) => ({
+    id: t.id,
+    name: t.name,
+    to: t.to.name,
+    requires: Object.entries(t.fields ?? {})
+      .filter(([, f]) => f.required === true)
+      .map(([name]) => name),
+  }));
+}
+
+async function readStatus(
+  ctx: JiraContext,
+  key: string,
+): Promise<{ status: string; issueType: string }> {
+  const raw = await ctx.api.getIssue(key, ["status", "issuetype", "summary"], []);
+  const issue = ctx.client.parse(rawIssue, raw, {
+    operation: "GET /rest/api/3/issue/{key}",
+    id: key,
+  });
+  return { status: issue.fields.status.name, issueType: issue.fields.issuetype.name };
+}
+
+function graphFor(ctx: JiraContext, issueType: string): Map<string, readonly WorkflowEdge[]> {
+  const known = ctx.graphs.get(issueType);
+  if (known) return known;
+  const graph = new Map<string, readonly WorkflowEdge[]>();
+  ctx.graphs.set(issueType, graph);
+  return graph;
+}
+
+function requiredFields(ctx: JiraContext, edge: WorkflowEdge): Record<string, unknown> | undefined {
+  if (!edge.requires?.includes("resolution")) return undefined;
+  const name = ctx.settings.statusResolutions[edge.to] ?? DEFAULT_RESOLUTIONS[edge.to] ?? "Done";
+  return { resolution: { name } };
+}
+
+/**
+ * Moves an issue to `target` one transition at a time: a breadth-first search over the workflow
+ * as learned from `GET …/transitions` (cached per issue type and status), filling required
+ * fields such as the resolution. An unreachable status is a PayloadInvalidError naming the
+ * reachable ones. Returns the number of transitions made.
+ */
+export async function transitionTo(
+  ctx: JiraContext,
+  key: string,
+  target: string,
+  opts: TransitionOptions = {},
+): Promise<number> {
+  const start = opts.current ?? (await readStatus(ctx, key));
+  let status = start.status;
+  const graph = graphFor(ctx, start.issueType);
+  let retried = false;
+  for (let steps = 0; steps < MAX_STEPS;) {
+    if (!graph.has(status)) graph.set(status, await listTransitions(ctx, key));
+    const next = nextTransition({ graph, current: status, target });
+    if (next.kind === "arrived") return steps;
+    if (next.kind === "unreachable") throw unreachable(ctx, key, status, target, next.reachable);
+    await paceWrite(ctx, key, opts.signal);
+    try {
+      await ctx.api.doTransition(key, next.edge.id, requiredFields(ctx, next.edge));
+    } catch (error) {
+      if (retried || !(error instanceof PayloadInvalidError)) throw error;
+      retried = true; // the workflow may differ from what we learned: re-read and re-plan once
+      graph.delete(status);
+      ({ status } = await readStatus(ctx, key));
+      continue;
+    }
+    status = next.edge.to;
+    steps++;
+  }
+  throw new PayloadInvalidError(
+    `Jira issue ${key} did not reach status "${target}" within ${MAX_STEPS} transitions (now "${status}").`,
+    { system: "jira", operation: "transition", id: key },
+    { hint: "Check the project's workflow for loops or conditions on transitions." },
+  );
+}
+
+function unreachable(
+  ctx: JiraContext,
+  key: string,
+  from: string,
+  target: string,
+  reachable: readonly string[],
+): PayloadInvalidError {
+  const list = reachable.length > 0 ? reachable.join(", ") : "none";
+  return new PayloadInvalidError(
+    `Jira issue ${key} cannot move from "${from}" to "${target}": no transition path in the ${ctx.settings.projectKey} workflow (reachable: ${list}).`,
+    { system: "jira", operation: "transition", id: key },
+    {
+      hint: "Map the status to one of the reachable ones in the mapping file.",
+      details: { from, target, reachable },
+    },
+  );
+}

@@ -1,0 +1,116 @@
+import { NotFoundError } from "../../core/errors.js";
+import type {
+  Comment,
+  CommentDraft,
+  ItemRef,
+  TimeEntry,
+  TimeEntryDraft,
+  WorkItem,
+  WorkItemPatch,
+} from "../../core/model.js";
+import { markdownToAdf } from "./adf.js";
+import { paceWrite, type JiraContext } from "./context.js";
+import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
+import { getItem } from "./reads.js";
+import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
+import { moveToSprint, resolveSprint } from "./sprints.js";
+import { transitionTo } from "./transition.js";
+
+/**
+ * Edits fields in one PUT, transitions when the status changed, moves the sprint when the
+ * iteration changed and rewrites the entity property when metadata changed; then reads back.
+ */
+export async function updateItem(
+  ctx: JiraContext,
+  ref: ItemRef,
+  patch: WorkItemPatch,
+  signal?: AbortSignal,
+): Promise<WorkItem> {
+  const current = await getItem(ctx, ref);
+  if (!current) {
+    throw new NotFoundError(`Jira has no issue ${ref.id} to update.`, {
+      system: "jira",
+      operation: "PUT /rest/api/3/issue/{key}",
+      id: ref.id,
+      status: 404,
+    });
+  }
+  const key = current.id;
+  const site = await ctx.site();
+  const fields = setToFields(patch.set, site.storyPointsField);
+  if (Object.keys(fields).length > 0) {
+    await paceWrite(ctx, key, signal);
+    await ctx.api.editIssue(key, { fields });
+  }
+  const status = patch.set.status;
+  if (status !== undefined && status !== current.status) {
+    const issueType = current.kind === "task" ? ctx.settings.subtaskType : ctx.settings.storyType;
+    await transitionTo(ctx, key, status, {
+      signal,
+      current: { status: current.status, issueType },
+    });
+  }
+  if ("iteration" in patch.set && patch.set.iteration?.name !== current.iteration?.name) {
+    const ref2 = patch.set.iteration;
+    if (ref2) await moveToSprint(ctx, await resolveSprint(ctx, ref2, undefined), [key]);
+    else await ctx.api.moveToBacklog([key]);
+  }
+  if (patch.metadata !== undefined) {
+    await paceWrite(ctx, key, signal);
+    await ctx.api.setProperty(key, PROPERTY_KEY, propertyValue(current.marker, patch.metadata));
+  }
+  const read = await getItem(ctx, ref);
+  if (!read)
+    throw new NotFoundError(`Jira issue ${key} vanished during the update.`, {
+      system: "jira",
+      operation: "GET /rest/api/3/issue/{key}",
+      id: key,
+    });
+  return read;
+}
+
+export async function addComment(
+  ctx: JiraContext,
+  item: ItemRef,
+  draft: CommentDraft,
+  signal?: AbortSignal,
+): Promise<Comment> {
+  await paceWrite(ctx, item.id, signal);
+  const raw = await ctx.api.addComment(item.id, markdownToAdf(draft.body));
+  return toComment(
+    ctx.client.parse(rawComment, raw, {
+      operation: "POST /rest/api/3/issue/{key}/comment",
+      id: item.id,
+    }),
+  );
+}
+
+export async function addTimeEntry(
+  ctx: JiraContext,
+  item: ItemRef,
+  draft: TimeEntryDraft,
+  signal?: AbortSignal,
+): Promise<TimeEntry> {
+  await paceWrite(ctx, item.id, signal);
+  const raw = await ctx.api.addWorklog(item.id, {
+    started: worklogStarted(draft.date),
+    timeSpentSeconds: Math.round(draft.hours * 3600),
+    ...(draft.comment !== undefined &&
+      draft.comment !== "" && { comment: markdownToAdf(draft.comment) }),
+  });
+  return toTimeEntry(
+    ctx.client.parse(rawWorklog, raw, {
+      operation: "POST /rest/api/3/issue/{key}/worklog",
+      id: item.id,
+    }),
+  );
+}
+
+export async function deleteItem(
+  ctx: JiraContext,
+  ref: ItemRef,
+  signal?: AbortSignal,
+): Promise<void> {
+  await paceWrite(ctx, ref.id, signal);
+  await ctx.api.deleteIssue(ref.id);
+}
