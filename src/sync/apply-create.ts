@@ -1,0 +1,201 @@
+import { createHash } from "node:crypto";
+import { NotFoundError } from "../core/errors.js";
+import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../core/model.js";
+import { call, type EngineContext } from "./context.js";
+import { baseOf, linkRecord } from "./links.js";
+import { targetSnapshot, tinypmSnapshot } from "./plan.js";
+import type { CreateAction } from "./plan-types.js";
+import { commentKey, timeEntryKey, type Snapshot } from "./snapshot.js";
+
+/**
+ * Creates an item on the other side, crash-safely: the intent is recorded before the call, the
+ * create is recovered by marker (targets) or by content (tinyPM) after an ambiguous failure, and
+ * the link replaces the intent in one transaction. Comments and time entries follow; the link's
+ * base lists only what was copied, so an interrupted copy resumes where it stopped.
+ */
+export async function applyCreate(ctx: EngineContext, action: CreateAction): Promise<WorkItem> {
+  const toTarget = action.toSide === "target";
+  const parentId = action.kind === "task" ? parentOnOtherSide(ctx, action) : undefined;
+  const draft: WorkItemDraft = {
+    ...action.draft,
+    parentId,
+    ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
+  };
+  const intentId = ctx.state.recordIntent({
+    job: ctx.job.name,
+    kind: action.kind,
+    originSystem: toTarget ? "tinypm" : ctx.targetSystem,
+    originId: action.source.id,
+    targetSystem: toTarget ? ctx.targetSystem : "tinypm",
+    payloadHash: hashDraft(draft),
+  });
+  const tracker = toTarget ? ctx.target : ctx.tinypm;
+  const created = await call(ctx, action.toSide, {
+    name: `create ${action.kind} "${action.title}"`,
+    kind: "write",
+    idempotent: false,
+    run: () => tracker.create(draft),
+    recover: () =>
+      toTarget && draft.marker
+        ? ctx.target.findByMarker(draft.marker)
+        : findCreatedInTinypm(ctx, draft),
+  });
+  const tinypmItem = toTarget ? action.source : created;
+  const targetItem = toTarget ? created : action.source;
+  const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
+  const link = linkRecord({
+    job: ctx.job.name,
+    kind: action.kind,
+    tinypmId: tinypmItem.id,
+    targetSystem: ctx.targetSystem,
+    targetId: targetItem.id,
+    origin: toTarget ? "tinypm" : ctx.targetSystem,
+    parentTinypmId: tinypmItem.parentId,
+    baseTinypm: copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
+    baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
+    now: ctx.now(),
+  });
+  ctx.state.confirmIntent(intentId, link);
+  ctx.emit({
+    type: "created",
+    kind: action.kind,
+    side: action.toSide,
+    title: action.title,
+    id: created.id,
+    sourceId: action.source.id,
+  });
+  await copyExtras(ctx, action, created);
+  ctx.state.updateBase(
+    ctx.job.name,
+    action.kind,
+    tinypmItem.id,
+    baseOf(
+      tinypmSnapshot(ctx.mapping, tinypmItem),
+      targetSnapshot(ctx.mapping, withExtras(targetItem, action, toTarget, ctx)),
+    ),
+  );
+  return created;
+}
+
+/** Adds the comments and native time entries after the item itself. */
+async function copyExtras(
+  ctx: EngineContext,
+  action: CreateAction,
+  created: WorkItem,
+): Promise<void> {
+  const ref = { kind: action.kind, id: created.id };
+  for (const comment of action.comments) await addComment(ctx, action.toSide, ref, comment);
+  for (const entry of action.timeEntries) await addTimeEntry(ctx, action.toSide, ref, entry);
+}
+
+export async function addComment(
+  ctx: EngineContext,
+  side: "tinypm" | "target",
+  ref: { kind: WorkItem["kind"]; id: string },
+  comment: CommentDraft,
+): Promise<void> {
+  const tracker = side === "target" ? ctx.target : ctx.tinypm;
+  await call(ctx, side, {
+    name: `comment on ${ref.kind} ${ref.id}`,
+    kind: "write",
+    idempotent: false,
+    run: () => tracker.addComment(ref, comment),
+    recover: async () => {
+      const item = await tracker.get(ref);
+      const key = commentKey(comment);
+      return item?.comments.find((c) => commentKey(c) === key || c.body.includes(comment.body));
+    },
+  });
+}
+
+export async function addTimeEntry(
+  ctx: EngineContext,
+  side: "tinypm" | "target",
+  ref: { kind: WorkItem["kind"]; id: string },
+  entry: TimeEntryDraft,
+): Promise<void> {
+  const tracker = side === "target" ? ctx.target : ctx.tinypm;
+  await call(ctx, side, {
+    name: `time entry on ${ref.kind} ${ref.id}`,
+    kind: "write",
+    // tinyPM's timesheet POST is an upsert per task, user and day: repeating it is safe.
+    idempotent: side === "tinypm",
+    run: () => tracker.addTimeEntry(ref, entry),
+    recover: async () => {
+      const item = await tracker.get(ref);
+      const key = timeEntryKey(entry);
+      return item?.timeEntries.find((e) => timeEntryKey(e) === key);
+    },
+  });
+}
+
+/** The target item as it is once its comments and time entries were copied (for the base). */
+function withExtras(
+  targetItem: WorkItem,
+  action: CreateAction,
+  toTarget: boolean,
+  ctx: EngineContext,
+): WorkItem {
+  if (!toTarget) return targetItem;
+  const comments = action.comments.map((c, i) => ({
+    id: `new-${i}`,
+    author: c.author,
+    createdAt: c.createdAt,
+    body: c.body,
+  }));
+  const nativeTime = ctx.mapping.timeEntriesToTarget(action.source);
+  return {
+    ...targetItem,
+    comments: [...targetItem.comments, ...comments],
+    timeEntries:
+      nativeTime.length > 0 ? [...targetItem.timeEntries, ...nativeTime] : targetItem.timeEntries,
+  };
+}
+
+function parentOnOtherSide(ctx: EngineContext, action: CreateAction): string {
+  const pid = action.parentSourceId;
+  const link =
+    pid === undefined
+      ? undefined
+      : action.toSide === "target"
+        ? ctx.state.getLinkByTinypm(ctx.job.name, "story", pid)
+        : ctx.state.getLinkByTarget(ctx.job.name, "story", pid);
+  const id = action.toSide === "target" ? link?.targetId : link?.tinypmId;
+  if (id === undefined) {
+    throw new NotFoundError(
+      `The story of task "${action.title}" has not been copied yet, so the task cannot be created.`,
+      {
+        system: action.toSide === "target" ? ctx.targetSystem : "tinypm",
+        operation: "create task",
+        id: action.source.id,
+      },
+      { hint: "Fix the story's failure (see `tinypm-sync status`) and run again." },
+    );
+  }
+  return id;
+}
+
+function tinypmIteration(ctx: EngineContext, draft: WorkItemDraft): WorkItemDraft["iteration"] {
+  if (draft.iteration === undefined) return undefined;
+  const found = ctx.tinypmIterations.get(draft.iteration.name);
+  return found === undefined ? undefined : { id: found.id, name: found.name };
+}
+
+/** After an ambiguous tinyPM create: an unlinked item of the same kind, parent and title. */
+async function findCreatedInTinypm(
+  ctx: EngineContext,
+  draft: WorkItemDraft,
+): Promise<WorkItem | undefined> {
+  for await (const item of ctx.tinypm.list({ kind: draft.kind, parentId: draft.parentId })) {
+    if (item.title !== draft.title) continue;
+    if (ctx.state.getLinkByTinypm(ctx.job.name, item.kind, item.id) === undefined) return item;
+  }
+  return undefined;
+}
+
+export function hashDraft(draft: WorkItemDraft): string {
+  return createHash("sha256")
+    .update(JSON.stringify({ ...draft, metadata: undefined }))
+    .digest("hex")
+    .slice(0, 16);
+}

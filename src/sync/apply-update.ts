@@ -1,0 +1,144 @@
+import type { WorkItem, WorkItemFieldName } from "../core/model.js";
+import { addComment, addTimeEntry } from "./apply-create.js";
+import { call, type EngineContext } from "./context.js";
+import { baseOf } from "./links.js";
+import { targetSnapshot, tinypmSnapshot } from "./plan.js";
+import { hasWrites, type DeleteAction, type UpdateAction } from "./plan-types.js";
+import type { Snapshot } from "./snapshot.js";
+
+/**
+ * Applies an update to one linked pair: tinyPM first (a safe full-document write that refuses
+ * if tinyPM changed since it was read), then the target, then comments and time entries; then
+ * the base moves to what both sides now hold — except fields in a parked conflict, whose base
+ * stays so that the conflict stays visible until resolved.
+ */
+export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<void> {
+  const job = ctx.job.name;
+  const tinypmRef = { kind: a.kind, id: a.link.tinypmId };
+  const targetRef = { kind: a.kind, id: a.link.targetId };
+  let tinypmAfter: WorkItem = a.tinypmItem;
+  let targetAfter: WorkItem = a.targetItem;
+  if (Object.keys(a.tinypmSet).length > 0) {
+    tinypmAfter = await call(ctx, "tinypm", {
+      name: `update ${a.kind} ${a.link.tinypmId}`,
+      kind: "write",
+      idempotent: true,
+      run: () => ctx.tinypm.update(tinypmRef, { set: a.tinypmSet, base: a.tinypmItem }),
+    });
+  }
+  if (Object.keys(a.targetSet).length > 0 || a.targetMetadata !== undefined) {
+    targetAfter = await call(ctx, "target", {
+      name: `update ${a.kind} ${a.link.targetId}`,
+      kind: "write",
+      idempotent: true,
+      run: () =>
+        ctx.target.update(targetRef, {
+          set: a.targetSet,
+          metadata: a.targetMetadata,
+          base: a.targetItem,
+        }),
+    });
+  }
+  for (const c of a.commentsToTarget) await addComment(ctx, "target", targetRef, c);
+  for (const c of a.commentsToTinypm) await addComment(ctx, "tinypm", tinypmRef, c);
+  for (const e of a.timeToTarget) await addTimeEntry(ctx, "target", targetRef, e);
+  for (const e of a.timeToTinypm) await addTimeEntry(ctx, "tinypm", tinypmRef, e);
+
+  const tinypmItem: WorkItem = {
+    ...tinypmAfter,
+    comments: [...a.tinypmItem.comments, ...a.commentsToTinypm.map((c) => ({ ...c }))],
+    timeEntries: [...a.tinypmItem.timeEntries, ...a.timeToTinypm],
+  };
+  const targetItem: WorkItem = {
+    ...targetAfter,
+    comments: [...a.targetItem.comments, ...a.commentsToTarget.map((c) => ({ ...c }))],
+    timeEntries: [...a.targetItem.timeEntries, ...a.timeToTarget],
+  };
+  const parked = a.conflicts.filter((c) => c.resolution === "parked").map((c) => c.field);
+  const t = keepBase(tinypmSnapshot(ctx.mapping, tinypmItem), a.link.baseTinypm, parked);
+  const g = keepBase(targetSnapshot(ctx.mapping, targetItem), a.link.baseTarget, parked);
+  ctx.state.updateBase(job, a.kind, a.link.tinypmId, baseOf(t, g));
+  recordConflicts(ctx, a);
+  if (hasWrites(a)) {
+    ctx.emit({
+      type: "updated",
+      kind: a.kind,
+      title: a.title,
+      tinypmId: a.link.tinypmId,
+      targetId: a.link.targetId,
+      changes: a.changes,
+    });
+  }
+  if (parked.length > 0) {
+    ctx.emit({
+      type: "conflict",
+      kind: a.kind,
+      title: a.title,
+      tinypmId: a.link.tinypmId,
+      targetId: a.link.targetId,
+      conflicts: a.conflicts,
+    });
+  }
+}
+
+function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldName[]): Snapshot {
+  if (fields.length === 0) return now;
+  const kept = Object.entries(now.fields).filter(([k]) => !fields.includes(k as WorkItemFieldName));
+  const restored = fields.flatMap((f) =>
+    base.fields[f] === undefined ? [] : [[f, base.fields[f]] as const],
+  );
+  return { ...now, fields: Object.fromEntries([...kept, ...restored]) };
+}
+
+/** Parks manual conflicts in the state; marks applied the ones a resolution decided. */
+function recordConflicts(ctx: EngineContext, a: UpdateAction): void {
+  const job = ctx.job.name;
+  const open = ctx.state
+    .conflicts({ job })
+    .filter((c) => c.kind === a.kind && c.tinypmId === a.link.tinypmId);
+  for (const c of a.conflicts) {
+    if (c.resolution === "parked") {
+      ctx.state.openConflict({
+        job,
+        kind: a.kind,
+        tinypmId: a.link.tinypmId,
+        targetId: a.link.targetId,
+        field: c.field,
+        baseValue: c.base ?? null,
+        tinypmValue: c.tinypm ?? null,
+        targetValue: c.target ?? null,
+      });
+    } else {
+      for (const r of open)
+        if (r.field === c.field && r.status === "resolved") ctx.state.markConflictApplied(r.id);
+    }
+  }
+}
+
+/** Mirrors a deletion on the other side per `onDelete`, and remembers it in the link. */
+export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<void> {
+  const onTarget = a.side === "target";
+  const tracker = onTarget ? ctx.target : ctx.tinypm;
+  const ref = { kind: a.kind, id: onTarget ? a.link.targetId : a.link.tinypmId };
+  if (a.mode === "delete") {
+    await call(ctx, a.side, {
+      name: `delete ${a.kind} ${ref.id}`,
+      kind: "write",
+      idempotent: true,
+      run: () => tracker.delete(ref),
+    });
+  } else if (a.mode === "close" && a.set !== undefined) {
+    const set = a.set;
+    await call(ctx, a.side, {
+      name: `close ${a.kind} ${ref.id}`,
+      kind: "write",
+      idempotent: true,
+      run: () => tracker.update(ref, { set }),
+    });
+  }
+  const gone = (s: Snapshot): Snapshot => ({ ...s, deleted: true });
+  const t = onTarget ? gone(a.link.baseTinypm) : a.link.baseTinypm;
+  const g = onTarget ? a.link.baseTarget : gone(a.link.baseTarget);
+  ctx.state.updateBase(ctx.job.name, a.kind, a.link.tinypmId, baseOf(t, g));
+  ctx.emit({ type: "deleted", kind: a.kind, title: a.title, side: a.side, mode: a.mode });
+}

@@ -1,0 +1,45 @@
+import type { Iteration, SystemName } from "../core/model.js";
+import type { Tracker } from "../core/tracker.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import type { Lanes } from "../queue/lanes.js";
+import type { StateStore } from "../state/sqlite-store.js";
+import type { SyncEvent } from "./events.js";
+import type { PlanJob } from "./plan.js";
+
+/** What the apply steps share during one run. */
+export interface EngineContext {
+  readonly job: PlanJob;
+  readonly runId: string;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mapping: CompiledMapping;
+  readonly state: StateStore;
+  readonly lanes: Lanes;
+  readonly emit: (event: SyncEvent) => void;
+  readonly now: () => Date;
+  /** tinyPM iterations by name (tinyPM cannot create iterations: items are matched by name). */
+  readonly tinypmIterations: ReadonlyMap<string, Iteration>;
+}
+
+/** Runs one remote call through a system's lane (paced, retried by the queue, counted). */
+export function call<T>(
+  ctx: EngineContext,
+  side: "tinypm" | "target",
+  op: {
+    name: string;
+    kind: "read" | "write";
+    idempotent: boolean;
+    run: () => Promise<T>;
+    recover?: () => Promise<T | undefined>;
+  },
+): Promise<T> {
+  const system = side === "tinypm" ? "tinypm" : ctx.targetSystem;
+  return ctx.lanes.run(system, {
+    name: op.name,
+    kind: op.kind,
+    idempotent: op.idempotent,
+    run: () => op.run(),
+    recover: op.recover,
+  });
+}

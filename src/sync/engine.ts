@@ -1,0 +1,256 @@
+import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
+import type { Tracker } from "../core/tracker.js";
+import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
+import type { MappingSpec } from "../mapping/schema.js";
+import { matchUsers, type UnmappedPolicy, type UserMap, type UserMatch } from "../mapping/users.js";
+import type { Lanes } from "../queue/lanes.js";
+import type { StateStore } from "../state/sqlite-store.js";
+import { applyPlan } from "./apply.js";
+import type { EngineContext } from "./context.js";
+import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
+import { ensureIterations } from "./iterations.js";
+import { linkView } from "./links.js";
+import type { Side } from "./merge.js";
+import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
+import type { Plan } from "./plan-types.js";
+import { readAll, readChanges, type SideRead } from "./read.js";
+import { reconcileIntents } from "./reconcile.js";
+import { sameJson } from "./snapshot.js";
+
+export type RunMode = "plan" | "migrate" | "sync";
+
+export interface RunJobOptions {
+  readonly mode: RunMode;
+  readonly job: PlanJob;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mappingSpec: MappingSpec;
+  readonly userMap?: UserMap | undefined;
+  readonly unmappedUsers?: UnmappedPolicy | undefined;
+  readonly state: StateStore;
+  readonly lanes: Lanes;
+  readonly emit?: ((event: SyncEvent) => void) | undefined;
+  readonly now?: (() => Date) | undefined;
+}
+
+/** Everything a report shows about one run (or dry run) of a job. */
+export interface RunReport {
+  readonly runId: string;
+  readonly job: string;
+  readonly mode: RunMode;
+  readonly targetSystem: SystemName;
+  readonly plan: Plan;
+  readonly summary: RunSummary;
+  readonly apiCalls: Record<string, ApiUse>;
+  readonly users: { readonly matches: readonly UserMatch[]; readonly unmapped: readonly UserRef[] };
+  readonly events: readonly SyncEvent[];
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/**
+ * Runs one job: read both sides, settle interrupted creates, plan (pure), then — unless this is
+ * a dry run — apply through the lanes, record links and bases, and move the target's checkpoint.
+ * A dry run (`plan`) writes nothing to any system or to the state.
+ */
+export async function runJob(o: RunJobOptions): Promise<RunReport> {
+  const now = o.now ?? (() => new Date());
+  const startedAt = now().toISOString();
+  const events: SyncEvent[] = [];
+  const emit = (e: SyncEvent): void => {
+    events.push(e);
+    o.emit?.(e);
+  };
+  const dry = o.mode === "plan";
+  const job: PlanJob =
+    o.mode === "migrate"
+      ? { ...o.job, direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target" }
+      : o.job;
+  const runId = dry ? `dry-${Date.now().toString(36)}` : o.state.startRun(job.name, o.mode);
+  const summary = emptySummary();
+  try {
+    const [tinypmUsers, targetUsers, tinypmIterations] = await Promise.all([
+      o.tinypm.listUsers(),
+      o.target.listUsers(),
+      o.tinypm.listIterations(),
+    ]);
+    const users = matchUsers({
+      tinypmUsers,
+      targetUsers,
+      userMap: o.userMap,
+      policy: o.unmappedUsers,
+    });
+    const mapping = compileMapping(o.mappingSpec, {
+      users: users.table,
+      iterations: tinypmIterations,
+    });
+    const ctx = context(o, job, runId, mapping, emit, now, tinypmIterations);
+    const { tinypm, target } = await readSides(o, job, mapping);
+    if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
+    const plan = planJob({
+      job,
+      mapping,
+      targetSystem: o.targetSystem,
+      tinypm,
+      target,
+      links: [...o.state.links(job.name)].map(linkView),
+      resolved: resolutions(o.state, job.name),
+      now: now(),
+    });
+    if (dry) {
+      countPlan(plan, summary);
+    } else {
+      if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
+      await applyPlan(ctx, plan, summary);
+      if (target.checkpoint !== undefined && o.mode === "sync") {
+        o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
+        emit({ type: "checkpoint_saved", system: o.targetSystem });
+      }
+    }
+    const report = finish({ o, runId, job, plan, summary, users, events, startedAt, now });
+    if (!dry)
+      o.state.finishRun(runId, {
+        outcome: summary.failed > 0 ? "partial" : "ok",
+        counts: { ...summary },
+        apiCalls: report.apiCalls,
+      });
+    return report;
+  } catch (error) {
+    if (!dry)
+      o.state.finishRun(runId, { outcome: "failed", counts: { ...summary }, apiCalls: apiUse(o) });
+    throw error;
+  }
+}
+
+function context(
+  o: RunJobOptions,
+  job: PlanJob,
+  runId: string,
+  mapping: CompiledMapping,
+  emit: (e: SyncEvent) => void,
+  now: () => Date,
+  iterations: readonly Iteration[],
+): EngineContext {
+  return {
+    job,
+    runId,
+    targetSystem: o.targetSystem,
+    tinypm: o.tinypm,
+    target: o.target,
+    mapping,
+    state: o.state,
+    lanes: o.lanes,
+    emit,
+    now,
+    tinypmIterations: new Map(iterations.map((it) => [it.name, it])),
+  };
+}
+
+/** tinyPM is always scanned in full; the target fully for migrations, by its feed for syncs. */
+async function readSides(
+  o: RunJobOptions,
+  job: PlanJob,
+  mapping: CompiledMapping,
+): Promise<{ tinypm: SideRead; target: SideRead }> {
+  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
+  if (o.mode !== "sync")
+    return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
+  const from = o.state.getCheckpoint(job.name, o.targetSystem);
+  // Target items the run needs although the feed may not return them: parked failures, and the
+  // counterparts of tinyPM items that changed since the last sync.
+  const extra = o.state
+    .failures(job.name)
+    .flatMap((f) => (f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }]));
+  if (from !== undefined) {
+    const links = new Map(
+      [...o.state.links(job.name)].map((l) => [`${l.kind}:${l.tinypmId}`, linkView(l)]),
+    );
+    for (const item of tinypm.items) {
+      const link = links.get(`${item.kind}:${item.id}`);
+      if (link === undefined) continue;
+      const names = mapping.fieldNames(item.kind);
+      const t = tinypmSnapshot(mapping, item);
+      const changed =
+        names.some((n) => !sameJson(t.fields[n], link.baseTinypm.fields[n])) ||
+        !sameJson([...t.comments], [...link.baseTinypm.comments]) ||
+        !sameJson(t.timeEntries, link.baseTinypm.timeEntries);
+      if (changed) extra.push({ kind: item.kind, id: link.targetId });
+    }
+  }
+  const target = await readChanges({
+    lanes: o.lanes,
+    system: o.targetSystem,
+    tracker: o.target,
+    from,
+    extra,
+  });
+  return { tinypm, target };
+}
+
+/** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
+function resolutions(
+  state: StateStore,
+  job: string,
+): Map<string, Partial<Record<WorkItemFieldName, Side>>> {
+  const out = new Map<string, Partial<Record<WorkItemFieldName, Side>>>();
+  for (const c of state.conflicts({ job, status: "resolved" })) {
+    if (c.appliedAt !== undefined || c.resolution === undefined) continue;
+    const key = `${c.kind}:${c.tinypmId}`;
+    out.set(key, { ...out.get(key), [c.field]: c.resolution });
+  }
+  return out;
+}
+
+function countPlan(plan: Plan, summary: RunSummary): void {
+  for (const a of plan.actions) {
+    if (a.type === "skip") summary.unchanged++;
+    else if (a.type === "create") summary.created++;
+    else if (a.type === "delete") summary.deleted++;
+    else if (a.type === "adopt") summary.updated++;
+    else if (a.conflicts.some((c) => c.resolution === "parked")) summary.conflicts++;
+    else summary.updated++;
+  }
+}
+
+function apiUse(o: RunJobOptions): Record<string, ApiUse> {
+  const lanes = o.lanes.counters();
+  const use = (system: string, tracker: Tracker): ApiUse => {
+    const calls = tracker.apiCalls();
+    const lane = lanes[system];
+    return {
+      reads: calls.reads,
+      writes: calls.writes,
+      notModified: calls.notModified,
+      retries: lane?.retries ?? 0,
+      rateLimitWaits: lane?.rateLimitWaits ?? 0,
+    };
+  };
+  return { tinypm: use("tinypm", o.tinypm), [o.targetSystem]: use(o.targetSystem, o.target) };
+}
+
+function finish(a: {
+  o: RunJobOptions;
+  runId: string;
+  job: PlanJob;
+  plan: Plan;
+  summary: RunSummary;
+  users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
+  events: SyncEvent[];
+  startedAt: string;
+  now: () => Date;
+}): RunReport {
+  return {
+    runId: a.runId,
+    job: a.job.name,
+    mode: a.o.mode,
+    targetSystem: a.o.targetSystem,
+    plan: a.plan,
+    summary: a.summary,
+    apiCalls: apiUse(a.o),
+    users: { matches: a.users.matches, unmapped: a.users.unmapped },
+    events: a.events,
+    startedAt: a.startedAt,
+    finishedAt: a.now().toISOString(),
+  };
+}

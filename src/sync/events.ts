@@ -1,0 +1,101 @@
+import type { ItemKind } from "../core/model.js";
+import type { FieldConflict } from "./merge.js";
+import type { FieldChange, SkipReason } from "./plan-types.js";
+
+/** Per-item events of a run, rendered by the CLI and collected into reports (never printed here). */
+export type SyncEvent =
+  | {
+      readonly type: "created";
+      readonly kind: ItemKind;
+      readonly side: "tinypm" | "target";
+      readonly title: string;
+      readonly id: string;
+      readonly sourceId: string;
+    }
+  | {
+      readonly type: "adopted";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly tinypmId: string;
+      readonly targetId: string;
+    }
+  | {
+      readonly type: "updated";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly tinypmId: string;
+      readonly targetId: string;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly type: "skipped";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly reason: SkipReason;
+    }
+  | {
+      readonly type: "conflict";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly tinypmId: string;
+      readonly targetId: string;
+      readonly conflicts: readonly FieldConflict[];
+    }
+  | {
+      readonly type: "deleted";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly side: "tinypm" | "target";
+      readonly mode: string;
+    }
+  | {
+      readonly type: "failed";
+      readonly kind: ItemKind;
+      readonly title: string;
+      readonly code: string;
+      readonly message: string;
+    }
+  | {
+      readonly type: "rate_limited";
+      readonly system: string;
+      readonly waitMs: number;
+      readonly operation: string;
+    }
+  | {
+      readonly type: "retry";
+      readonly system: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly code: string;
+    }
+  | { readonly type: "checkpoint_saved"; readonly system: string }
+  | {
+      readonly type: "progress";
+      readonly phase: string;
+      readonly done: number;
+      readonly total: number;
+    };
+
+/** The counts of architecture.md's `--json` summary. */
+export interface RunSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  conflicts: number;
+  failed: number;
+  deleted: number;
+}
+
+export function emptySummary(): RunSummary {
+  return { created: 0, updated: 0, unchanged: 0, conflicts: 0, failed: 0, deleted: 0 };
+}
+
+/** Per-system API use, as `--json` reports it. */
+export interface ApiUse {
+  reads: number;
+  writes: number;
+  retries: number;
+  rateLimitWaits: number;
+  /** Conditional reads answered 304. */
+  notModified: number;
+}

@@ -1,0 +1,32 @@
+import type { Iteration } from "../core/model.js";
+import { call, type EngineContext } from "./context.js";
+import type { Plan } from "./plan-types.js";
+
+/**
+ * Makes sure every tinyPM iteration that an item being written refers to exists on the target
+ * (as a milestone or sprint), before any item is created: iterations first, then stories, then
+ * tasks.
+ */
+export async function ensureIterations(
+  ctx: EngineContext,
+  plan: Plan,
+  tinypmIterations: readonly Iteration[],
+): Promise<void> {
+  const names = new Set<string>();
+  for (const a of plan.actions) {
+    if (a.type === "create" && a.toSide === "target" && a.source.iteration)
+      names.add(a.source.iteration.name);
+    if (a.type === "update" && a.tinypmItem.iteration && a.targetSet.iteration !== undefined)
+      names.add(a.tinypmItem.iteration.name);
+  }
+  for (const it of tinypmIterations) {
+    if (!names.has(it.name)) continue;
+    const draft = ctx.mapping.iterationToTarget(it);
+    await call(ctx, "target", {
+      name: `ensure iteration "${it.name}"`,
+      kind: "write",
+      idempotent: true,
+      run: () => ctx.target.ensureIteration(draft),
+    });
+  }
+}

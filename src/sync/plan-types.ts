@@ -1,0 +1,146 @@
+import type {
+  CommentDraft,
+  ItemKind,
+  SystemName,
+  TimeEntryDraft,
+  WorkItem,
+  WorkItemDraft,
+  WorkItemFieldName,
+  WorkItemFields,
+  JsonValue,
+} from "../core/model.js";
+import type { FieldConflict, Side } from "./merge.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** A link as the planner sees it: both ids and the base of both sides. */
+export interface LinkView {
+  readonly kind: ItemKind;
+  readonly tinypmId: string;
+  readonly targetId: string;
+  readonly origin: SystemName;
+  readonly parentTinypmId?: string | undefined;
+  readonly baseTinypm: Snapshot;
+  readonly baseTarget: Snapshot;
+  /** ISO time of the last sync of this link. */
+  readonly syncedAt: string;
+}
+
+/** One field written to one side, in tinyPM terms (normalised values, for reports). */
+export interface FieldChange {
+  readonly field: WorkItemFieldName;
+  readonly toSide: Side;
+  readonly from: JsonValue | undefined;
+  readonly to: JsonValue | undefined;
+}
+
+export interface CreateAction {
+  readonly type: "create";
+  readonly toSide: Side;
+  readonly kind: ItemKind;
+  readonly title: string;
+  /** The item being copied. */
+  readonly source: WorkItem;
+  /** Its parent on its own side (a task's story), to be translated through the links. */
+  readonly parentSourceId?: string | undefined;
+  /** The mapped draft (its `parentId` is still the source side's). */
+  readonly draft: WorkItemDraft;
+  readonly comments: readonly CommentDraft[];
+  readonly timeEntries: readonly TimeEntryDraft[];
+}
+
+export interface UpdateAction {
+  readonly type: "update";
+  readonly kind: ItemKind;
+  readonly title: string;
+  readonly link: LinkView;
+  readonly tinypmItem: WorkItem;
+  readonly targetItem: WorkItem;
+  readonly changes: readonly FieldChange[];
+  readonly conflicts: readonly FieldConflict[];
+  /** Fields to write to tinyPM (tinyPM values). */
+  readonly tinypmSet: Partial<WorkItemFields>;
+  /** Fields to write to the target (target values) and its hidden block, when it changes. */
+  readonly targetSet: Partial<WorkItemFields>;
+  readonly targetMetadata?: Readonly<Record<string, JsonValue>> | undefined;
+  readonly commentsToTarget: readonly CommentDraft[];
+  readonly commentsToTinypm: readonly CommentDraft[];
+  readonly timeToTarget: readonly TimeEntryDraft[];
+  readonly timeToTinypm: readonly TimeEntryDraft[];
+}
+
+export interface AdoptAction {
+  readonly type: "adopt";
+  readonly kind: ItemKind;
+  readonly title: string;
+  readonly tinypmItem: WorkItem;
+  readonly targetItem: WorkItem;
+}
+
+export interface DeleteAction {
+  readonly type: "delete";
+  readonly kind: ItemKind;
+  readonly title: string;
+  readonly link: LinkView;
+  /** The side where the deletion is mirrored. */
+  readonly side: Side;
+  /** `close` marks the item closed; `delete` removes it; `none` only records the deletion. */
+  readonly mode: "close" | "delete" | "none";
+  /** For `close` on tinyPM or the target: the fields that mark it closed. */
+  readonly set?: Partial<WorkItemFields> | undefined;
+}
+
+export type SkipReason =
+  "unchanged" | "echo" | "filtered" | "direction" | "deleted" | "parent-missing";
+
+export interface SkipAction {
+  readonly type: "skip";
+  readonly kind: ItemKind;
+  readonly title: string;
+  readonly tinypmId?: string | undefined;
+  readonly targetId?: string | undefined;
+  readonly reason: SkipReason;
+}
+
+export type PlanAction = CreateAction | UpdateAction | AdoptAction | DeleteAction | SkipAction;
+
+export interface Plan {
+  readonly job: string;
+  readonly targetSystem: SystemName;
+  readonly actions: readonly PlanAction[];
+}
+
+/** An action's counted outcome for the summary of architecture.md. */
+export function actionBucket(
+  action: PlanAction,
+): "created" | "updated" | "unchanged" | "conflicts" | "deleted" {
+  switch (action.type) {
+    case "create":
+      return "created";
+    case "adopt":
+      return "updated";
+    case "delete":
+      return "deleted";
+    case "skip":
+      return "unchanged";
+    case "update":
+      return hasWrites(action)
+        ? "updated"
+        : action.conflicts.some((c) => c.resolution === "parked")
+          ? "conflicts"
+          : "unchanged";
+  }
+}
+
+/** Whether an update writes anything. */
+export function hasWrites(a: UpdateAction): boolean {
+  return (
+    Object.keys(a.tinypmSet).length > 0 ||
+    Object.keys(a.targetSet).length > 0 ||
+    a.targetMetadata !== undefined ||
+    a.commentsToTarget.length +
+      a.commentsToTinypm.length +
+      a.timeToTarget.length +
+      a.timeToTinypm.length >
+      0
+  );
+}

@@ -1,0 +1,117 @@
+import {
+  WORK_ITEM_FIELD_NAMES,
+  type JsonValue,
+  type WorkItem,
+  type WorkItemFieldName,
+  type WorkItemFields,
+} from "../core/model.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import type { MergeResult } from "./merge.js";
+import type { FieldChange, LinkView, UpdateAction } from "./plan-types.js";
+import { commentKey, normalizeField, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
+
+export interface PlanUpdateInput {
+  readonly mapping: CompiledMapping;
+  readonly link: LinkView;
+  readonly item: WorkItem;
+  readonly targetItem: WorkItem;
+  readonly t: Snapshot;
+  readonly g: Snapshot;
+  readonly merge: MergeResult;
+}
+
+/**
+ * Turns a merge into writes: tinyPM gets the target's values of the fields that flow to it; the
+ * target gets the mapped draft of the merged item, reduced to the target fields that differ
+ * from what it holds (fields in a parked conflict keep the target's own value).
+ */
+export function planUpdate(p: PlanUpdateInput): UpdateAction {
+  const fromTarget: Partial<WorkItemFields> = p.mapping.toTinypm(p.targetItem);
+  const tinypmSet: Record<string, unknown> = {};
+  for (const f of p.merge.toTinypm) tinypmSet[f] = fromTarget[f];
+  const parked = p.merge.conflicts.filter((c) => c.resolution === "parked").map((c) => c.field);
+  const targetTime = p.mapping.timeEntriesToTinypm(p.targetItem);
+  const timeToTinypm = targetTime.filter((e) => p.merge.timeToTinypm.includes(timeEntryKey(e)));
+  const merged: WorkItem = {
+    ...p.item,
+    ...(tinypmSet as Partial<WorkItemFields>),
+    ...pick(fromTarget, parked),
+    timeEntries: mergeTime(p.item, timeToTinypm),
+  };
+  const target = targetWrites(p, merged);
+  const timeSelected = p.item.timeEntries.filter((e) =>
+    p.merge.timeToTarget.includes(timeEntryKey(e)),
+  );
+  return {
+    type: "update",
+    kind: p.item.kind,
+    title: p.item.title,
+    link: p.link,
+    tinypmItem: p.item,
+    targetItem: p.targetItem,
+    changes: [
+      ...p.merge.toTarget.map((field) => change(field, "target", p.g, p.t)),
+      ...p.merge.toTinypm.map((field) => change(field, "tinypm", p.t, p.g)),
+    ],
+    conflicts: p.merge.conflicts,
+    tinypmSet: tinypmSet,
+    targetSet: target.set,
+    targetMetadata: target.metadata,
+    commentsToTarget: p.item.comments
+      .filter((c) => p.merge.commentsToTarget.includes(commentKey(c)))
+      .map((c) => p.mapping.commentToTarget(c)),
+    commentsToTinypm: p.targetItem.comments
+      .map((c) => p.mapping.commentToTinypm(c))
+      .filter((c) => p.merge.commentsToTinypm.includes(commentKey(c))),
+    timeToTarget: p.mapping.timeEntriesToTarget({ ...p.item, timeEntries: timeSelected }),
+    timeToTinypm,
+  };
+}
+
+function change(
+  field: WorkItemFieldName,
+  toSide: "tinypm" | "target",
+  before: Snapshot,
+  after: Snapshot,
+): FieldChange {
+  return { field, toSide, from: before.fields[field], to: after.fields[field] };
+}
+
+function pick(
+  fields: Partial<WorkItemFields>,
+  names: readonly WorkItemFieldName[],
+): Partial<WorkItemFields> {
+  const out: Record<string, unknown> = {};
+  for (const n of names) out[n] = fields[n];
+  return out;
+}
+
+function mergeTime(item: WorkItem, incoming: WorkItem["timeEntries"]): WorkItem["timeEntries"] {
+  const byKey = new Map(item.timeEntries.map((e) => [timeEntryKey(e), e]));
+  for (const e of incoming) byKey.set(timeEntryKey(e), e);
+  return [...byKey.values()];
+}
+
+/** The target fields (and hidden block) to write, only when something flows to the target. */
+function targetWrites(
+  p: PlanUpdateInput,
+  merged: WorkItem,
+): { set: Partial<WorkItemFields>; metadata: Readonly<Record<string, JsonValue>> | undefined } {
+  const needed =
+    p.merge.toTarget.length > 0 ||
+    p.merge.timeToTinypm.length > 0 ||
+    p.merge.timeToTarget.length > 0;
+  const resolvedForTarget = p.merge.conflicts.some((c) => c.resolution === "tinypm");
+  if (!needed && !resolvedForTarget) return { set: {}, metadata: undefined };
+  const desired = p.mapping.toTarget(merged);
+  const set: Record<string, unknown> = {};
+  for (const f of WORK_ITEM_FIELD_NAMES) {
+    if (!sameJson(normalizeField(f, desired[f]), normalizeField(f, p.targetItem[f])))
+      set[f] = desired[f];
+  }
+  const metadata = desired.metadata ?? {};
+  return {
+    set: set,
+    metadata: sameJson(metadata, p.targetItem.metadata) ? undefined : metadata,
+  };
+}

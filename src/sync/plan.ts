@@ -1,0 +1,294 @@
+import type {
+  ItemKind,
+  SystemName,
+  WorkItem,
+  WorkItemFieldName,
+  WorkItemFields,
+} from "../core/model.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import { mergePair, type ConflictPolicy, type Direction, type Side } from "./merge.js";
+import { planUpdate } from "./plan-update.js";
+import type { CreateAction, LinkView, Plan, PlanAction } from "./plan-types.js";
+import { snapshotOf, type Snapshot } from "./snapshot.js";
+
+export interface PlanJob {
+  readonly name: string;
+  readonly direction: Direction;
+  readonly conflicts: ConflictPolicy;
+  readonly onDelete: "ignore" | "close" | "delete";
+}
+
+export interface PlanInput {
+  readonly job: PlanJob;
+  readonly mapping: CompiledMapping;
+  readonly targetSystem: SystemName;
+  /** Every tinyPM item (tinyPM is always read in full). */
+  readonly tinypm: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
+  readonly target: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  readonly links: readonly LinkView[];
+  /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
+  readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;
+  readonly now: Date;
+}
+
+const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
+
+/** The tinyPM-terms snapshot of a tinyPM item. */
+export function tinypmSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
+  return snapshotOf({
+    fields: item,
+    names: mapping.fieldNames(item.kind),
+    comments: item.comments,
+    timeEntries: item.timeEntries,
+  });
+}
+
+/** The tinyPM-terms snapshot of a target item (through the mapping's inverse). */
+export function targetSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
+  const fields: Partial<WorkItemFields> = mapping.toTinypm(item);
+  return snapshotOf({
+    fields,
+    names: mapping.fieldNames(item.kind),
+    comments: item.comments.map((c) => mapping.commentToTinypm(c)),
+    timeEntries: mapping.timeEntriesToTinypm(item),
+  });
+}
+
+/**
+ * Plans a job (pure): what `migrate` or `sync` would do, item by item and field by field.
+ * Stories come before tasks, creates before updates, deletions last.
+ */
+export function planJob(input: PlanInput): Plan {
+  const tinypm = new Map(input.tinypm.items.map((i) => [byKey(i.kind, i.id), i]));
+  const target = new Map(input.target.items.map((i) => [byKey(i.kind, i.id), i]));
+  const linkByTinypm = new Map(input.links.map((l) => [byKey(l.kind, l.tinypmId), l]));
+  const linkByTarget = new Map(input.links.map((l) => [byKey(l.kind, l.targetId), l]));
+  const creates: CreateAction[] = [];
+  const others: PlanAction[] = [];
+  const deletes: PlanAction[] = [];
+  const adopted = new Set<string>();
+
+  for (const item of input.target.items) {
+    const k = byKey(item.kind, item.id);
+    if (linkByTarget.has(k)) continue;
+    const m = item.marker;
+    if (m?.job === input.job.name && m.origin === "tinypm") {
+      const source = tinypm.get(byKey(m.originKind, m.originId));
+      if (source && !linkByTinypm.has(byKey(source.kind, source.id))) {
+        adopted.add(byKey(source.kind, source.id));
+        others.push({
+          type: "adopt",
+          kind: source.kind,
+          title: source.title,
+          tinypmItem: source,
+          targetItem: item,
+        });
+        continue;
+      }
+    }
+    if (input.job.direction === "to-target") {
+      others.push({
+        type: "skip",
+        kind: item.kind,
+        title: item.title,
+        targetId: item.id,
+        reason: "direction",
+      });
+    } else {
+      creates.push(createAction(input, "tinypm", item));
+    }
+  }
+
+  for (const item of input.tinypm.items) {
+    const k = byKey(item.kind, item.id);
+    if (adopted.has(k)) continue;
+    const link = linkByTinypm.get(k);
+    if (link === undefined) {
+      if (input.job.direction === "to-tinypm") {
+        others.push({
+          type: "skip",
+          kind: item.kind,
+          title: item.title,
+          tinypmId: item.id,
+          reason: "direction",
+        });
+      } else {
+        creates.push(createAction(input, "target", item));
+      }
+      continue;
+    }
+    const targetItem = target.get(byKey(link.kind, link.targetId));
+    if (targetItem === undefined && input.target.complete) {
+      deletes.push(...deletion(input, link, item.title, "tinypm", item));
+      continue;
+    }
+    others.push(pairAction(input, link, item, targetItem));
+  }
+
+  for (const link of input.links) {
+    if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
+    const targetItem = target.get(byKey(link.kind, link.targetId));
+    deletes.push(
+      ...deletion(input, link, targetItem?.title ?? `#${link.targetId}`, "target", targetItem),
+    );
+  }
+
+  const order = (a: CreateAction): number => (a.kind === "story" ? 0 : 1);
+  return {
+    job: input.job.name,
+    targetSystem: input.targetSystem,
+    actions: [...creates.sort((a, b) => order(a) - order(b)), ...others, ...deletes],
+  };
+}
+
+function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateAction {
+  const m = input.mapping;
+  if (toSide === "target") {
+    return {
+      type: "create",
+      toSide,
+      kind: source.kind,
+      title: source.title,
+      source,
+      parentSourceId: source.parentId,
+      draft: {
+        ...m.toTarget(source),
+        marker: {
+          job: input.job.name,
+          origin: "tinypm",
+          originKind: source.kind,
+          originId: source.id,
+        },
+      },
+      comments: source.comments.map((c) => m.commentToTarget(c)),
+      timeEntries: m.timeEntriesToTarget(source),
+    };
+  }
+  return {
+    type: "create",
+    toSide,
+    kind: source.kind,
+    title: source.title,
+    source,
+    parentSourceId: source.parentId,
+    draft: m.toTinypm(source),
+    comments: source.comments.map((c) => m.commentToTinypm(c)),
+    timeEntries: m.timeEntriesToTinypm(source),
+  };
+}
+
+/** A linked pair: unchanged, or an update (with conflicts) computed by the three-way merge. */
+function pairAction(
+  input: PlanInput,
+  link: LinkView,
+  item: WorkItem,
+  targetItem: WorkItem | undefined,
+): PlanAction {
+  const skip = (reason: "unchanged" | "deleted"): PlanAction => ({
+    type: "skip",
+    kind: item.kind,
+    title: item.title,
+    tinypmId: item.id,
+    targetId: link.targetId,
+    reason,
+  });
+  if (link.baseTinypm.deleted === true || link.baseTarget.deleted === true) return skip("deleted");
+  const t = tinypmSnapshot(input.mapping, item);
+  // Not read this run (incremental target feed): the target is as it was at the last sync.
+  const g = targetItem === undefined ? link.baseTarget : targetSnapshot(input.mapping, targetItem);
+  const merge = mergePair({
+    fieldNames: input.mapping.fieldNames(item.kind),
+    tinypm: t,
+    target: g,
+    baseTinypm: link.baseTinypm,
+    baseTarget: link.baseTarget,
+    direction: input.job.direction,
+    policy: input.job.conflicts,
+    resolved: input.resolved?.get(byKey(item.kind, item.id)),
+    newest: newestSide(link, targetItem, input.now),
+  });
+  const nothing =
+    merge.toTarget.length + merge.toTinypm.length + merge.conflicts.length === 0 &&
+    merge.commentsToTarget.length +
+      merge.commentsToTinypm.length +
+      merge.timeToTarget.length +
+      merge.timeToTinypm.length ===
+      0;
+  if (nothing || targetItem === undefined) return skip("unchanged");
+  return planUpdate({ mapping: input.mapping, link, item, targetItem, t, g, merge });
+}
+
+/**
+ * For `newest`: the target knows when it changed; tinyPM keeps no change times, so a tinyPM
+ * change is dated halfway between the last sync and this scan.
+ */
+function newestSide(link: LinkView, targetItem: WorkItem | undefined, now: Date): Side {
+  const synced = Date.parse(link.syncedAt);
+  const tinypmAt = Number.isFinite(synced) ? (synced + now.getTime()) / 2 : now.getTime();
+  const targetAt = targetItem?.updatedAt === undefined ? 0 : Date.parse(targetItem.updatedAt);
+  return targetAt > tinypmAt ? "target" : "tinypm";
+}
+
+function deletion(
+  input: PlanInput,
+  link: LinkView,
+  title: string,
+  deletedOn: Side,
+  survivor: WorkItem | undefined,
+): PlanAction[] {
+  const side: Side = deletedOn === "tinypm" ? "target" : "tinypm";
+  const alreadyGone =
+    deletedOn === "tinypm" ? link.baseTinypm.deleted === true : link.baseTarget.deleted === true;
+  if (alreadyGone)
+    return [
+      {
+        type: "skip",
+        kind: link.kind,
+        title,
+        tinypmId: link.tinypmId,
+        targetId: link.targetId,
+        reason: "deleted",
+      },
+    ];
+  const flows =
+    side === "target" ? input.job.direction !== "to-tinypm" : input.job.direction !== "to-target";
+  const mode =
+    !flows || input.job.onDelete === "ignore" || survivor === undefined
+      ? "none"
+      : input.job.onDelete;
+  return [
+    {
+      type: "delete",
+      kind: link.kind,
+      title,
+      link,
+      side,
+      mode,
+      set: mode === "close" ? closeFields(input, side, link.kind) : undefined,
+    },
+  ];
+}
+
+/** What marks an item closed: the target's closed status, or a rejected tinyPM story. */
+function closeFields(
+  input: PlanInput,
+  side: Side,
+  kind: ItemKind,
+): Partial<WorkItemFields> | undefined {
+  if (side === "tinypm") return kind === "story" ? { status: "REJECTED" } : undefined;
+  if (input.targetSystem === "github") return { status: "closed:not_planned" };
+  const probe: WorkItem = {
+    system: "tinypm",
+    kind,
+    id: "0",
+    title: "",
+    status: kind === "story" ? "REJECTED" : "COMPLETED",
+    assignees: [],
+    labels: [],
+    comments: [],
+    timeEntries: [],
+    metadata: {},
+  };
+  return { status: input.mapping.toTarget(probe).status };
+}

@@ -1,0 +1,82 @@
+import type { ItemKind, WorkItem } from "../core/model.js";
+import type { Checkpoint, Tracker } from "../core/tracker.js";
+import type { Lanes } from "../queue/lanes.js";
+import type { SystemName } from "../core/model.js";
+
+/** What was read of one side. */
+export interface SideRead {
+  readonly items: WorkItem[];
+  /** Every item was read (deletions may be inferred). */
+  readonly complete: boolean;
+  /** The feed position after this read (targets), to store once the run applied it. */
+  readonly checkpoint?: Checkpoint | undefined;
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of iterable) out.push(x);
+  return out;
+}
+
+/** Reads every item of a side (a full scan), as one idempotent lane call. */
+export async function readAll(
+  lanes: Lanes,
+  system: SystemName,
+  tracker: Tracker,
+): Promise<SideRead> {
+  const items = await lanes.run(system, {
+    name: `list ${system} items`,
+    kind: "read",
+    idempotent: true,
+    run: () => collect(tracker.list({})),
+  });
+  return { items, complete: true };
+}
+
+/**
+ * Reads a target through its change feed from a checkpoint (all items without one). Items the
+ * feed did not return but that the run needs (parked failures) are fetched one by one.
+ */
+export async function readChanges(o: {
+  lanes: Lanes;
+  system: SystemName;
+  tracker: Tracker;
+  from: Checkpoint | undefined;
+  extra: readonly { kind: ItemKind; id: string }[];
+}): Promise<SideRead> {
+  const pages = await o.lanes.run(o.system, {
+    name: `read ${o.system} changes`,
+    kind: "read",
+    idempotent: true,
+    run: () => collect(o.tracker.changes(o.from)),
+  });
+  const byKey = new Map<string, WorkItem>();
+  for (const page of pages) {
+    for (const change of page.changes)
+      if (change.kind === "upsert") byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
+  }
+  for (const ref of o.extra) {
+    if (byKey.has(`${ref.kind}:${ref.id}`)) continue;
+    const item = await fetchOne(o.lanes, o.system, o.tracker, ref);
+    if (item) byKey.set(`${ref.kind}:${ref.id}`, item);
+  }
+  return {
+    items: [...byKey.values()],
+    complete: pages.some((p) => p.complete),
+    checkpoint: pages.at(-1)?.checkpoint ?? o.from,
+  };
+}
+
+export function fetchOne(
+  lanes: Lanes,
+  system: SystemName,
+  tracker: Tracker,
+  ref: { kind: ItemKind; id: string },
+): Promise<WorkItem | undefined> {
+  return lanes.run(system, {
+    name: `get ${ref.kind} ${ref.id}`,
+    kind: "read",
+    idempotent: true,
+    run: () => tracker.get(ref),
+  });
+}

@@ -1,0 +1,87 @@
+import type { WorkItem } from "../core/model.js";
+import type { EngineContext } from "./context.js";
+import { linkRecord } from "./links.js";
+import { targetSnapshot, tinypmSnapshot } from "./plan.js";
+import type { Snapshot } from "./snapshot.js";
+
+/**
+ * Settles the creates an interrupted run left unconfirmed: a target create is found by its
+ * marker, a tinyPM create by an unlinked item of the same kind and title. Found → linked (its
+ * comments and time entries are then completed by the normal merge); not found → the intent is
+ * dropped and the planner creates the item again.
+ */
+export async function reconcileIntents(
+  ctx: EngineContext,
+  tinypmItems: readonly WorkItem[],
+  targetItems: readonly WorkItem[],
+): Promise<number> {
+  let linked = 0;
+  for (const intent of ctx.state.pendingIntents(ctx.job.name)) {
+    const toTarget = intent.targetSystem !== "tinypm";
+    const found = toTarget
+      ? await findTargetCreate(ctx, intent.kind, intent.originId, targetItems)
+      : findTinypmCreate(ctx, intent.kind, intent.originId, tinypmItems, targetItems);
+    const source = toTarget
+      ? tinypmItems.find((i) => i.kind === intent.kind && i.id === intent.originId)
+      : targetItems.find((i) => i.kind === intent.kind && i.id === intent.originId);
+    if (found === undefined || source === undefined) {
+      ctx.state.dropIntent(intent.id);
+      continue;
+    }
+    const tinypmItem = toTarget ? source : found;
+    const targetItem = toTarget ? found : source;
+    const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
+    ctx.state.confirmIntent(
+      intent.id,
+      linkRecord({
+        job: ctx.job.name,
+        kind: intent.kind,
+        tinypmId: tinypmItem.id,
+        targetSystem: ctx.targetSystem,
+        targetId: targetItem.id,
+        origin: toTarget ? "tinypm" : ctx.targetSystem,
+        parentTinypmId: tinypmItem.parentId,
+        baseTinypm: copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
+        baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
+        now: ctx.now(),
+      }),
+    );
+    linked++;
+  }
+  return linked;
+}
+
+async function findTargetCreate(
+  ctx: EngineContext,
+  kind: WorkItem["kind"],
+  originId: string,
+  targetItems: readonly WorkItem[],
+): Promise<WorkItem | undefined> {
+  const marker = { job: ctx.job.name, origin: "tinypm" as const, originKind: kind, originId };
+  const seen = targetItems.find(
+    (i) =>
+      i.marker?.job === marker.job &&
+      i.marker.origin === "tinypm" &&
+      i.marker.originKind === kind &&
+      i.marker.originId === originId,
+  );
+  return seen ?? (await ctx.target.findByMarker(marker));
+}
+
+function findTinypmCreate(
+  ctx: EngineContext,
+  kind: WorkItem["kind"],
+  originId: string,
+  tinypmItems: readonly WorkItem[],
+  targetItems: readonly WorkItem[],
+): WorkItem | undefined {
+  const source = targetItems.find((i) => i.kind === kind && i.id === originId);
+  if (source === undefined) return undefined;
+  const title = ctx.mapping.toTinypm(source).title;
+  return tinypmItems.find(
+    (i) =>
+      i.kind === kind &&
+      i.title === title &&
+      ctx.state.getLinkByTinypm(ctx.job.name, kind, i.id) === undefined,
+  );
+}
