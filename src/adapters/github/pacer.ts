@@ -81,14 +81,17 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return v;
 }
 
-/** One granted write: when it started and when its answer arrived (if it has). */
+/**
+ * One granted write: when it was scheduled to start (a late timer does not push later slots
+ * back: the windows keep it safe) and when its answer arrived (if it has).
+ */
 export interface SlotRecord {
   readonly start: number;
   end?: number | undefined;
 }
 
 /**
- * The earliest start (≥ now) of the next write, given the previous writes (oldest first), or
+ * The scheduled start of the next write (at most one interval in the past: then it may go now), given the previous writes (oldest first), or
  * `undefined` when it depends on a write that has not finished yet. Pure.
  */
 export function nextSlot(args: {
@@ -98,7 +101,9 @@ export function nextSlot(args: {
 }): number | undefined {
   const { now, slots, plan } = args;
   const last = slots.at(-1);
-  let t = last === undefined ? now : Math.max(now, last.start + plan.intervalMs);
+  // A slot up to one interval in the past is still granted as scheduled: a late timer then does
+  // not push every later write back (the windows below keep GitHub's side safe regardless).
+  let t = last === undefined ? now : Math.max(now - plan.intervalMs, last.start + plan.intervalMs);
   for (const w of plan.windows) {
     if (slots.length < w.count) continue;
     const anchor = slots[slots.length - w.count];
@@ -140,14 +145,18 @@ export function createPacer(opts: PacerOptions = {}): Pacer {
 
   const untilFinished = (): Promise<void> => new Promise((resolve) => finished.push(resolve));
   const take = async (signal?: AbortSignal): Promise<PacerRelease> => {
+    let scheduled: number;
     for (;;) {
       const t = now();
       const slot = nextSlot({ now: t, slots, plan });
       if (slot === undefined) await untilFinished();
       else if (slot > t) await sleep(slot - t, signal);
-      else break;
+      else {
+        scheduled = slot;
+        break;
+      }
     }
-    const record: SlotRecord = { start: now() };
+    const record: SlotRecord = { start: scheduled };
     slots.push(record);
     if (slots.length > keep * 2) slots.splice(0, slots.length - keep);
     granted++;
