@@ -184,11 +184,12 @@ export function createLanes(o: LanesOptions): Lanes {
   return {
     run: <T>(system: SystemName, op: LaneOp<T>): Promise<T> => {
       const lane = laneOf(system);
-      return lane.queue
-        .add(() => runner.execute(lane, op), { signal })
-        .catch((error: unknown) => {
-          throw signal.aborted ? runner.interrupted(lane, op, error) : error;
-        });
+      // The signal is checked when the call's turn comes rather than handed to p-queue, which
+      // would add one abort listener per queued call (thousands in a migration).
+      return lane.queue.add(() => {
+        if (signal.aborted) throw runner.interrupted(lane, op, signal.reason);
+        return runner.execute(lane, op);
+      });
     },
     pause: (system, ms, operation) => {
       runner.pause(laneOf(system), ms, operation);
