@@ -133,7 +133,7 @@ function danglingReferences(d: Dataset): string[] {
   const ids = (list: readonly { id: number }[]) => new Set(list.map((x) => x.id));
   const users = ids(d.users);
   const projects = ids(d.projects);
-  const iterations = ids(d.iterations);
+  const storyProject = new Map(d.stories.map((s) => [s.id, s.projectId]));
   const stories = ids(d.stories);
   const tasks = ids(d.tasks);
   const out: string[] = [];
@@ -158,15 +158,22 @@ function danglingReferences(d: Dataset): string[] {
     check(projects.has(it.projectId), `iteration ${it.id}: unknown project ${it.projectId}`);
   for (const s of d.stories) {
     check(projects.has(s.projectId), `story ${s.id}: unknown project ${s.projectId}`);
+    const it = d.iterations.find((i) => i.id === s.iterationId);
     check(
-      s.iterationId === undefined || iterations.has(s.iterationId),
-      `story ${s.id}: unknown iteration ${s.iterationId}`,
+      s.iterationId === undefined || it?.projectId === s.projectId,
+      `story ${s.id}: iteration ${s.iterationId} is not an iteration of project ${s.projectId}`,
     );
     for (const u of [s.ownerId, s.acceptingUserId])
       check(u === undefined || users.has(u), `story ${s.id}: unknown user ${u}`);
   }
   for (const t of d.tasks) {
-    check(stories.has(t.storyId), `task ${t.id}: unknown story ${t.storyId}`);
+    const projectId = storyProject.get(t.storyId);
+    check(projectId !== undefined, `task ${t.id}: unknown story ${t.storyId}`);
+    const statuses = d.projects.find((p) => p.id === projectId)?.taskStatuses ?? [];
+    check(
+      projectId === undefined || statuses.some((st) => st.id === t.statusId),
+      `task ${t.id}: status ${t.statusId} is not a task status of project ${projectId}`,
+    );
     for (const u of t.assignedUserIds) check(users.has(u), `task ${t.id}: unknown user ${u}`);
   }
   for (const c of d.comments) {

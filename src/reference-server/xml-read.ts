@@ -94,9 +94,12 @@ class Reader {
       if (end > this.i) parts.push(this.chars(end));
       if (lt < 0) continue;
       if (this.src.startsWith("</", this.i)) {
+        const tagStart = this.i;
         this.i += 2;
         const name = this.name();
-        if (name !== el.name) this.fail(`end tag </${name}> does not match <${el.name}>`, -2);
+        if (name !== el.name) {
+          this.fail(`end tag </${name}> does not match <${el.name}>`, tagStart - this.i);
+        }
         this.space();
         this.expect(">");
         el.text = parts.join("");

@@ -96,6 +96,9 @@ describe("datasets", () => {
     await expect(start({ dataset: { users: [{ id: "x" }] } })).rejects.toThrow(/users\.0\.id/);
     const dangling = { projects: [], stories: [{ id: 1, projectId: 3, position: 1, name: "s" }] };
     await expect(start({ dataset: dangling })).rejects.toThrow(/unknown project 3/);
+    const good = generateDataset(parseGenerateSpec("stories=1,tasks=1,comments=0"), 1, TODAY);
+    const badStatus = { ...good, tasks: [{ ...good.tasks[0]!, statusId: 5 }] };
+    await expect(start({ dataset: badStatus })).rejects.toThrow(/status 5 is not a task status/);
   });
 });
 
