@@ -134,12 +134,24 @@ export function planJob(input: PlanInput): Plan {
     );
   }
 
-  const order = (a: CreateAction): number => (a.kind === "story" ? 0 : 1);
   return {
     job: input.job.name,
     targetSystem: input.targetSystem,
-    actions: [...creates.sort((a, b) => order(a) - order(b)), ...others, ...deletes],
+    actions: [...creates.sort(createOrder), ...others, ...deletes],
   };
+}
+
+/**
+ * Stories before tasks; within a kind, in the source's id order, so that the copies' ids keep the
+ * originals' relative order (a round trip gives the same project back, ids aside).
+ */
+function createOrder(a: CreateAction, b: CreateAction): number {
+  if (a.kind !== b.kind) return a.kind === "story" ? -1 : 1;
+  const na = Number(a.source.id);
+  const nb = Number(b.source.id);
+  return Number.isFinite(na) && Number.isFinite(nb)
+    ? na - nb
+    : a.source.id.localeCompare(b.source.id);
 }
 
 function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateAction {

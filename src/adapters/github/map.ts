@@ -86,7 +86,8 @@ export function toWorkItem(issue: RawIssue, comments: readonly RawComment[] = []
     id: String(issue.number),
     parentId,
     title: issue.title,
-    description: parsed.description,
+    // GitHub does not tell an empty body from none: both are "no description".
+    description: parsed.description === "" ? undefined : parsed.description,
     status: statusOf(issue),
     labels: issue.labels.map((l) => (typeof l === "string" ? l : l.name)),
     assignees: (issue.assignees ?? []).map((u) => toUser(u.login)),

@@ -1,0 +1,99 @@
+/**
+ * The one place that knows every adapter: builds the trackers a job needs from its resolved
+ * configuration. (The only barrel of `adapters/`, per style.md R5.)
+ */
+import type { Tracker } from "../core/tracker.js";
+import { createGithubTracker, type GithubTracker } from "./github/index.js";
+import { createJiraTracker } from "./jira/index.js";
+import { createTinypmTracker, type TinypmTracker } from "./tinypm/index.js";
+
+export type { TinypmTracker } from "./tinypm/index.js";
+export type { GithubTracker } from "./github/index.js";
+
+interface Logger {
+  debug(obj: object, msg?: string): void;
+  child?(bindings: Record<string, unknown>): Logger;
+}
+
+export interface TinypmConnection {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly projectId: number | string;
+  readonly concurrency?: number | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+export type TargetConnection =
+  | {
+      readonly type: "github";
+      readonly baseUrl: string;
+      readonly owner: string;
+      readonly repo: string;
+      readonly token: string;
+      readonly tokenEnv?: string | undefined;
+      readonly importApi?: boolean | undefined;
+      readonly writesPerMinute?: number | undefined;
+      readonly writesPerHour?: number | undefined;
+      readonly timeScale?: number | undefined;
+      readonly labels?:
+        | readonly { name: string; color?: string | undefined; description?: string | undefined }[]
+        | undefined;
+      readonly logger?: Logger | undefined;
+    }
+  | {
+      readonly type: "jira";
+      readonly baseUrl: string;
+      readonly project: string;
+      readonly email: string;
+      readonly token: string;
+      readonly emailEnv?: string | undefined;
+      readonly tokenEnv?: string | undefined;
+      readonly boardId?: number | undefined;
+      readonly storyPointsField?: string | undefined;
+      readonly timeScale?: number | undefined;
+      readonly logger?: Logger | undefined;
+    };
+
+export function createTinypm(c: TinypmConnection): TinypmTracker {
+  return createTinypmTracker({
+    baseUrl: c.baseUrl,
+    token: c.token,
+    projectId: c.projectId,
+    concurrency: c.concurrency,
+    timeoutMs: c.timeoutMs,
+    logger: c.logger,
+  });
+}
+
+export function createTarget(c: TargetConnection): Tracker {
+  if (c.type === "github") return createGithub(c);
+  return createJiraTracker({
+    baseUrl: c.baseUrl,
+    email: c.email,
+    token: c.token,
+    projectKey: c.project,
+    emailEnv: c.emailEnv,
+    tokenEnv: c.tokenEnv,
+    boardId: c.boardId,
+    storyPointsField: c.storyPointsField,
+    timeScale: c.timeScale,
+    logger: c.logger,
+  });
+}
+
+function createGithub(c: Extract<TargetConnection, { type: "github" }>): GithubTracker {
+  return createGithubTracker({
+    baseUrl: c.baseUrl,
+    token: c.token,
+    owner: c.owner,
+    repo: c.repo,
+    tokenEnv: c.tokenEnv,
+    importApi: c.importApi,
+    writesPerMinute: c.writesPerMinute,
+    writesPerHour: c.writesPerHour,
+    timeScale: c.timeScale,
+    labels: c.labels,
+    logger: c.logger,
+  });
+}

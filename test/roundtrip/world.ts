@@ -1,0 +1,108 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTarget, createTinypm, type TargetConnection } from "../../src/adapters/registry.js";
+import type { SystemName } from "../../src/core/model.js";
+import type { Tracker } from "../../src/core/tracker.js";
+import { loadMapping } from "../../src/mapping/load.js";
+import { createLanes } from "../../src/queue/lanes.js";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
+import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
+import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
+import type { PlanJob } from "../../src/sync/plan.js";
+
+const MAPPINGS = { github: "mappings/github.yaml", jira: "mappings/jira.yaml" } as const;
+
+/** A tinyPM reference server, a target sandbox and a state file, wired to the real engine. */
+export interface World {
+  readonly tinypm: ReferenceServer;
+  readonly target:
+    | { readonly kind: "github"; readonly server: GithubSandbox }
+    | { readonly kind: "jira"; readonly server: JiraSandbox };
+  readonly statePath: string;
+  run(
+    mode: RunMode,
+    job?: Partial<PlanJob> & { tinypmServer?: ReferenceServer },
+  ): Promise<RunReport>;
+  targetTracker(): Tracker;
+  close(): Promise<void>;
+}
+
+export async function startWorld(o: {
+  target: "github" | "jira";
+  generate?: string;
+  seed?: number;
+}): Promise<World> {
+  const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed: o.seed ?? 1 });
+  const target =
+    o.target === "github"
+      ? ({ kind: "github", server: await startGithubSandbox() } as const)
+      : ({ kind: "jira", server: await startJiraSandbox() } as const);
+  const statePath = join(mkdtempSync(join(tmpdir(), "tps-world-")), "state.db");
+  const connection = (): TargetConnection =>
+    target.kind === "github"
+      ? {
+          type: "github",
+          baseUrl: target.server.url,
+          owner: target.server.owner,
+          repo: target.server.repo,
+          token: target.server.token,
+          writesPerMinute: 100000,
+          writesPerHour: 1000000,
+        }
+      : {
+          type: "jira",
+          baseUrl: target.server.url,
+          project: target.server.projectKey,
+          email: target.server.email,
+          token: target.server.token,
+        };
+  const world: World = {
+    tinypm,
+    target,
+    statePath,
+    targetTracker: () => createTarget(connection()),
+    async run(mode, job = {}) {
+      const server = job.tinypmServer ?? tinypm;
+      const state: StateStore = openStateStore({ path: statePath });
+      const tinypmTracker = createTinypm({
+        baseUrl: server.url,
+        token: server.token,
+        projectId: 1,
+      });
+      const targetTracker = createTarget(connection());
+      const system: SystemName = target.kind;
+      try {
+        return await runJob({
+          mode,
+          job: {
+            name: "widgets",
+            direction: "both",
+            conflicts: "manual",
+            onDelete: "close",
+            ...job,
+          },
+          targetSystem: system,
+          tinypm: tinypmTracker,
+          target: targetTracker,
+          mappingSpec: loadMapping(MAPPINGS[target.kind]),
+          state,
+          lanes: createLanes({
+            limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 4 } },
+          }),
+        });
+      } finally {
+        state.close();
+        await tinypmTracker.close();
+        await targetTracker.close();
+      }
+    },
+    async close() {
+      await tinypm.close();
+      await target.server.close();
+    },
+  };
+  return world;
+}
