@@ -110,6 +110,7 @@ function prepare(db: Database) {
     ),
     intents: db.prepare<[string], IntentRow>("SELECT * FROM intents WHERE job = ? ORDER BY id"),
     dropIntent: db.prepare("DELETE FROM intents WHERE id = ?"),
+    intentById: db.prepare<[number], IntentRow>("SELECT * FROM intents WHERE id = ?"),
   };
 }
 
@@ -161,6 +162,8 @@ export function createLinkTable(db: Database, now: () => Date) {
       return row?.id ?? 0;
     },
     confirmIntent: db.transaction((intentId: number, link: LinkRecord): void => {
+      const intent = q.intentById.get(intentId);
+      if (intent !== undefined) checkIntentMatches(toIntent(intent), link);
       put(link);
       q.dropIntent.run(intentId);
     }),
@@ -169,6 +172,24 @@ export function createLinkTable(db: Database, now: () => Date) {
       q.dropIntent.run(intentId);
     },
   };
+}
+
+/** A link confirming an intent must be the link of the item that intent was about. */
+function checkIntentMatches(intent: IntentRecord, link: LinkRecord): void {
+  const originId = intent.originSystem === "tinypm" ? link.tinypmId : link.targetId;
+  const matches =
+    intent.job === link.job &&
+    intent.kind === link.kind &&
+    intent.targetSystem === (intent.originSystem === "tinypm" ? link.targetSystem : "tinypm") &&
+    intent.originId === originId;
+  if (!matches) {
+    throw new InternalError(
+      `Intent ${intent.id} (${intent.job} ${intent.kind} ${intent.originSystem}:${intent.originId} → ` +
+        `${intent.targetSystem}) cannot be confirmed by the link of tinyPM ${link.tinypmId} ⇄ ` +
+        `${link.targetSystem} ${link.targetId} in job ${link.job}.`,
+      { hint: "Confirm an intent with the link of the item it created (a bug in the caller)." },
+    );
+  }
 }
 
 function mapRow(

@@ -139,6 +139,32 @@ describe("intents", () => {
   });
 });
 
+describe("confirming an intent", () => {
+  it("refuses a link of another item and accepts a reverse create", () => {
+    const forward = store.recordIntent({
+      job: "widgets",
+      kind: "story",
+      originSystem: "tinypm",
+      originId: "1",
+      targetSystem: "github",
+      payloadHash: "h",
+    });
+    expect(() => {
+      store.confirmIntent(forward, link("2"));
+    }).toThrow(/cannot be confirmed by the link of tinyPM 2/);
+    const reverse = store.recordIntent({
+      job: "widgets",
+      kind: "story",
+      originSystem: "github",
+      originId: "gh-3",
+      targetSystem: "tinypm",
+      payloadHash: "h",
+    });
+    store.confirmIntent(reverse, link("3", { origin: "github" }));
+    expect(store.pendingIntents("widgets").map((i) => i.id)).toEqual([forward]);
+  });
+});
+
 describe("checkpoints and runs", () => {
   it("stores a checkpoint per job and system, and refuses secret-like keys", () => {
     expect(store.getCheckpoint("widgets", "github")).toBeUndefined();

@@ -31,7 +31,8 @@ export interface StateStoreOptions {
   readonly path: string;
   /**
    * How long to wait for another process that holds the file, in ms, before failing with
-   * `StateError("state_locked")`.
+   * `StateError("state_locked")`. The wait blocks the thread (the store is synchronous, like
+   * better-sqlite3), so a CLI gives it only before starting other work.
    * @default 0 (fail at once)
    */
   readonly waitForLockMs?: number | undefined;
