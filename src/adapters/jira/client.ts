@@ -567,6 +567,13 @@ export function createJiraEndpoints(client: JiraClient) {
         write: true,
         call: ({ agile }) => agile.backlog.moveIssuesToBacklog<unknown>({ issues: [...keys] }),
       }),
+    statuses: () =>
+      send({
+        operation: "GET /rest/api/3/status",
+        kind: "meta.statuses",
+        write: false,
+        call: ({ v3 }) => v3.workflowStatuses.getStatuses<unknown>(),
+      }),
     myself: () =>
       send({
         operation: "GET /rest/api/3/myself",

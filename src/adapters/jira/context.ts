@@ -24,6 +24,8 @@ export interface JiraContext {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Learned workflow edges: issue type → status → transitions. */
   readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
+  /** The site's status names, loaded once. */
+  readonly statuses: string[];
   /** Keys this instance created, by marker key (search may lag behind creates). */
   readonly created: Map<string, string>;
 }

@@ -111,6 +111,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     pacer: createIssuePacer({ windows }),
     sleep,
     graphs: new Map(),
+    statuses: [],
     created: new Map(),
   };
 }

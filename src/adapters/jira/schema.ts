@@ -199,6 +199,8 @@ export const rawSprintPage = z.looseObject({
 
 export const rawUsers = z.array(rawUser);
 
+export const rawStatuses = z.array(z.looseObject({ id: z.string().optional(), name: z.string() }));
+
 export const rawProject = z.looseObject({
   id: z.string(),
   key: z.string(),

@@ -1,6 +1,6 @@
 import { PayloadInvalidError } from "../../core/errors.js";
 import { paceWrite, type JiraContext } from "./context.js";
-import { rawIssue, rawTransitions } from "./schema.js";
+import { rawIssue, rawStatuses, rawTransitions } from "./schema.js";
 import { nextTransition, type WorkflowEdge } from "./workflow.js";
 
 const DEFAULT_RESOLUTIONS: Readonly<Record<string, string>> = {
@@ -13,6 +13,8 @@ export interface TransitionOptions {
   readonly signal?: AbortSignal | undefined;
   /** The issue's status and type when the caller knows them (saves a read). */
   readonly current?: { readonly status: string; readonly issueType: string } | undefined;
+  /** Set when moving an issue back after a failed search (no second return trip). */
+  readonly returning?: boolean | undefined;
 }
 
 /** The statuses reachable from `status` through one transition, as Jira lists them now. */
@@ -63,6 +65,17 @@ function requiredFields(ctx: JiraContext, edge: WorkflowEdge): Record<string, un
  * fields such as the resolution. An unreachable status is a PayloadInvalidError naming the
  * reachable ones. Returns the number of transitions made.
  */
+/** The status names of the site (cached per tracker): a target outside them fails before any move. */
+async function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
+  if (ctx.statuses.length === 0) {
+    const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
+      operation: "GET /rest/api/3/status",
+    });
+    ctx.statuses.push(...new Set(raw.map((s) => s.name)));
+  }
+  return ctx.statuses;
+}
+
 export async function transitionTo(
   ctx: JiraContext,
   key: string,
@@ -72,12 +85,32 @@ export async function transitionTo(
   const start = opts.current ?? (await readStatus(ctx, key));
   let status = start.status;
   const graph = graphFor(ctx, start.issueType);
+  const statuses = await knownStatuses(ctx);
+  if (!statuses.some((s) => s.toLowerCase() === target.toLowerCase())) {
+    throw new PayloadInvalidError(
+      `Jira issue ${key} cannot move to "${target}": the site has no such status (statuses: ${statuses.join(", ")}).`,
+      { system: "jira", operation: "transition", id: key },
+      {
+        hint: "Map the status to one of the site's statuses in the mapping file.",
+        details: { target, statuses },
+      },
+    );
+  }
   let retried = false;
   for (let steps = 0; steps < MAX_STEPS;) {
     if (!graph.has(status)) graph.set(status, await listTransitions(ctx, key));
     const next = nextTransition({ graph, current: status, target });
     if (next.kind === "arrived") return steps;
-    if (next.kind === "unreachable") throw unreachable(ctx, key, status, target, next.reachable);
+    if (next.kind === "unreachable") {
+      if (status !== start.status && opts.returning !== true) {
+        await transitionTo(ctx, key, start.status, {
+          signal: opts.signal,
+          current: { status, issueType: start.issueType },
+          returning: true,
+        });
+      }
+      throw unreachable(ctx, key, start.status, target, next.reachable);
+    }
     await paceWrite(ctx, key, opts.signal);
     try {
       await ctx.api.doTransition(key, next.edge.id, requiredFields(ctx, next.edge));

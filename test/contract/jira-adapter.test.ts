@@ -1,0 +1,307 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AuthError, PayloadInvalidError, RateLimitError } from "../../src/core/errors.js";
+import type { WorkItem, WorkItemDraft } from "../../src/core/model.js";
+import { createJiraTracker, type JiraTrackerOptions } from "../../src/adapters/jira/index.js";
+import {
+  DEFAULT_WORKFLOW,
+  startJiraSandbox,
+  type JiraSandbox,
+  type JiraSandboxOptions,
+} from "../../src/sandboxes/jira/index.js";
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of opened.splice(0).reverse()) await x.close();
+});
+
+async function setup(
+  sandboxOptions: JiraSandboxOptions = {},
+  extra: Partial<JiraTrackerOptions> = {},
+) {
+  const sandbox = await startJiraSandbox(sandboxOptions);
+  opened.push(sandbox);
+  const tracker = createJiraTracker({
+    baseUrl: sandbox.url,
+    email: sandbox.email,
+    token: sandbox.token,
+    projectKey: sandbox.projectKey,
+    ...extra,
+  });
+  opened.push(tracker);
+  return { sandbox, tracker };
+}
+
+/** Reads an issue straight from the sandbox, as Jira stores it. */
+async function rawIssue(
+  sandbox: JiraSandbox,
+  key: string,
+): Promise<{ fields: Record<string, unknown> }> {
+  const auth = Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64");
+  const res = await fetch(`${sandbox.url}/rest/api/3/issue/${key}`, {
+    headers: { authorization: `Basic ${auth}` },
+  });
+  return (await res.json()) as { fields: Record<string, unknown> };
+}
+
+const story = (n: number, more: Partial<WorkItemDraft> = {}): WorkItemDraft => ({
+  kind: "story",
+  title: `Story ${n}`,
+  status: "To Do",
+  assignees: [],
+  labels: [],
+  ...more,
+});
+
+function ok(result: WorkItem | Error | undefined): WorkItem {
+  if (result === undefined || result instanceof Error) throw result ?? new Error("no result");
+  return result;
+}
+
+describe("Jira adapter: workflow", () => {
+  it("reaches a status three transitions away and fills the required resolution", async () => {
+    const { sandbox, tracker } = await setup();
+    const created = await tracker.create(story(1, { status: "Done" }));
+    expect(created.status).toBe("Done");
+    const raw = await rawIssue(sandbox, created.id);
+    expect((raw.fields.resolution as { name: string }).name).toBe("Done");
+  });
+
+  it("fills the configured resolution for Rejected", async () => {
+    const { sandbox, tracker } = await setup({}, { statusResolutions: { Rejected: "Won't Do" } });
+    const created = await tracker.create(story(1));
+    await tracker.transitionTo({ kind: "story", id: created.id }, "Rejected");
+    const raw = await rawIssue(sandbox, created.id);
+    expect((raw.fields.resolution as { name: string }).name).toBe("Won't Do");
+  });
+
+  it("refuses a status the site does not have, naming the site's statuses", async () => {
+    const { tracker } = await setup();
+    const created = await tracker.create(story(1));
+    const error = await tracker
+      .transitionTo({ kind: "story", id: created.id }, "Archived")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadInvalidError);
+    expect((error as Error).message).toMatch(/no such status .*To Do, In Progress, Testing, Done/);
+    expect((await tracker.get({ kind: "story", id: created.id }))?.status).toBe("To Do");
+  });
+
+  it("names the reachable statuses when the wanted one cannot be reached, and moves back", async () => {
+    const workflow = {
+      ...DEFAULT_WORKFLOW,
+      statuses: [
+        ...DEFAULT_WORKFLOW.statuses,
+        { id: "10009", name: "Archived", category: "done" as const },
+      ],
+    };
+    const { tracker } = await setup({ workflow });
+    const created = await tracker.create(story(1));
+    const error = await tracker
+      .transitionTo({ kind: "story", id: created.id }, "Archived")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadInvalidError);
+    expect((error as Error).message).toMatch(/cannot move from "To Do" to "Archived"/);
+    expect((error as Error).message).toMatch(/reachable: .*In Progress.*Testing.*Done/);
+    expect((await tracker.get({ kind: "story", id: created.id }))?.status).toBe("To Do");
+  });
+
+  it("moves an issue through update when the status changes", async () => {
+    const { tracker } = await setup();
+    const created = await tracker.create(story(1));
+    const updated = await tracker.update(
+      { kind: "story", id: created.id },
+      { set: { status: "Testing", title: "renamed", labels: ["x"], estimate: 5 } },
+    );
+    expect(updated).toMatchObject({
+      status: "Testing",
+      title: "renamed",
+      labels: ["x"],
+      estimate: 5,
+    });
+  });
+});
+
+describe("Jira adapter: bulk create", () => {
+  it("returns one result per draft when some elements fail", async () => {
+    const { tracker } = await setup();
+    const results = await tracker.createMany([
+      story(1),
+      story(2, { labels: ["has space"] }),
+      story(3),
+    ]);
+    expect(ok(results[0]).title).toBe("Story 1");
+    expect(results[1]).toBeInstanceOf(PayloadInvalidError);
+    expect((results[1] as Error).message).toMatch(/element 1/);
+    expect(ok(results[2]).title).toBe("Story 3");
+  });
+
+  it("creates 60 issues in two bulk calls", async () => {
+    const { tracker } = await setup();
+    const results = await tracker.createMany(Array.from({ length: 60 }, (_, i) => story(i)));
+    expect(results.filter((r) => !(r instanceof Error))).toHaveLength(60);
+    expect(tracker.apiCallsByKind()["issue.bulkCreate"]).toBe(2);
+  });
+
+  it("creates sub-tasks under their story with story points", async () => {
+    const { tracker } = await setup();
+    const parent = await tracker.create(story(1, { estimate: 3 }));
+    expect(parent.estimate).toBe(3);
+    const [task] = await tracker.createMany([
+      {
+        kind: "task",
+        parentId: parent.id,
+        title: "T",
+        status: "In Progress",
+        assignees: [{ id: "acc-alice" }],
+        labels: [],
+      },
+    ]);
+    expect(ok(task)).toMatchObject({ kind: "task", parentId: parent.id, status: "In Progress" });
+    expect(ok(task).assignees[0]).toMatchObject({ id: "acc-alice" });
+  });
+});
+
+describe("Jira adapter: sprints and worklogs", () => {
+  it("creates a future sprint once, with dates, and puts issues into it", async () => {
+    const { tracker } = await setup();
+    const draft = { name: "Sprint 7", startDate: "2026-03-02", durationDays: 14, goal: "ship" };
+    const sprint = await tracker.ensureIteration(draft);
+    expect(sprint).toMatchObject({
+      name: "Sprint 7",
+      startDate: "2026-03-02",
+      endDate: "2026-03-16",
+      state: "future",
+    });
+    expect((await tracker.ensureIteration(draft)).id).toBe(sprint.id);
+    expect(tracker.apiCallsByKind()["sprint.create"]).toBe(1);
+    const created = await tracker.create(story(1, { iteration: { name: "Sprint 7" } }));
+    expect(created.iteration).toEqual({ id: sprint.id, name: "Sprint 7" });
+  });
+
+  it("books a worklog at 09:00 on the date and reads it back in hours", async () => {
+    const { tracker } = await setup();
+    const created = await tracker.create(story(1));
+    const ref = { kind: "story" as const, id: created.id };
+    await tracker.addTimeEntry(ref, {
+      user: { id: "acc-bob" },
+      date: "2026-02-03",
+      hours: 1.5,
+      comment: "pairing",
+    });
+    const read = await tracker.get(ref);
+    expect(read?.timeEntries).toEqual([
+      expect.objectContaining({ date: "2026-02-03", hours: 1.5, comment: "pairing" }),
+    ]);
+    expect(await tracker.listWorklogs(ref)).toHaveLength(1);
+  });
+});
+
+describe("Jira adapter: errors and limits", () => {
+  it("turns a 429 into RateLimitError with the exact Retry-After wait", async () => {
+    const { sandbox, tracker } = await setup();
+    sandbox.setFaults("429=7");
+    const error = await tracker.get({ kind: "story", id: "WID-1" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(7000);
+  });
+
+  it("names the environment variables on 401 and never the token", async () => {
+    const sandbox = await startJiraSandbox({ token: "s3cr3t-token-value" });
+    opened.push(sandbox);
+    const tracker = createJiraTracker({
+      baseUrl: sandbox.url,
+      email: sandbox.email,
+      token: "wrong-token-value",
+      projectKey: "WID",
+      emailEnv: "JIRA_EMAIL",
+      tokenEnv: "JIRA_TOKEN",
+    });
+    opened.push(tracker);
+    const error = await tracker.get({ kind: "story", id: "WID-1" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as Error).message).toContain("JIRA_TOKEN");
+    const dump = JSON.stringify({
+      m: (error as Error).message,
+      d: (error as AuthError).details,
+      c: String((error as Error).cause),
+    });
+    expect(dump).not.toContain("wrong-token-value");
+    expect(dump).not.toMatch(/Basic /);
+  });
+
+  it("paces writes to one issue so the per-issue limit never trips", async () => {
+    const { sandbox, tracker } = await setup(
+      { rateLimits: "issue-writes=20/2s,issue-writes=100/30s", timeScale: 50 },
+      { timeScale: 50 },
+    );
+    const created = await tracker.create(story(1));
+    const ref = { kind: "story" as const, id: created.id };
+    for (let i = 0; i < 45; i++)
+      await tracker.addComment(ref, {
+        author: {},
+        createdAt: "2026-01-01T00:00:00.000",
+        body: `c${i}`,
+      });
+    expect(sandbox.stats().rateLimited).toBe(0);
+    expect((await tracker.get(ref))?.comments).toHaveLength(45);
+  });
+});
+
+describe("Jira adapter: markers and ADF", () => {
+  it("finds what this instance created even while search lags", async () => {
+    const { tracker } = await setup({ indexingLagMs: 60_000 });
+    const marker = {
+      job: "j",
+      origin: "tinypm" as const,
+      originKind: "story" as const,
+      originId: "42",
+    };
+    const created = await tracker.create(story(1, { marker, metadata: { color: "RED" } }));
+    const found = await tracker.findByMarker(marker);
+    expect(found?.id).toBe(created.id);
+    expect(found?.metadata).toEqual({ color: "RED" });
+    expect(found?.marker).toEqual(marker);
+  });
+
+  it("finds an issue by its entity property through JQL", async () => {
+    const { sandbox, tracker } = await setup();
+    const marker = {
+      job: "j",
+      origin: "tinypm" as const,
+      originKind: "task" as const,
+      originId: "7",
+    };
+    const parent = await tracker.create(story(1));
+    const created = await tracker.create({
+      ...story(2),
+      kind: "task",
+      parentId: parent.id,
+      marker,
+    });
+    const fresh = createJiraTracker({
+      baseUrl: sandbox.url,
+      email: sandbox.email,
+      token: sandbox.token,
+      projectKey: "WID",
+    });
+    opened.push(fresh);
+    expect((await fresh.findByMarker(marker))?.id).toBe(created.id);
+    expect(await fresh.findByMarker({ ...marker, job: "other" })).toBeUndefined();
+  });
+
+  it("writes Markdown as ADF and reads it back unchanged", async () => {
+    const { sandbox, tracker } = await setup();
+    const description =
+      "Intro with **bold** and a [link](https://x.y)\n\n- one\n- two\n\n2 * 3 and snake_case <tag>";
+    const created = await tracker.create(story(1, { description }));
+    const raw = await rawIssue(sandbox, created.id);
+    const adf = raw.fields.description as { type: string; content: { type: string }[] };
+    expect(adf.type).toBe("doc");
+    expect(adf.content.map((n) => n.type)).toEqual(["paragraph", "bulletList", "paragraph"]);
+    expect(created.description).toBe(description);
+    const comment = await tracker.addComment(
+      { kind: "story", id: created.id },
+      { author: {}, createdAt: "2026-01-01T00:00:00.000", body: "a\nb" },
+    );
+    expect(comment.body).toBe("a\nb");
+  });
+});
