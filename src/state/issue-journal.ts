@@ -1,32 +1,14 @@
-import { randomBytes } from "node:crypto";
 import type { Database } from "better-sqlite3";
 import { InternalError, UsageError } from "../core/errors.js";
 import type { ItemKind } from "../core/model.js";
-import type { Checkpoint } from "../core/tracker.js";
 import type {
   ConflictDraft,
   ConflictRecord,
   FailureDraft,
   FailureRecord,
   FailureSide,
-  RunMode,
-  RunOutcome,
-  RunRecord,
-  RunResult,
 } from "./records.js";
 import { opt, parseJson } from "./records.js";
-
-interface RunRow {
-  id: string;
-  job: string;
-  mode: RunMode;
-  pid: number;
-  started_at: string;
-  finished_at: string | null;
-  outcome: RunOutcome | null;
-  counts: string;
-  api_calls: string;
-}
 
 interface FailureRow {
   id: number;
@@ -68,23 +50,6 @@ interface FailureKey {
   targetId: string | null;
 }
 
-/** Keys that name a secret: refused in checkpoints, which adapters fill with opaque values. */
-const SECRET_KEY = /token|secret|password|authorization|api[-_]?key/i;
-
-function toRun(r: RunRow): RunRecord {
-  return {
-    id: r.id,
-    job: r.job,
-    mode: r.mode,
-    pid: r.pid,
-    startedAt: r.started_at,
-    finishedAt: opt(r.finished_at),
-    outcome: r.outcome ?? "running",
-    counts: parseJson(r.counts),
-    apiCalls: parseJson(r.api_calls),
-  };
-}
-
 function toFailure(r: FailureRow): FailureRecord {
   return {
     id: r.id,
@@ -119,79 +84,6 @@ function toConflict(r: ConflictRow): ConflictRecord {
     updatedAt: r.updated_at,
     resolvedAt: opt(r.resolved_at),
     appliedAt: opt(r.applied_at),
-  };
-}
-
-/** A sortable, unique run id: `20261121T061118Z-3f9a1c`. */
-function newRunId(at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
-}
-
-/** Builds checkpoint and run operations on an open, migrated database. */
-export function createRunJournal(db: Database, now: () => Date) {
-  const stamp = (): string => now().toISOString();
-  return {
-    getCheckpoint(job: string, system: string): Checkpoint | undefined {
-      const row = db
-        .prepare<[string, string], { data: string }>(
-          "SELECT data FROM checkpoints WHERE job = ? AND system = ?",
-        )
-        .get(job, system);
-      return row === undefined ? undefined : parseJson<Checkpoint>(row.data);
-    },
-    setCheckpoint(job: string, system: string, cp: Checkpoint): void {
-      const secret = Object.keys(cp).find((key) => SECRET_KEY.test(key));
-      if (secret !== undefined) {
-        throw new InternalError(
-          `Checkpoint of ${job}/${system} carries a secret-like key ${secret}.`,
-          {
-            hint: "Secrets never enter the state: keep tokens out of checkpoints (a bug in the adapter).",
-          },
-        );
-      }
-      db.prepare(
-        `INSERT INTO checkpoints (job, system, data, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (job, system) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
-      ).run(job, system, JSON.stringify(cp), stamp());
-    },
-    startRun(job: string, mode: RunMode): string {
-      const at = now();
-      const id = newRunId(at);
-      db.prepare("INSERT INTO runs (id, job, mode, pid, started_at) VALUES (?, ?, ?, ?, ?)").run(
-        ...[id, job, mode, process.pid, at.toISOString()],
-      );
-      return id;
-    },
-    finishRun(runId: string, result: RunResult): void {
-      const { changes } = db
-        .prepare(
-          "UPDATE runs SET finished_at = ?, outcome = ?, counts = ?, api_calls = ? WHERE id = ?",
-        )
-        .run(
-          stamp(),
-          result.outcome,
-          JSON.stringify(result.counts),
-          JSON.stringify(result.apiCalls),
-          runId,
-        );
-      if (changes === 0) throw new InternalError(`No run ${runId} to finish.`);
-    },
-    runs(opts: { job?: string; limit?: number } = {}): RunRecord[] {
-      return db
-        .prepare<[{ job: string | null; limit: number }], RunRow>(
-          `SELECT * FROM runs WHERE (@job IS NULL OR job = @job)
-           ORDER BY started_at DESC, rowid DESC LIMIT @limit`,
-        )
-        .all({ job: opts.job ?? null, limit: opts.limit ?? -1 })
-        .map(toRun);
-    },
-    /** Marks runs left `running` by a crashed process as interrupted; returns how many. */
-    closeAbandonedRuns(): number {
-      return db
-        .prepare("UPDATE runs SET outcome = 'interrupted', finished_at = ? WHERE outcome IS NULL")
-        .run(stamp()).changes;
-    },
   };
 }
 
