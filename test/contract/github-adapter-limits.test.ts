@@ -126,6 +126,32 @@ describe("GitHub adapter rate limits and errors", () => {
     );
   });
 
+  it("gives up on a request that gets no answer, as a transient RemoteUnavailableError", async () => {
+    h = await startGithubHarness();
+    h.sandbox.setFaults("timeout");
+    const err = await failure(h.tracker2({ timeoutMs: 200 }).get({ kind: "story", id: "1" }));
+    expect(err).toBeInstanceOf(RemoteUnavailableError);
+    expect((err as RemoteUnavailableError).message).toMatch(/timed out after 200 ms/);
+    expect((err as RemoteUnavailableError).transient).toBe(true);
+  });
+
+  it("works under a GitHub Enterprise Server path prefix", async () => {
+    h = await startGithubHarness();
+    const paths: string[] = [];
+    const t = h.tracker2({
+      baseUrl: `${h.sandbox.url}/api/v3`,
+      fetch: (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        paths.push(url.pathname);
+        url.pathname = url.pathname.replace(/^\/api\/v3/, "");
+        return fetch(url, init);
+      },
+    });
+    const item = await t.create(story(1));
+    expect((await t.get({ kind: "story", id: item.id }))?.title).toBe("Story 1");
+    expect(paths.every((p) => p.startsWith("/api/v3/repos/acme/widgets/"))).toBe(true);
+  });
+
   it("pins the API version and sends the stored ETag", async () => {
     h = await startGithubHarness();
     const seen: Headers[] = [];

@@ -54,8 +54,16 @@ export interface GithubClientOptions {
   readonly tokenEnv?: string | undefined;
   readonly userAgent?: string | undefined;
   readonly now?: (() => number) | undefined;
+  /** Real milliseconds before a request is abandoned (GitHub kills requests after 10 s). Default 30,000. */
+  readonly timeoutMs?: number | undefined;
+  readonly logger?: GithubLogger | undefined;
   /** The transport (default: global fetch); a seam for proxies and tests. */
   readonly fetch?: typeof fetch | undefined;
+}
+
+/** The part of a pino logger the adapter uses. */
+export interface GithubLogger {
+  debug(obj: object, msg?: string): void;
 }
 
 export interface GithubClient {
@@ -149,6 +157,8 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
       headers["if-none-match"] = req.ifNoneMatch;
     }
+    const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
+    const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
     try {
       const res = await send({
         method: req.method,
@@ -157,7 +167,7 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
         repo: opts.repo,
         ...req.params,
         headers,
-        request: { signal: req.signal },
+        request: { signal },
       });
       if (write) counts.writes++;
       else counts.reads++;
@@ -173,11 +183,19 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       if (write) counts.writes++;
       else counts.reads++;
       if (isAborted(req.signal)) throw interrupted(req);
-      throw toSyncError(
-        err,
-        { system: "github", operation: req.operation, id: req.id },
-        { tokenEnv: opts.tokenEnv, now: now() },
+      const ctx = { system: "github" as const, operation: req.operation, id: req.id };
+      const error = timeout.aborted
+        ? new RemoteUnavailableError(
+            `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms`,
+            ctx,
+            { hint: "GitHub did not answer in time; the run can be retried.", transient: true },
+          )
+        : toSyncError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() });
+      opts.logger?.debug(
+        { operation: req.operation, id: req.id, code: error.code, status: e.status },
+        "github request failed",
       );
+      throw error;
     }
   }
 }

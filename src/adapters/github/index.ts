@@ -11,7 +11,7 @@ import type {
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./changes.js";
-import { createGithubClient } from "./client.js";
+import { createGithubClient, type GithubLogger } from "./client.js";
 import { createItem, type CreateDeps } from "./create.js";
 import { toComment, toUser, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
@@ -62,7 +62,9 @@ export interface GithubTrackerOptions {
   readonly importApi?: boolean | undefined;
   /** The repository's labels with colours, ensured once before the first create. */
   readonly labels?: readonly LabelSpec[] | undefined;
-  readonly logger?: { debug(obj: object, msg?: string): void } | undefined;
+  readonly logger?: GithubLogger | undefined;
+  /** Real milliseconds before a request is abandoned (default 30,000). */
+  readonly timeoutMs?: number | undefined;
   readonly userAgent?: string | undefined;
   /** Transport seam (default global fetch). */
   readonly fetch?: typeof fetch | undefined;
