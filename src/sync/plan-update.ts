@@ -105,7 +105,11 @@ function targetWrites(
   if (!needed && !resolvedForTarget) return { set: {}, metadata: undefined };
   const desired = p.mapping.toTarget(merged);
   const set: Record<string, unknown> = {};
+  const mapped = p.mapping.fieldNames(p.item.kind);
   for (const f of WORK_ITEM_FIELD_NAMES) {
+    // A target field the mapping leaves empty is the target's own business (e.g. Jira's default
+    // priority on sub-tasks), unless it is the home of a synced tinyPM field that was cleared.
+    if (desired[f] === undefined && !mapped.includes(f)) continue;
     if (!sameJson(normalizeField(f, desired[f]), normalizeField(f, p.targetItem[f])))
       set[f] = desired[f];
   }
