@@ -174,4 +174,29 @@ describe("recorded GitHub scenarios (@octokit/fixtures) replayed against the san
   it("errors: 422 Validation Failed with field errors", async () => {
     expect(await replay("errors")).toEqual([]);
   });
+
+  it("lock-issue: lock and unlock answer 204 without a body", async () => {
+    const problems = await replay("lock-issue", async (h) => {
+      await h.octokit.issues.create({ owner: OWNER, repo: "lock-issue", title: "Lock me" });
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("search-issues: free text plus repo: on the search bucket", async () => {
+    const problems = await replay("search-issues", async (h) => {
+      const repo = { owner: OWNER, repo: "search-issues" };
+      await h.octokit.issues.create({
+        ...repo,
+        title: "The doors don’t open",
+        body: 'I tried "open sesame" as seen on Wikipedia but no luck!',
+      });
+      await h.octokit.issues.create({
+        ...repo,
+        title: "Sesame seeds split without a pop!",
+        body: "I’ve waited all year long, but there was no pop 😭",
+      });
+      await h.octokit.issues.create({ ...repo, title: "Unrelated", body: "nothing here" });
+    });
+    expect(problems).toEqual([]);
+  });
 });

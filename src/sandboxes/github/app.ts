@@ -149,7 +149,8 @@ async function serve(
   const selected = { "x-github-api-version-selected": apiVersion };
   if (method === "GET") {
     const reply = route.handler(ctx);
-    const etag = reply.status === 200 ? etagOf(reply.body) : undefined;
+    const etag =
+      reply.status === 200 && route.conditional !== false ? etagOf(reply.body) : undefined;
     if (etag !== undefined && matchesEtag(req.headers["if-none-match"], etag)) {
       app.stats.notModified();
       return {

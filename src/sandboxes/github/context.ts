@@ -38,6 +38,8 @@ export interface RouteDef {
   readonly creates?: boolean;
   /** Needs admin rights (the import API). */
   readonly admin?: boolean;
+  /** Whether answers carry an ETag and honour If-None-Match (GitHub's search does not). */
+  readonly conditional?: boolean;
   /** Primary bucket; `none` for `/rate_limit`, which costs nothing. */
   readonly resource?: "core" | "search" | "none";
 }

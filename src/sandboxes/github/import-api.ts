@@ -271,6 +271,8 @@ function processJob(store: Store, job: ImportJob): void {
     closedAt: closed ? stamp(p.closed_at, updatedAt) : null,
     closedBy: closed ? job.user : null,
     comments: job.payload.comments.length,
+    locked: false,
+    lockReason: null,
     parentId: null,
     subIssues: [],
   };

@@ -16,6 +16,7 @@ import { issueRoutes } from "./routes-issues.js";
 import { labelRoutes } from "./routes-labels.js";
 import { metaRoutes } from "./routes-meta.js";
 import { milestoneRoutes } from "./routes-milestones.js";
+import { searchRoutes } from "./routes-search.js";
 import { subIssueRoutes } from "./routes-sub-issues.js";
 import { createStore } from "./store.js";
 
@@ -107,6 +108,7 @@ export async function startGithubSandbox(
     ...labelRoutes,
     ...issueRoutes,
     ...milestoneRoutes,
+    ...searchRoutes,
     ...importApi.routes,
   ];
   for (const r of routes) router.add(r.method, r.pattern, r);

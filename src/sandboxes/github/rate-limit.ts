@@ -51,11 +51,18 @@ export const REAL_RULES: readonly LimitRule[] = [
   { bucket: "creates", limit: 500, windowMs: HOUR },
 ];
 
+const OFF_RULES: readonly LimitRule[] = [
+  { bucket: "core", limit: 1_000_000_000, windowMs: HOUR },
+  { bucket: "search", limit: 1_000_000_000, windowMs: MINUTE },
+];
+
 /** Parses `off` | `real` | SPEC; throws an Error quoting the bad part. */
 export function parseRateLimitSpec(spec: string): RateLimitConfig {
   const base = { primaryStatus: 403, secondaryStatus: 403, retryAfter: true } as const;
   const text = spec.trim();
-  if (text === "off") return { ...base, enforce: false, rules: REAL_RULES };
+  // Off: nothing is refused, and the reported quota is so large that no client ever sees it
+  // run low and starts waiting (usage is still counted and reported).
+  if (text === "off") return { ...base, enforce: false, rules: OFF_RULES };
   if (text === "real" || text === "") return { ...base, enforce: true, rules: REAL_RULES };
   const rules: LimitRule[] = [];
   let config: RateLimitConfig = { ...base, enforce: true, rules };

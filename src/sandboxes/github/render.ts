@@ -172,7 +172,7 @@ export function renderIssue(
       return label ? [renderLabel(s, label)] : [];
     }),
     state: issue.state,
-    locked: false,
+    locked: issue.locked,
     assignee: assignees[0] ?? null,
     assignees,
     milestone: milestone ? renderMilestone(s, milestone) : null,
@@ -181,7 +181,7 @@ export function renderIssue(
     updated_at: isoSeconds(issue.updatedAt),
     closed_at: issue.closedAt === null ? null : isoSeconds(issue.closedAt),
     author_association: authorAssociation(s, issue.user),
-    active_lock_reason: null,
+    active_lock_reason: issue.lockReason,
     sub_issues_summary: subIssuesSummary(s, issue),
     issue_dependencies_summary: {
       blocked_by: 0,

@@ -1,8 +1,9 @@
 import { parseTimestamp } from "./clock.js";
-import { json, type Reply, type RequestContext, type RouteDef } from "./context.js";
+import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
 import { invalidRequest, notFound, validationFailed } from "./errors.js";
 import {
   objectBody,
+  optEnum,
   optInteger,
   optNullableString,
   optString,
@@ -31,6 +32,8 @@ export const issueRoutes: readonly RouteDef[] = [
   { method: "GET", pattern: "/repos/:owner/:repo/issues/:number", handler: getIssue },
   { method: "POST", pattern: "/repos/:owner/:repo/issues", handler: createIssue, creates: true },
   { method: "PATCH", pattern: "/repos/:owner/:repo/issues/:number", handler: updateIssue },
+  { method: "PUT", pattern: "/repos/:owner/:repo/issues/:number/lock", handler: lockIssue },
+  { method: "DELETE", pattern: "/repos/:owner/:repo/issues/:number/lock", handler: unlockIssue },
 ];
 
 function listIssues(ctx: RequestContext): Reply {
@@ -142,6 +145,8 @@ function createIssue(ctx: RequestContext): Reply {
     closedAt: null,
     closedBy: null,
     comments: 0,
+    locked: false,
+    lockReason: null,
     parentId: null,
     subIssues: [],
   };
@@ -180,4 +185,27 @@ function updateIssue(ctx: RequestContext): Reply {
   applyState(store, issue, state, reason, ctx.user.login);
   if (JSON.stringify(issue) !== before) touch(store, issue);
   return json(200, renderIssue(store, issue, ctx.apiVersion));
+}
+
+const LOCK_REASONS = ["off-topic", "too heated", "resolved", "spam"] as const;
+
+function lockIssue(ctx: RequestContext): Reply {
+  const issue = issueOr404(ctx.store, ctx.params.number);
+  const reason = optEnum(objectBody(ctx.body), "lock_reason", LOCK_REASONS, "Issue") ?? null;
+  if (!issue.locked || issue.lockReason !== reason) {
+    issue.locked = true;
+    issue.lockReason = reason;
+    touch(ctx.store, issue);
+  }
+  return noContent();
+}
+
+function unlockIssue(ctx: RequestContext): Reply {
+  const issue = issueOr404(ctx.store, ctx.params.number);
+  if (issue.locked) {
+    issue.locked = false;
+    issue.lockReason = null;
+    touch(ctx.store, issue);
+  }
+  return noContent();
 }

@@ -64,6 +64,8 @@ export interface IssueRecord {
   closedAt: number | null;
   closedBy: string | null;
   comments: number;
+  locked: boolean;
+  lockReason: "off-topic" | "too heated" | "resolved" | "spam" | null;
   /** Parent issue id. */
   parentId: number | null;
   /** Child issue ids, in priority order. */
