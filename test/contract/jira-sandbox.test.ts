@@ -201,3 +201,60 @@ describe("the Jira sandbox: editing issues", () => {
     });
   });
 });
+
+describe("the Jira sandbox: issue links and metadata", () => {
+  it("links issues with 201 and an empty body, accepts duplicates, and shows the link on both", async () => {
+    const a = await client.issues.createIssue(story("A"));
+    const b = await client.issues.createIssue(story("B"));
+    const body = JSON.stringify({
+      type: { name: "Blocks" },
+      inwardIssue: { key: a.key },
+      outwardIssue: { key: b.key },
+    });
+    const first = await authed("/rest/api/3/issueLink", { method: "POST", body });
+    expect(first.status).toBe(201);
+    expect(await first.text()).toBe("");
+    expect((await authed("/rest/api/3/issueLink", { method: "POST", body })).status).toBe(201);
+    const gotA = await client.issues.getIssue({ issueIdOrKey: a.key, fields: ["issuelinks"] });
+    const gotB = await client.issues.getIssue({ issueIdOrKey: b.key, fields: ["issuelinks"] });
+    expect(gotA.fields.issuelinks).toHaveLength(1);
+    expect(gotA.fields.issuelinks[0]).toMatchObject({
+      type: { name: "Blocks" },
+      outwardIssue: { key: b.key },
+    });
+    expect(gotB.fields.issuelinks[0]).toMatchObject({ inwardIssue: { key: a.key } });
+    const id = gotA.fields.issuelinks[0]!.id!;
+    expect((await authed(`/rest/api/3/issueLink/${id}`, { method: "DELETE" })).status).toBe(204);
+    const after = await client.issues.getIssue({ issueIdOrKey: a.key, fields: ["issuelinks"] });
+    expect(after.fields.issuelinks).toEqual([]);
+  });
+
+  it("lists editable fields in editmeta without status", async () => {
+    const { key } = await client.issues.createIssue(story("Meta"));
+    const meta = await client.issues.getEditIssueMeta({ issueIdOrKey: key });
+    const fields = Object.keys(meta.fields ?? {});
+    expect(fields).toEqual(
+      expect.arrayContaining(["summary", "labels", "customfield_10016", "customfield_10020"]),
+    );
+    expect(fields).not.toContain("status");
+  });
+
+  it("names the fields with expand=names", async () => {
+    const { key } = await client.issues.createIssue(story("Names"));
+    const got = await client.issues.getIssue({
+      issueIdOrKey: key,
+      fields: ["summary", "customfield_10016"],
+      expand: "names",
+    });
+    expect(got.names).toEqual({ summary: "Summary", customfield_10016: "Story Points" });
+  });
+
+  it("creates an issue straight into a later status with a transition", async () => {
+    const created = await client.issues.createIssue({
+      ...story("Started"),
+      transition: { id: "11" },
+    });
+    const got = await client.issues.getIssue({ issueIdOrKey: created.key, fields: ["status"] });
+    expect(got.fields.status.name).toBe("In Progress");
+  });
+});

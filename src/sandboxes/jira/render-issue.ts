@@ -12,6 +12,8 @@ import {
   renderWorklog,
   statusOf,
 } from "./render.js";
+import { fieldList } from "./fields.js";
+import { renderIssueLinks } from "./routes-links.js";
 import { findAccount, type Site } from "./site.js";
 import type { IssueRecord, JiraStore } from "./store.js";
 
@@ -79,7 +81,7 @@ function systemFields(site: Site): Record<string, FieldRenderer> {
         .children(issue.id)
         .filter((c) => site.issueTypes.find((t) => t.id === c.issueTypeId)?.subtask === true)
         .map((c) => issueRef(origin, site, c)),
-    issuelinks: () => [],
+    issuelinks: ({ origin, store, issue }) => renderIssueLinks(origin, store, issue),
     comment: ({ origin, issue }) => ({
       comments: issue.comments.map((c) => renderComment(origin, site, issue, c)),
       self: `${origin}/rest/api/3/issue/${issue.id}/comment`,
@@ -173,4 +175,17 @@ export function renderIssue(
     );
   }
   return result;
+}
+
+/** `expand=names`: display names of the selected fields, keyed by field id. */
+export function fieldNames(site: Site, selection: FieldSelection): Record<string, string> {
+  return Object.fromEntries(
+    fieldList(site)
+      .filter(
+        (f) =>
+          !selection.exclude.has(f.id ?? "") &&
+          (selection.all || selection.include.has(f.id ?? "")),
+      )
+      .map((f) => [f.id ?? "", f.name ?? ""]),
+  );
 }

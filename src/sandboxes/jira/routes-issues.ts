@@ -14,7 +14,7 @@ import {
   type RouteDef,
 } from "./context.js";
 import { applyFields, hierarchyProblem, type IssueDraft } from "./issue-fields.js";
-import { parseFieldSelection, renderIssue } from "./render-issue.js";
+import { fieldNames, parseFieldSelection, renderIssue } from "./render-issue.js";
 import type { IssueRecord } from "./store.js";
 import { applyTransition } from "./routes-transitions.js";
 
@@ -146,7 +146,11 @@ function getIssue(ctx: RequestContext) {
   const issue = issueParam(ctx);
   const fields = parseFieldSelection(ctx.query.get("fields"), "*all");
   const properties = (ctx.query.get("properties") ?? "").split(",").filter((s) => s !== "");
-  return ok(renderIssue(ctx.origin, ctx.store, issue, { fields, properties }));
+  const result = renderIssue(ctx.origin, ctx.store, issue, { fields, properties });
+  if ((ctx.query.get("expand") ?? "").split(",").includes("names")) {
+    result.names = fieldNames(ctx.store.site, fields);
+  }
+  return ok(result);
 }
 
 /** Edit: 204; `status` and `resolution` are not editable; a `transition` in the body is ignored. */

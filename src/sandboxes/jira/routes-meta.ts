@@ -1,5 +1,6 @@
 import type { Version3Models } from "jira.js";
 import {
+  ISSUE_NOT_FOUND,
   badRequest,
   intParam,
   notFound,
@@ -16,7 +17,7 @@ import {
   renderStatus,
   renderUser,
 } from "./render.js";
-import { findAccount, type Account } from "./site.js";
+import { findAccount, type Account, type IssueTypeDef } from "./site.js";
 
 const API = "/rest/api/3";
 
@@ -93,16 +94,12 @@ function createMetaTypes(ctx: RequestContext) {
   return ok({ startAt: 0, maxResults: 50, total: types.length, issueTypes: types, values: types });
 }
 
-function createMetaFields(ctx: RequestContext) {
-  project(ctx);
+/** Field metadata of the create (or edit) screen for an issue type. */
+function screenFields(ctx: RequestContext, type: IssueTypeDef, mode: "create" | "edit") {
   const { site } = ctx.store;
-  const type = site.issueTypes.find((t) => t.id === ctx.params.issueTypeId);
-  if (type === undefined)
-    throw notFound(`Issue type with id '${ctx.params.issueTypeId ?? ""}' does not exist.`);
   const settable = [
     "summary",
-    "issuetype",
-    "project",
+    ...(mode === "create" ? ["issuetype", "project"] : []),
     "description",
     "priority",
     "labels",
@@ -115,11 +112,10 @@ function createMetaFields(ctx: RequestContext) {
   ];
   const required = new Set([
     "summary",
-    "issuetype",
-    "project",
+    ...(mode === "create" ? ["issuetype", "project"] : []),
     ...(type.subtask ? ["parent"] : []),
   ]);
-  const fields = fieldList(site)
+  return fieldList(site)
     .filter((f) => settable.includes(f.id ?? ""))
     .map((f) => ({
       required: required.has(f.id ?? ""),
@@ -133,7 +129,28 @@ function createMetaFields(ctx: RequestContext) {
         ? { allowedValues: site.priorities.map((p) => renderPriority(ctx.origin, p, site)) }
         : {}),
     }));
+}
+
+function createMetaFields(ctx: RequestContext) {
+  project(ctx);
+  const type = ctx.store.site.issueTypes.find((t) => t.id === ctx.params.issueTypeId);
+  if (type === undefined)
+    throw notFound(`Issue type with id '${ctx.params.issueTypeId ?? ""}' does not exist.`);
+  const fields = screenFields(ctx, type, "create");
   return ok({ startAt: 0, maxResults: 50, total: fields.length, fields, values: fields });
+}
+
+/** `GET /issue/{key}/editmeta`: the fields an edit may set (status is never among them). */
+function editMeta(ctx: RequestContext) {
+  const issue = ctx.store.findIssue(ctx.params.issueIdOrKey ?? "");
+  if (issue === undefined) throw notFound(ISSUE_NOT_FOUND);
+  const type = ctx.store.site.issueTypes.find((t) => t.id === issue.issueTypeId);
+  if (type === undefined) throw notFound(ISSUE_NOT_FOUND);
+  const fields = screenFields(ctx, type, "edit").map((f): [string, unknown] => [
+    f.fieldId ?? "",
+    f,
+  ]);
+  return ok({ fields: Object.fromEntries(fields) });
 }
 
 export const META_ROUTES: readonly RouteDef[] = [
@@ -177,6 +194,7 @@ export const META_ROUTES: readonly RouteDef[] = [
     pattern: `${API}/issue/createmeta/:projectIdOrKey/issuetypes`,
     handler: createMetaTypes,
   },
+  { method: "GET", pattern: `${API}/issue/:issueIdOrKey/editmeta`, handler: editMeta },
   {
     method: "GET",
     pattern: `${API}/issue/createmeta/:projectIdOrKey/issuetypes/:issueTypeId`,

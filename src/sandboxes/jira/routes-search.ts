@@ -11,7 +11,7 @@ import {
 import { adfText } from "./adf.js";
 import { JqlError, parseJql } from "./jql.js";
 import { compileJql, type JqlIssue } from "./jql-eval.js";
-import { onlyIdOrKey, parseFieldSelection, renderIssue } from "./render-issue.js";
+import { fieldNames, onlyIdOrKey, parseFieldSelection, renderIssue } from "./render-issue.js";
 import { statusOf } from "./render.js";
 import type { IssueRecord, JiraStore } from "./store.js";
 
@@ -170,6 +170,7 @@ function search(ctx: RequestContext, input: SearchInput) {
     issues,
     isLast: offset + size >= matched.length,
   };
+  if (input.expand.split(",").includes("names")) body.names = fieldNames(ctx.store.site, selection);
   if (!body.isLast)
     body.nextPageToken = Buffer.from(
       JSON.stringify({ q: digest(input.jql), o: offset + size }),

@@ -3,6 +3,7 @@ import type { RouteDef } from "./context.js";
 import { AGILE_ROUTES } from "./routes-agile.js";
 import { COMMENT_ROUTES } from "./routes-comments.js";
 import { ISSUE_ROUTES } from "./routes-issues.js";
+import { LINK_ROUTES } from "./routes-links.js";
 import { META_ROUTES } from "./routes-meta.js";
 import { PROPERTY_ROUTES } from "./routes-properties.js";
 import { SEARCH_ROUTES } from "./routes-search.js";
@@ -18,6 +19,7 @@ export function createJiraRouter(): Router<RouteDef> {
     ...TRANSITION_ROUTES,
     ...COMMENT_ROUTES,
     ...PROPERTY_ROUTES,
+    ...LINK_ROUTES,
     ...AGILE_ROUTES,
   ];
   for (const route of all) router.add(route.method, route.pattern, route);

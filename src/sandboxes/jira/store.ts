@@ -60,6 +60,14 @@ export interface SprintRecord {
   readonly createdDate: number;
 }
 
+export interface LinkRecord {
+  readonly id: number;
+  readonly typeId: string;
+  /** The issue given as `inwardIssue` when the link was created. */
+  readonly inwardId: number;
+  readonly outwardId: number;
+}
+
 export interface JiraStore {
   readonly site: Site;
   /** Milliseconds, strictly increasing across calls (so `updated` orders writes). */
@@ -80,6 +88,9 @@ export interface JiraStore {
   findSprint(id: number): SprintRecord | undefined;
   addSprint(fields: Omit<SprintRecord, "id" | "createdDate">): SprintRecord;
   removeSprint(id: number): void;
+  links(): LinkRecord[];
+  addLink(fields: Omit<LinkRecord, "id">): LinkRecord;
+  removeLink(id: number): boolean;
   reset(): void;
 }
 
@@ -88,7 +99,8 @@ export function createStore(site: Site, clock: () => number = Date.now): JiraSto
   let issues = new Map<number, IssueRecord>();
   let byKey = new Map<string, IssueRecord>();
   let sprints = new Map<number, SprintRecord>();
-  let counters = { issue: 10000, number: 0, comment: 10000, worklog: 10000, sprint: 0 };
+  let links: LinkRecord[] = [];
+  let counters = fresh();
   let last = 0;
   const now = (): number => {
     last = Math.max(clock(), last + 1);
@@ -121,6 +133,7 @@ export function createStore(site: Site, clock: () => number = Date.now): JiraSto
       if (issue === undefined) return;
       issues.delete(id);
       byKey.delete(issue.key);
+      links = links.filter((l) => l.inwardId !== id && l.outwardId !== id);
     },
     children: (id) => [...issues.values()].filter((i) => i.parentId === id),
     touch(issue) {
@@ -138,11 +151,27 @@ export function createStore(site: Site, clock: () => number = Date.now): JiraSto
     removeSprint(id) {
       sprints.delete(id);
     },
+    links: () => [...links],
+    addLink(fields) {
+      const link: LinkRecord = { ...fields, id: ++counters.link };
+      links.push(link);
+      return link;
+    },
+    removeLink(id) {
+      const before = links.length;
+      links = links.filter((l) => l.id !== id);
+      return links.length < before;
+    },
     reset() {
       issues = new Map();
       byKey = new Map();
       sprints = new Map();
-      counters = { issue: 10000, number: 0, comment: 10000, worklog: 10000, sprint: 0 };
+      links = [];
+      counters = fresh();
     },
   };
+}
+
+function fresh() {
+  return { issue: 10000, number: 0, comment: 10000, worklog: 10000, sprint: 0, link: 10000 };
 }
