@@ -24,8 +24,8 @@ export interface JiraContext {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Learned workflow edges: issue type → status → transitions. */
   readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
-  /** The site's status names, loaded once. */
-  readonly statuses: string[];
+  /** The site's status names, loaded once (the promise is shared by concurrent callers). */
+  readonly statuses: { promise?: Promise<readonly string[]> | undefined };
   /** Keys this instance created, by marker key (search may lag behind creates). */
   readonly created: Map<string, string>;
 }

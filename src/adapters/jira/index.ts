@@ -111,7 +111,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     pacer: createIssuePacer({ windows }),
     sleep,
     graphs: new Map(),
-    statuses: [],
+    statuses: {},
     created: new Map(),
   };
 }

@@ -66,14 +66,18 @@ function requiredFields(ctx: JiraContext, edge: WorkflowEdge): Record<string, un
  * reachable ones. Returns the number of transitions made.
  */
 /** The status names of the site (cached per tracker): a target outside them fails before any move. */
-async function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
-  if (ctx.statuses.length === 0) {
+function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
+  const load = async (): Promise<readonly string[]> => {
     const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
       operation: "GET /rest/api/3/status",
     });
-    ctx.statuses.push(...new Set(raw.map((s) => s.name)));
-  }
-  return ctx.statuses;
+    return [...new Set(raw.map((s) => s.name))];
+  };
+  ctx.statuses.promise ??= load().catch((error: unknown) => {
+    ctx.statuses.promise = undefined;
+    throw error;
+  });
+  return ctx.statuses.promise;
 }
 
 export async function transitionTo(
