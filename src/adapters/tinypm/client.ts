@@ -92,6 +92,7 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
     retry: { limit: 0 },
     throwHttpErrors: false,
     followRedirect: false,
+    decompress: false,
     timeout: { request: options.timeoutMs },
     responseType: "text",
     headers: {

@@ -278,6 +278,40 @@ describe("tinyPM adapter errors", () => {
     for (const r of f.proxy.seen) expect(r.url).not.toContain(secret);
   });
 
+  it("logs one debug line per HTTP call, never with the token", async () => {
+    const f = await start({ apiVersion: "2.6" });
+    const lines: string[] = [];
+    const logged = createTinypmTracker({
+      baseUrl: f.proxy.url,
+      token: f.server.token,
+      projectId: 1,
+      logger: { debug: (obj, msg) => lines.push(JSON.stringify({ ...obj, msg })) },
+    });
+    try {
+      await collect(logged.list({ kind: "story" }));
+      expect(lines.length).toBe(logged.apiCalls().reads);
+      expect(lines.join("\n")).toMatch(/"method":"GET","path":"\/project\/1","status":200/);
+      for (const line of lines) expect(line).not.toContain(f.server.token);
+      for (const r of f.proxy.seen) expect(r.url).not.toContain(f.server.token);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it.each(["text/xml", "application/xml;charset=UTF-8"])(
+    "reads %s responses with or without a declaration",
+    async (contentType) => {
+      const f = await start({ apiVersion: "2.6" });
+      f.proxy.override({
+        headers: { "content-type": contentType },
+        body: "<projects><project><active>true</active><code>a</code><id>1</id><name>A&#xD;B</name></project></projects>",
+      });
+      expect(await f.tracker.listProjects()).toEqual([
+        { id: "1", code: "a", name: "A\rB", active: true },
+      ]);
+    },
+  );
+
   it("turns a disabled API into PermissionError", async () => {
     const f = await start({ apiVersion: "2.6", apiDisabled: true });
     expect(await errorOf(f.tracker.getProject())).toBeInstanceOf(PermissionError);
