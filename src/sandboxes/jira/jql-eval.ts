@@ -237,7 +237,7 @@ function compileDate(clause: JqlClause, get: (issue: JqlIssue) => number, now: n
  */
 export function parseDate(value: JqlValue, field: string, now: number): number {
   const raw = value.kind === "empty" ? "" : value.text.trim();
-  if (value.kind === "word" && /^-?\d+$/.test(raw) && raw.length > 6) return Number(raw);
+  if (value.kind === "word" && /^-?\d+$/.test(raw)) return Number(raw);
   const abs = /^(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?: (\d{1,2}):(\d{2}))?$/.exec(raw);
   if (abs !== null) {
     const [, y, mo, d, h, mi] = abs;

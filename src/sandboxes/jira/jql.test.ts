@@ -136,6 +136,13 @@ describe("parseDate", () => {
     expect(parseDate({ kind: "string", text }, "updated", env.now)).toBe(expected);
   });
 
+  it("reads any unquoted integer as epoch milliseconds, including 0", () => {
+    expect(parseDate({ kind: "word", text: "0" }, "updated", env.now)).toBe(0);
+    expect(parseDate({ kind: "word", text: "1763705400000" }, "updated", env.now)).toBe(
+      1763705400000,
+    );
+  });
+
   it("refuses other text with the valid formats", () => {
     expect(() => parseDate({ kind: "string", text: "21.11.2026" }, "updated", env.now)).toThrow(
       /Valid formats include/,
