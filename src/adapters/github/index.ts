@@ -1,4 +1,4 @@
-import { NotFoundError, UsageError } from "../../core/errors.js";
+import { UsageError } from "../../core/errors.js";
 import type {
   Comment,
   CommentDraft,
@@ -11,94 +11,37 @@ import type {
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./changes.js";
-import { createGithubClient, type GithubLogger } from "./client.js";
+import { createGithubClient } from "./client.js";
 import { createItem, type CreateDeps } from "./create.js";
-import { toComment, toUser, toWorkItem } from "./map.js";
+import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
-import { createPacer, type Pacer, type PacerState } from "./pacer.js";
-import type { RateLimitSnapshot } from "./rate-limit.js";
+import { createPacer, type Pacer } from "./pacer.js";
+import { probeRepo } from "./probe.js";
 import {
   getRawIssue,
+  listAssignees,
   listRawComments,
   listRawIssues,
+  listSubIssuesRaw,
   loadItem,
-  pages,
-  parse,
-  readIssue,
+  mustGetRawIssue,
   type GithubContext,
 } from "./reads.js";
-import { probeRepo } from "./probe.js";
-import { rawUserSchema, type RawIssue } from "./schema.js";
+import { ensureLabels, ensureMilestone, listMilestones, type LabelSpec } from "./repo-meta.js";
+import type { RawIssue } from "./schema.js";
+import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
 import {
   addSubIssue,
-  ensureLabels,
-  ensureMilestone,
-  listMilestones,
+  createComment,
   patchIssue,
   removeSubIssue,
   updateComment,
   updateParams,
-  createComment,
-  type LabelSpec,
 } from "./writes.js";
 
-export type { LabelSpec } from "./writes.js";
+export type { LabelSpec } from "./repo-meta.js";
+export type { GithubTracker, GithubTrackerOptions, GithubRateLimitState } from "./types.js";
 export { ImportFailedError } from "./import-api.js";
-
-export interface GithubTrackerOptions {
-  /** `https://api.github.com`, or `https://ghes.example.com/api/v3` for GitHub Enterprise Server. */
-  readonly baseUrl: string;
-  readonly token: string;
-  readonly owner: string;
-  readonly repo: string;
-  /** The environment variable the token came from, named in authentication errors. */
-  readonly tokenEnv?: string | undefined;
-  /** Content-creation pacing (GitHub: 80 per minute, 500 per hour). */
-  readonly writesPerMinute?: number | undefined;
-  readonly writesPerHour?: number | undefined;
-  /** Testing and benchmark aid: run the pacer's clock N times faster (match the sandbox's). */
-  readonly timeScale?: number | undefined;
-  /** Create through the issue import API (admin token; one call per issue with its comments). */
-  readonly importApi?: boolean | undefined;
-  /** The repository's labels with colours, ensured once before the first create. */
-  readonly labels?: readonly LabelSpec[] | undefined;
-  readonly logger?: GithubLogger | undefined;
-  /** Real milliseconds before a request is abandoned (default 30,000). */
-  readonly timeoutMs?: number | undefined;
-  readonly userAgent?: string | undefined;
-  /** Transport seam (default global fetch). */
-  readonly fetch?: typeof fetch | undefined;
-}
-
-export interface GithubRateLimitState {
-  readonly core: RateLimitSnapshot;
-  readonly pacer: PacerState;
-}
-
-/** The Tracker plus GitHub's own operations. */
-export interface GithubTracker extends Tracker {
-  ensureLabels(
-    labels: readonly LabelSpec[],
-    opts?: CallOptions,
-  ): Promise<{ created: string[]; updated: string[] }>;
-  /** Attaches `child` (an issue number) under `parent`, by the child's id. */
-  addSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
-  removeSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
-  listSubIssues(parent: string, opts?: CallOptions): Promise<WorkItem[]>;
-  listComments(item: ItemRef, opts?: CallOptions): Promise<Comment[]>;
-  updateComment(commentId: string, body: string, opts?: CallOptions): Promise<Comment>;
-  /** The comment a rerun already wrote for this draft (same marker and content key). */
-  findComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment | undefined>;
-  /** One import call with the issue's comments (admin token). */
-  importIssue(
-    draft: WorkItemDraft,
-    comments: readonly CommentDraft[],
-    opts?: CallOptions,
-  ): Promise<WorkItem>;
-  rateLimitState(): GithubRateLimitState;
-  /** The write pacer: the adapter already paces every write through it. */
-  readonly pacer: Pacer;
-}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -112,10 +55,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       { once: true },
     );
   });
-}
-
-function numberOf(ref: ItemRef | string): string {
-  return typeof ref === "string" ? ref : ref.id;
 }
 
 /** The GitHub Issues adapter: one repository's issues as canonical work items. */
@@ -151,17 +90,6 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     pollMs: 1000 / timeScale,
     sleep,
   };
-  const mustGet = async (ref: ItemRef | string, signal?: AbortSignal): Promise<RawIssue> => {
-    const raw = await getRawIssue(ctx, numberOf(ref), signal);
-    if (raw === undefined)
-      throw new NotFoundError(`GitHub issue #${numberOf(ref)} does not exist`, {
-        system: "github",
-        operation: "issues.get",
-        id: numberOf(ref),
-        status: 404,
-      });
-    return raw;
-  };
   const buildIndex = async (signal?: AbortSignal): Promise<Map<string, RawIssue>> => {
     const index = new Map<string, RawIssue>();
     for await (const raw of listRawIssues(ctx, signal)) {
@@ -186,7 +114,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
 
     async *list(query: ListQuery, o?: CallOptions): AsyncGenerator<WorkItem> {
       if (query.parentId !== undefined) {
-        for (const raw of await listSubIssuesRaw(query.parentId, o?.signal))
+        for (const raw of await listSubIssuesRaw(ctx, query.parentId, o?.signal))
           yield {
             ...(await loadItem(ctx, raw, o?.signal)),
             kind: "task",
@@ -229,7 +157,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       const params = await updateParams(ctx, ref.id, patch, milestone, o?.signal);
       const raw =
         Object.keys(params).length === 0
-          ? await mustGet(ref, o?.signal)
+          ? await mustGetRawIssue(ctx, ref.id, o?.signal)
           : await patchIssue(ctx, ref.id, params, o?.signal);
       return loadItem(ctx, raw, o?.signal);
     },
@@ -258,23 +186,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       return [...milestones];
     },
     ensureIteration,
-    async listUsers(o?: CallOptions): Promise<readonly UserRef[]> {
-      const operation = "issues.listAssignees";
-      const out: UserRef[] = [];
-      for await (const page of pages(ctx, {
-        method: "GET",
-        url: "/repos/{owner}/{repo}/assignees",
-        params: { per_page: 100 },
-        operation,
-        signal: o?.signal,
-      })) {
-        if (page !== "not-modified")
-          out.push(
-            ...parse(rawUserSchema.array(), page.items, { operation }).map((u) => toUser(u.login)),
-          );
-      }
-      return out;
-    },
+    listUsers: (o?: CallOptions): Promise<readonly UserRef[]> => listAssignees(ctx, o?.signal),
     probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
     apiCalls: () => client.counts(),
     close: () => Promise.resolve(),
@@ -288,7 +200,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     removeSubIssue: (parent: string, child: string, o?: CallOptions) =>
       removeSubIssue(ctx, parent, child, o?.signal),
     listSubIssues: async (parent: string, o?: CallOptions) =>
-      (await listSubIssuesRaw(parent, o?.signal)).map((r) => ({
+      (await listSubIssuesRaw(ctx, parent, o?.signal)).map((r) => ({
         ...toWorkItem(r),
         kind: "task" as const,
         parentId: parent,
@@ -318,7 +230,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       return comments.length === 0
         ? item
         : {
-            ...(await loadItem(ctx, await mustGet(item.id, o?.signal), o?.signal)),
+            ...(await loadItem(ctx, await mustGetRawIssue(ctx, item.id, o?.signal), o?.signal)),
             kind: item.kind,
             parentId: item.parentId,
           };
@@ -331,24 +243,5 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     pacer,
   } satisfies GithubTracker;
 
-  async function listSubIssuesRaw(parent: string, signal?: AbortSignal): Promise<RawIssue[]> {
-    const operation = "issues.listSubIssues";
-    const out: RawIssue[] = [];
-    for await (const page of pages(ctx, {
-      method: "GET",
-      url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
-      params: { issue_number: Number(parent), per_page: 100 },
-      operation,
-      id: parent,
-      signal,
-    })) {
-      if (page === "not-modified") continue;
-      for (const raw of page.items) {
-        const issue = readIssue(ctx, raw, operation);
-        if (issue !== undefined) out.push(issue);
-      }
-    }
-    return out;
-  }
   return tracker;
 }

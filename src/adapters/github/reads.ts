@@ -1,9 +1,15 @@
 import type { z } from "zod";
 import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
-import type { WorkItem } from "../../core/model.js";
+import type { UserRef, WorkItem } from "../../core/model.js";
 import type { GithubClient, GithubRequest, GithubResponse } from "./client.js";
-import { toWorkItem } from "./map.js";
-import { rawCommentSchema, rawIssueSchema, type RawComment, type RawIssue } from "./schema.js";
+import { toUser, toWorkItem } from "./map.js";
+import {
+  rawCommentSchema,
+  rawIssueSchema,
+  rawUserSchema,
+  type RawComment,
+  type RawIssue,
+} from "./schema.js";
 
 /** What the read and write helpers share: the client and a number → id cache. */
 export interface GithubContext {
@@ -171,4 +177,68 @@ export async function* listRawIssues(
       if (issue !== undefined) yield issue;
     }
   }
+}
+
+/** One issue by number; missing → `NotFoundError`. */
+export async function mustGetRawIssue(
+  ctx: GithubContext,
+  number: string,
+  signal?: AbortSignal,
+): Promise<RawIssue> {
+  const raw = await getRawIssue(ctx, number, signal);
+  if (raw === undefined) {
+    throw new NotFoundError(`GitHub issue #${number} does not exist`, {
+      system: "github",
+      operation: "issues.get",
+      id: number,
+      status: 404,
+    });
+  }
+  return raw;
+}
+
+/** The sub-issues of a parent (paged). */
+export async function listSubIssuesRaw(
+  ctx: GithubContext,
+  parent: string,
+  signal?: AbortSignal,
+): Promise<RawIssue[]> {
+  const operation = "issues.listSubIssues";
+  const out: RawIssue[] = [];
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+    params: { issue_number: Number(parent), per_page: 100 },
+    operation,
+    id: parent,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") continue;
+    for (const raw of page.items) {
+      const issue = readIssue(ctx, raw, operation);
+      if (issue !== undefined) out.push(issue);
+    }
+  }
+  return out;
+}
+
+/** The users issues can be assigned to (`GET /assignees`: read access is enough). */
+export async function listAssignees(ctx: GithubContext, signal?: AbortSignal): Promise<UserRef[]> {
+  const operation = "issues.listAssignees";
+  const out: UserRef[] = [];
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/assignees",
+    params: { per_page: 100 },
+    operation,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") continue;
+    out.push(
+      ...parse(rawUserSchema.array(), page.items, { operation }).map((u) => toUser(u.login)),
+    );
+  }
+  return out;
 }

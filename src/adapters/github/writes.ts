@@ -1,30 +1,11 @@
 import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
-import type {
-  Comment,
-  CommentDraft,
-  Iteration,
-  IterationDraft,
-  WorkItemDraft,
-  WorkItemPatch,
-} from "../../core/model.js";
-import { bodyFor, createBodyFor, patchBodyFor, stateFor, toComment, toIteration } from "./map.js";
+import type { Comment, CommentDraft, WorkItemDraft, WorkItemPatch } from "../../core/model.js";
+import { bodyFor, createBodyFor, patchBodyFor, stateFor, toComment } from "./map.js";
 import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
-import { fetchOne, getRawIssue, pages, parse, readIssue, type GithubContext } from "./reads.js";
-import {
-  rawCommentSchema,
-  rawLabelSchema,
-  rawMilestoneSchema,
-  type RawIssue,
-  type RawLabel,
-} from "./schema.js";
+import { fetchOne, getRawIssue, parse, readIssue, type GithubContext } from "./reads.js";
+import { rawCommentSchema, type RawIssue } from "./schema.js";
 
-/** A repository label as the mapping defines it. */
-export interface LabelSpec {
-  readonly name: string;
-  /** Hex without `#`. */
-  readonly color?: string | undefined;
-  readonly description?: string | undefined;
-}
+/** Issue, sub-issue and comment writes (each one paced write, plus reads only where needed). */
 
 export async function createRawIssue(
   ctx: GithubContext,
@@ -226,119 +207,4 @@ export async function updateComment(
     signal,
   });
   return toComment(parse(rawCommentSchema, res.data, { operation }));
-}
-
-async function listAll<T>(
-  ctx: GithubContext,
-  url: string,
-  operation: string,
-  read: (items: unknown[]) => T[],
-  signal?: AbortSignal,
-): Promise<T[]> {
-  const out: T[] = [];
-  const first = {
-    method: "GET" as const,
-    url,
-    params: { per_page: 100, state: "all" },
-    operation,
-    signal,
-  };
-  for await (const page of pages(ctx, first)) {
-    if (page !== "not-modified") out.push(...read(page.items));
-  }
-  return out;
-}
-
-export function listLabels(ctx: GithubContext, signal?: AbortSignal): Promise<RawLabel[]> {
-  const operation = "issues.listLabelsForRepo";
-  return listAll(
-    ctx,
-    "/repos/{owner}/{repo}/labels",
-    operation,
-    (items) => parse(rawLabelSchema.array(), items, { operation }),
-    signal,
-  );
-}
-
-/** Creates the missing labels and fixes colour/description drift; returns what it wrote. */
-export async function ensureLabels(
-  ctx: GithubContext,
-  wanted: readonly LabelSpec[],
-  signal?: AbortSignal,
-): Promise<{ created: string[]; updated: string[] }> {
-  const existing = new Map((await listLabels(ctx, signal)).map((l) => [l.name.toLowerCase(), l]));
-  const created: string[] = [];
-  const updated: string[] = [];
-  for (const spec of wanted) {
-    const have = existing.get(spec.name.toLowerCase());
-    const color = spec.color?.replace(/^#/, "").toLowerCase();
-    const body = {
-      ...(color === undefined ? {} : { color }),
-      ...(spec.description === undefined ? {} : { description: spec.description }),
-    };
-    if (have === undefined) {
-      await fetchOne(ctx, {
-        method: "POST",
-        url: "/repos/{owner}/{repo}/labels",
-        params: { name: spec.name, ...body },
-        operation: "issues.createLabel",
-        id: spec.name,
-        signal,
-      });
-      created.push(spec.name);
-    } else if (
-      (color !== undefined && have.color?.toLowerCase() !== color) ||
-      (spec.description !== undefined && (have.description ?? "") !== spec.description)
-    ) {
-      await fetchOne(ctx, {
-        method: "PATCH",
-        url: "/repos/{owner}/{repo}/labels/{name}",
-        params: { name: have.name, ...body },
-        operation: "issues.updateLabel",
-        id: spec.name,
-        signal,
-      });
-      updated.push(spec.name);
-    }
-  }
-  return { created, updated };
-}
-
-export function listMilestones(ctx: GithubContext, signal?: AbortSignal): Promise<Iteration[]> {
-  const operation = "issues.listMilestones";
-  return listAll(
-    ctx,
-    "/repos/{owner}/{repo}/milestones",
-    operation,
-    (items) => parse(rawMilestoneSchema.array(), items, { operation }).map(toIteration),
-    signal,
-  );
-}
-
-/** The milestone titled like the draft, created (with description and due date) when missing. */
-export async function ensureMilestone(
-  ctx: GithubContext,
-  draft: IterationDraft,
-  known: Iteration[] | undefined,
-  signal?: AbortSignal,
-): Promise<Iteration> {
-  const all = known ?? (await listMilestones(ctx, signal));
-  const found = all.find((m) => m.name === draft.name);
-  if (found !== undefined) return found;
-  const operation = "issues.createMilestone";
-  const params: Record<string, unknown> = { title: draft.name };
-  if (draft.goal !== undefined) params.description = draft.goal;
-  if (draft.endDate !== undefined) params.due_on = `${draft.endDate}T00:00:00Z`;
-  if (draft.state === "closed") params.state = "closed";
-  const res = await fetchOne(ctx, {
-    method: "POST",
-    url: "/repos/{owner}/{repo}/milestones",
-    params,
-    operation,
-    id: draft.name,
-    signal,
-  });
-  const made = toIteration(parse(rawMilestoneSchema, res.data, { operation }));
-  all.push(made);
-  return made;
 }

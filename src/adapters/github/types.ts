@@ -1,0 +1,61 @@
+import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
+import type { CallOptions, Tracker } from "../../core/tracker.js";
+import type { GithubLogger } from "./client.js";
+import type { Pacer, PacerState } from "./pacer.js";
+import type { RateLimitSnapshot } from "./rate-limit.js";
+import type { LabelSpec } from "./repo-meta.js";
+
+export interface GithubTrackerOptions {
+  /** `https://api.github.com`, or `https://ghes.example.com/api/v3` for GitHub Enterprise Server. */
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly owner: string;
+  readonly repo: string;
+  /** The environment variable the token came from, named in authentication errors. */
+  readonly tokenEnv?: string | undefined;
+  /** Content-creation pacing (GitHub: 80 per minute, 500 per hour). */
+  readonly writesPerMinute?: number | undefined;
+  readonly writesPerHour?: number | undefined;
+  /** Testing and benchmark aid: run the pacer's clock N times faster (match the sandbox's). */
+  readonly timeScale?: number | undefined;
+  /** Create through the issue import API (admin token; one call per issue with its comments). */
+  readonly importApi?: boolean | undefined;
+  /** The repository's labels with colours, ensured once before the first create. */
+  readonly labels?: readonly LabelSpec[] | undefined;
+  readonly logger?: GithubLogger | undefined;
+  /** Real milliseconds before a request is abandoned (default 30,000). */
+  readonly timeoutMs?: number | undefined;
+  readonly userAgent?: string | undefined;
+  /** Transport seam (default global fetch). */
+  readonly fetch?: typeof fetch | undefined;
+}
+
+export interface GithubRateLimitState {
+  readonly core: RateLimitSnapshot;
+  readonly pacer: PacerState;
+}
+
+/** The Tracker plus GitHub's own operations. */
+export interface GithubTracker extends Tracker {
+  ensureLabels(
+    labels: readonly LabelSpec[],
+    opts?: CallOptions,
+  ): Promise<{ created: string[]; updated: string[] }>;
+  /** Attaches `child` (an issue number) under `parent`, by the child's id. */
+  addSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
+  removeSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
+  listSubIssues(parent: string, opts?: CallOptions): Promise<WorkItem[]>;
+  listComments(item: ItemRef, opts?: CallOptions): Promise<Comment[]>;
+  updateComment(commentId: string, body: string, opts?: CallOptions): Promise<Comment>;
+  /** The comment a rerun already wrote for this draft (same marker and content key). */
+  findComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment | undefined>;
+  /** One import call with the issue's comments (admin token). */
+  importIssue(
+    draft: WorkItemDraft,
+    comments: readonly CommentDraft[],
+    opts?: CallOptions,
+  ): Promise<WorkItem>;
+  rateLimitState(): GithubRateLimitState;
+  /** The write pacer: the adapter already paces every write through it. */
+  readonly pacer: Pacer;
+}
