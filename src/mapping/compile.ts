@@ -78,7 +78,8 @@ function compileKind(rules: KindRules, ctx: ValueCodecContext): KindCodec {
   const codecs = (Object.entries(rules) as [WorkItemFieldName, FieldRule | undefined][])
     .filter((e): e is [WorkItemFieldName, FieldRule] => e[1] !== undefined)
     .map(([field, rule]) => compileField(field, rule, ctx));
-  return { codecs, owned: (label) => codecs.some((c) => c.owns(label)) };
+  const prefixes = codecs.flatMap((c) => (c.prefix === undefined ? [] : [c.prefix]));
+  return { codecs, owned: (label) => prefixes.some((p) => label.startsWith(p)) };
 }
 
 function encodeItem(

@@ -6,7 +6,6 @@
 import type { JsonValue, WorkItem, WorkItemFieldName } from "../core/model.js";
 import type { FieldRule, LabelSpec } from "./schema.js";
 import { valueCodecFor, type ValueCodec, type ValueCodecContext } from "./value-codec.js";
-import { stableKey } from "./values.js";
 
 /** What `toTarget` accumulates. */
 export interface TargetAccumulator {
@@ -37,6 +36,8 @@ export interface FieldCodec {
   same(a: unknown, b: unknown): boolean;
   /** Whether a label belongs to this rule. */
   owns(label: string): boolean;
+  /** The prefix of the labels this rule owns, if any. */
+  readonly prefix?: string | undefined;
   labels(): LabelDefinition[];
 }
 
@@ -69,12 +70,13 @@ function labelSlot(
     value,
     encode: (v) => value.encode(v),
     decode: (tv) => value.decode(tv),
-    same: (a, b) => value.key(a) === value.key(b),
+    same: (a, b) => value.same(a, b),
     put(acc, tv) {
       if (typeof tv === "string" && tv !== "") acc.labels.push(spec.prefix + tv);
     },
     take: (item) => findLabel(item, spec.prefix),
     owns: (l) => l.startsWith(spec.prefix),
+    prefix: spec.prefix,
     labels: () => labelDefs(spec, Object.values(rule.map ?? {})),
   };
 }
@@ -87,7 +89,7 @@ function metadataSlot(field: WorkItemFieldName, rule: FieldRule, value: ValueCod
     value,
     encode: (v) => value.encode(v),
     decode: (tv) => (value.accepts(tv) ? value.decode(tv) : undefined),
-    same: (a, b) => value.key(a) === value.key(b),
+    same: (a, b) => value.same(a, b),
     put(acc, tv) {
       if (tv !== undefined) acc.metadata[key] = tv as JsonValue;
     },
@@ -105,7 +107,7 @@ function nativeSlot(field: WorkItemFieldName, rule: FieldRule, value: ValueCodec
     value,
     encode: (v) => value.encode(v),
     decode: (tv) => value.decode(tv),
-    same: (a, b) => value.key(a) === value.key(b),
+    same: (a, b) => value.same(a, b),
     put(acc, tv) {
       if (slot === "labels") acc.labels.push(...(tv as string[]));
       else if (tv !== undefined) acc.fields[slot] = tv;
@@ -117,14 +119,17 @@ function nativeSlot(field: WorkItemFieldName, rule: FieldRule, value: ValueCodec
   };
 }
 
+const pairKey = (native: unknown, label: string | undefined): string =>
+  `${typeof native === "string" ? native : "\u0001"}\u0000${label ?? "\u0001"}`;
+
 /** A native text value refined by an extra label: target value = `[native, label]`. */
 function withExtraLabel(base: FieldCodec, spec: LabelSpec, rule: FieldRule): FieldCodec {
-  const labelOf = (v: string): string =>
-    spec.map && Object.hasOwn(spec.map, v) ? (spec.map[v] ?? "") : v;
+  const table = new Map(Object.entries(spec.map ?? {}));
+  const labelOf = (v: string): string => table.get(v) ?? v;
   const pairs = new Map<string, string>();
   const known = new Set<string>();
   for (const k of Object.keys({ ...rule.map, ...spec.map })) {
-    const key = stableKey([base.encode(k), labelOf(k) || undefined]);
+    const key = pairKey(base.encode(k), labelOf(k) || undefined);
     if (!pairs.has(key)) pairs.set(key, k);
     known.add(labelOf(k));
   }
@@ -136,7 +141,7 @@ function withExtraLabel(base: FieldCodec, spec: LabelSpec, rule: FieldRule): Fie
     },
     decode(tv) {
       const [native, label] = tv as [unknown, string | undefined];
-      const exact = pairs.get(stableKey([native, label]));
+      const exact = pairs.get(pairKey(native, label));
       if (exact !== undefined) return exact;
       if (label !== undefined && !known.has(label)) return label;
       return base.decode(native);
@@ -153,6 +158,7 @@ function withExtraLabel(base: FieldCodec, spec: LabelSpec, rule: FieldRule): Fie
     },
     take: (item, owned) => [base.take(item, owned), findLabel(item, spec.prefix)],
     owns: (l) => l.startsWith(spec.prefix),
+    prefix: spec.prefix,
     labels: () => labelDefs(spec, Object.keys(rule.map ?? {}).map(labelOf)),
   };
 }

@@ -6,7 +6,7 @@
 import type { JsonValue, TimeEntry, TimeEntryDraft, WorkItem } from "../core/model.js";
 import { neutralizeMentions } from "./transforms.js";
 import type { UserLookup } from "./user-lookup.js";
-import { cleanUser, isRecord, isUserRef, stableKey, toJsonValue } from "./values.js";
+import { cleanUser, isRecord, isUserRef, toJsonValue } from "./values.js";
 
 export interface TimeEntryCodec {
   /** Metadata to store for the item's entries (`undefined`: nothing to store). */
@@ -92,10 +92,21 @@ function readStored(value: unknown, users: UserLookup): TimeEntryDraft[] | undef
   return out;
 }
 
-/** The comparison key of worklogs: user by id, date, hours, comment. */
-function worklogKey(entries: readonly TimeEntryDraft[]): string {
-  return stableKey(
-    entries.map((e) => [e.user.id ?? e.user.login ?? e.user.name, e.date, e.hours, e.comment]),
+/** Whether two worklog lists agree: user by id, date, hours, comment. */
+function sameWorklogs(a: readonly TimeEntryDraft[], b: readonly TimeEntryDraft[]): boolean {
+  const who = (e: TimeEntryDraft): string | undefined => e.user.id ?? e.user.login ?? e.user.name;
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i];
+      return (
+        y !== undefined &&
+        who(x) === who(y) &&
+        x.date === y.date &&
+        x.hours === y.hours &&
+        x.comment === y.comment
+      );
+    })
   );
 }
 
@@ -135,10 +146,7 @@ export function createTimeEntryCodec(options: {
     toTarget: (item) => worklogs(item.timeEntries),
     toTinypm(item) {
       const original = readStored(item.metadata.timeEntries, users);
-      if (
-        original !== undefined &&
-        worklogKey(worklogs(original)) === worklogKey(item.timeEntries)
-      ) {
+      if (original !== undefined && sameWorklogs(worklogs(original), item.timeEntries)) {
         return original;
       }
       return fromWorklogs(item.timeEntries);

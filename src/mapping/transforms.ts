@@ -25,11 +25,13 @@ const RESTORE = /([@#])\u2060/gu;
  * @example neutralizeMentions("ping @ana about #12") // "ping @\u2060ana about #\u206012"
  */
 export function neutralizeMentions(text: string): string {
+  if (!text.includes("@") && !text.includes("#")) return text;
   return text.replace(NEUTRALIZE, `$1${JOINER}`);
 }
 
 /** The exact inverse of {@link neutralizeMentions}. */
 export function restoreMentions(text: string): string {
+  if (!text.includes(JOINER)) return text;
   return text.replace(RESTORE, "$1");
 }
 

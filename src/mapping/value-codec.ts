@@ -13,7 +13,8 @@ import {
   isStringList,
   isUserRef,
   isUserRefList,
-  stableKey,
+  sameSet,
+  sameValue,
 } from "./values.js";
 
 /** A pure two-way value translation plus a normaliser for comparing target values. */
@@ -22,8 +23,8 @@ export interface ValueCodec {
   decode(value: unknown): unknown;
   /** Whether a value read back (from metadata) has this field's tinyPM type. */
   accepts(value: unknown): boolean;
-  /** A comparison key of a target value (users by id, labels as a set, "" as absent). */
-  key(value: unknown): string;
+  /** Whether two target values are the same (users by id, labels as a set, "" as absent). */
+  same(a: unknown, b: unknown): boolean;
 }
 
 export interface ValueCodecContext {
@@ -31,21 +32,22 @@ export interface ValueCodecContext {
   readonly iterations: ReadonlyMap<string, Iteration>;
 }
 
-const textKey = (v: unknown): string => (v === "" || v === null ? "~" : stableKey(v));
+const absent = (v: unknown): unknown => (v === "" || v === null ? undefined : v);
+const sameScalar = (a: unknown, b: unknown): boolean => absent(a) === absent(b);
 
 /** text/number through `transform`, `map`, `default`, `inverse`. */
 export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCodec {
   const t = composeTransforms(rule.transform ?? []);
-  const map = rule.map;
+  const map = rule.map === undefined ? undefined : new Map(Object.entries(rule.map));
   const back = new Map<string, string>();
-  for (const [k, v] of Object.entries(map ?? {})) if (!back.has(v)) back.set(v, k);
+  for (const [k, v] of map ?? []) if (!back.has(v)) back.set(v, k);
   for (const [k, v] of Object.entries(rule.inverse ?? {})) if (!back.has(k)) back.set(k, v);
   return {
     encode(value) {
       if (value === undefined) return undefined;
       const x = t.forward(value);
       if (map === undefined || typeof x !== "string") return x;
-      return Object.hasOwn(map, x) ? map[x] : (rule.default ?? x);
+      return map.get(x) ?? rule.default ?? x;
     },
     decode(value) {
       if (value === undefined || value === null) return undefined;
@@ -54,12 +56,13 @@ export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCode
       return t.inverse(x);
     },
     accepts: (v) => v === undefined || typeof v === (type === "text" ? "string" : "number"),
-    key: textKey,
+    same: sameScalar,
   };
 }
 
-const ids = (refs: readonly UserRef[]): string =>
-  stableKey(refs.map((r) => r.id ?? r.login ?? r.name ?? ""));
+const userKey = (r: UserRef): string | undefined => r.id ?? r.login ?? r.name;
+const sameUsers = (a: readonly UserRef[], b: readonly UserRef[]): boolean =>
+  a.length === b.length && a.every((u, i) => userKey(u) === userKey(b[i] ?? {}));
 
 /** A user list written natively (translated, at most `max`). */
 function usersCodec(rule: FieldRule, ctx: ValueCodecContext): ValueCodec {
@@ -77,7 +80,7 @@ function usersCodec(rule: FieldRule, ctx: ValueCodecContext): ValueCodec {
         ? value.map((u) => ctx.users.toTinypm(u)).filter((u) => u !== undefined)
         : [],
     accepts: isUserRefList,
-    key: (v) => (isUserRefList(v) ? ids(v) : "[]"),
+    same: (a, b) => sameUsers(isUserRefList(a) ? a : [], isUserRefList(b) ? b : []),
   };
 }
 
@@ -87,7 +90,7 @@ function userCodec(ctx: ValueCodecContext): ValueCodec {
     encode: (value) => (isUserRef(value) ? ctx.users.toTarget(value) : undefined),
     decode: (value) => (isUserRef(value) ? ctx.users.toTinypm(value) : undefined),
     accepts: (v) => v === undefined || isUserRef(v),
-    key: (v) => (isUserRef(v) ? ids([v]) : "~"),
+    same: (a, b) => sameUsers(isUserRef(a) ? [a] : [], isUserRef(b) ? [b] : []),
   };
 }
 
@@ -109,7 +112,7 @@ function storedUsersCodec(ctx: ValueCodecContext, many: boolean): ValueCodec {
           : []
         : one(value),
     accepts: many ? isUserRefList : (v) => v === undefined || isUserRef(v),
-    key: stableKey,
+    same: sameValue,
   };
 }
 
@@ -124,7 +127,7 @@ function iterationCodec(ctx: ValueCodecContext, native: boolean): ValueCodec {
       return ref;
     },
     accepts: (v) => v === undefined || isIterationRef(v),
-    key: (v) => (isIterationRef(v) ? stableKey(v.name) : "~"),
+    same: (a, b) => (isIterationRef(a) ? a.name : a) === (isIterationRef(b) ? b.name : b),
   };
 }
 
@@ -134,7 +137,7 @@ function labelsCodec(rule: FieldRule): ValueCodec {
     encode: (value) => (isStringList(value) ? value.map((l) => t.forward(l) as string) : []),
     decode: (value) => (isStringList(value) ? value.map((l) => t.inverse(l) as string) : []),
     accepts: isStringList,
-    key: (v) => (isStringList(v) ? stableKey([...new Set(v)].sort()) : "[]"),
+    same: (a, b) => sameSet(isStringList(a) ? a : [], isStringList(b) ? b : []),
   };
 }
 

@@ -32,8 +32,32 @@ export function stableKey(value: unknown): string {
 /** Deep equality on plain data (key order and `undefined` properties ignored). */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object") return false;
-  return stableKey(a) === stableKey(b);
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (Array.isArray(b)) return false;
+  return sameRecord(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+function sameRecord(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const k in a) {
+    if (a[k] === undefined) continue;
+    count += 1;
+    if (!sameValue(a[k], b[k])) return false;
+  }
+  for (const k in b) if (b[k] !== undefined) count -= 1;
+  return count === 0;
+}
+
+/** Two label lists hold the same labels (order and repeats ignored). */
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === b.length && a.every((v, i) => v === b[i])) return true;
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return sa.size === sb.size && [...sa].every((v) => sb.has(v));
 }
 
 export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
