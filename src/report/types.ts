@@ -1,0 +1,98 @@
+/**
+ * The report of a run or a dry run: what every renderer (text, JSON, Markdown, HTML) shows.
+ * Self-contained plain data (JSON-safe), versioned: `schemas/report.schema.json` describes it.
+ */
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export type ReportAction =
+  "create" | "update" | "adopt" | "delete" | "skip" | "conflict" | "failed";
+
+/** A field value as reports show it (normalised JSON). */
+export type ReportValue =
+  string | number | boolean | null | readonly ReportValue[] | { readonly [k: string]: ReportValue };
+
+export interface ReportFieldChange {
+  readonly field: string;
+  /** The side written. */
+  readonly toSide: "tinypm" | "target";
+  readonly from: ReportValue;
+  readonly to: ReportValue;
+}
+
+export interface ReportConflict {
+  readonly field: string;
+  readonly base: ReportValue;
+  readonly tinypm: ReportValue;
+  readonly target: ReportValue;
+  /** `parked` (left for `conflicts resolve`) or the side that won by policy. */
+  readonly resolution: "parked" | "tinypm" | "target";
+}
+
+export interface ReportItem {
+  readonly kind: "story" | "task";
+  readonly title: string;
+  readonly action: ReportAction;
+  /** Which way data flows for creates and updates. */
+  readonly direction?: "to-target" | "to-tinypm" | "both" | undefined;
+  readonly tinypmId?: string | undefined;
+  readonly targetId?: string | undefined;
+  /** For tasks: the story's title, to group by story. */
+  readonly storyTitle?: string | undefined;
+  readonly changes: readonly ReportFieldChange[];
+  readonly conflicts: readonly ReportConflict[];
+  /** Comments and time entries copied (or to copy). */
+  readonly comments: number;
+  readonly timeEntries: number;
+  /** Why nothing is done (skips). */
+  readonly reason?: string | undefined;
+  readonly error?: { readonly code: string; readonly message: string } | undefined;
+}
+
+export interface ReportApiUse {
+  readonly reads: number;
+  readonly writes: number;
+  readonly retries: number;
+  readonly rateLimitWaits: number;
+  readonly notModified: number;
+}
+
+export interface ReportUserMatch {
+  readonly tinypm: string;
+  readonly target: string;
+  readonly how: string;
+}
+
+export interface Report {
+  readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  readonly runId: string;
+  readonly job: string;
+  readonly mode: "plan" | "migrate" | "sync";
+  /** True for `plan` and `--dry-run`: nothing was written anywhere. */
+  readonly dryRun: boolean;
+  readonly target: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly summary: {
+    readonly created: number;
+    readonly updated: number;
+    readonly unchanged: number;
+    readonly conflicts: number;
+    readonly failed: number;
+    readonly deleted: number;
+  };
+  /** Calls made, per system. */
+  readonly apiCalls: Readonly<Record<string, ReportApiUse>>;
+  /** For dry runs: the writes the run would make, per system. */
+  readonly estimatedWrites?: Readonly<Record<string, number>> | undefined;
+  readonly items: readonly ReportItem[];
+  readonly users: {
+    readonly matches: readonly ReportUserMatch[];
+    /** tinyPM users with no counterpart on the target (listed in every report). */
+    readonly unmapped: readonly string[];
+  };
+  /** Rate-limit waits and other notes for people. */
+  readonly notes: readonly string[];
+}
+
+export type ReportFormat = "text" | "json" | "markdown" | "html";

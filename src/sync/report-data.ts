@@ -1,0 +1,172 @@
+import type { JsonValue } from "../core/model.js";
+import {
+  REPORT_SCHEMA_VERSION,
+  type Report,
+  type ReportItem,
+  type ReportValue,
+} from "../report/types.js";
+import type { RunReport } from "./engine.js";
+import type { SyncEvent } from "./events.js";
+import type { PlanAction } from "./plan-types.js";
+import { userKey } from "./snapshot.js";
+
+const value = (v: JsonValue | undefined): ReportValue => v ?? null;
+
+/** The writes an action costs on each side (a dry run's API cost). */
+export function estimateWrites(action: PlanAction, target: string): Record<string, number> {
+  switch (action.type) {
+    case "skip":
+    case "adopt":
+      return {};
+    case "delete":
+      return action.mode === "none" ? {} : { [action.side === "tinypm" ? "tinypm" : target]: 1 };
+    case "create": {
+      const side = action.toSide === "tinypm" ? "tinypm" : target;
+      // GitHub: a sub-issue is attached with a second call, a closed issue is closed with a third.
+      const extra =
+        side === "github"
+          ? (action.kind === "task" ? 1 : 0) + (action.draft.status.startsWith("closed") ? 1 : 0)
+          : 0;
+      return { [side]: 1 + extra + action.comments.length + action.timeEntries.length };
+    }
+    case "update": {
+      const t =
+        (Object.keys(action.tinypmSet).length > 0 ? 1 : 0) +
+        action.commentsToTinypm.length +
+        action.timeToTinypm.length;
+      const g =
+        (Object.keys(action.targetSet).length > 0 || action.targetMetadata !== undefined ? 1 : 0) +
+        action.commentsToTarget.length +
+        action.timeToTarget.length;
+      return { ...(t > 0 ? { tinypm: t } : {}), ...(g > 0 ? { [target]: g } : {}) };
+    }
+  }
+}
+
+function item(
+  action: PlanAction,
+  failures: Map<string, { code: string; message: string }>,
+): ReportItem {
+  const base = {
+    kind: action.kind,
+    title: action.title,
+    changes: [],
+    conflicts: [],
+    comments: 0,
+    timeEntries: 0,
+  };
+  switch (action.type) {
+    case "create": {
+      const id = action.source.id;
+      const error = failures.get(`${action.kind}:${action.title}`);
+      return {
+        ...base,
+        action: error ? "failed" : "create",
+        direction: action.toSide === "target" ? "to-target" : "to-tinypm",
+        ...(action.toSide === "target" ? { tinypmId: id } : { targetId: id }),
+        comments: action.comments.length,
+        timeEntries: action.timeEntries.length,
+        error,
+      };
+    }
+    case "update": {
+      const parked = action.conflicts.some((c) => c.resolution === "parked");
+      const writes =
+        action.changes.length + action.commentsToTarget.length + action.commentsToTinypm.length;
+      const error = failures.get(`${action.kind}:${action.title}`);
+      return {
+        ...base,
+        action: error ? "failed" : parked && writes === 0 ? "conflict" : "update",
+        tinypmId: action.link.tinypmId,
+        targetId: action.link.targetId,
+        changes: action.changes.map((c) => ({
+          field: c.field,
+          toSide: c.toSide,
+          from: value(c.from),
+          to: value(c.to),
+        })),
+        conflicts: action.conflicts.map((c) => ({
+          field: c.field,
+          base: value(c.base),
+          tinypm: value(c.tinypm),
+          target: value(c.target),
+          resolution: c.resolution,
+        })),
+        comments: action.commentsToTarget.length + action.commentsToTinypm.length,
+        timeEntries: action.timeToTarget.length + action.timeToTinypm.length,
+        error,
+      };
+    }
+    case "adopt":
+      return {
+        ...base,
+        action: "adopt",
+        tinypmId: action.tinypmItem.id,
+        targetId: action.targetItem.id,
+        reason: "found by its marker",
+      };
+    case "delete":
+      return {
+        ...base,
+        action: "delete",
+        tinypmId: action.link.tinypmId,
+        targetId: action.link.targetId,
+        reason: `deleted on ${action.side === "target" ? "tinyPM" : "the target"}; ${action.mode === "none" ? "recorded only" : `${action.mode} on the other side`}`,
+      };
+    case "skip":
+      return {
+        ...base,
+        action: "skip",
+        tinypmId: action.tinypmId,
+        targetId: action.targetId,
+        reason: action.reason,
+      };
+  }
+}
+
+/** The report of a run, from the engine's plan, events and counters. */
+export function toReport(run: RunReport): Report {
+  const failures = new Map<string, { code: string; message: string }>();
+  for (const e of run.events)
+    if (e.type === "failed")
+      failures.set(`${e.kind}:${e.title}`, { code: e.code, message: e.message });
+  const estimated: Record<string, number> = {};
+  for (const a of run.plan.actions) {
+    for (const [system, n] of Object.entries(estimateWrites(a, run.targetSystem)))
+      estimated[system] = (estimated[system] ?? 0) + n;
+  }
+  const dryRun = run.mode === "plan";
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    runId: run.runId,
+    job: run.job,
+    mode: run.mode,
+    dryRun,
+    target: run.targetSystem,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    summary: { ...run.summary },
+    apiCalls: run.apiCalls,
+    ...(dryRun ? { estimatedWrites: estimated } : {}),
+    items: run.plan.actions.map((a) => item(a, failures)),
+    users: {
+      matches: run.users.matches.map((m) => ({
+        tinypm: userKey(m.tinypm) ?? "?",
+        target: userKey(m.target) ?? "?",
+        how: m.how,
+      })),
+      unmapped: run.users.unmapped.map((u) => userKey(u) ?? "?"),
+    },
+    notes: notes(run.events),
+  };
+}
+
+function notes(events: readonly SyncEvent[]): string[] {
+  const waits = events.filter((e) => e.type === "rate_limited");
+  if (waits.length === 0) return [];
+  let total = 0;
+  for (const e of waits) total += e.waitMs;
+  return [
+    `Waited ${Math.round(total / 100) / 10} s for rate limits (${waits.length} pause${waits.length === 1 ? "" : "s"}).`,
+  ];
+}
