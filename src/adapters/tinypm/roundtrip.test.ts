@@ -77,8 +77,8 @@ const taskFields = fc.record(
 const byId = (v: unknown): unknown =>
   Array.isArray(v)
     ? v.map(byId)
-    : v && typeof v === "object" && "login" in v
-      ? { id: (v as { id: string }).id }
+    : v && typeof v === "object" && "login" in v && "id" in v
+      ? { id: v.id }
       : v;
 
 /** The given keys of `item`, users reduced to their ids (a write sends `<user><id/></user>`). */
