@@ -238,8 +238,22 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
+/** Serialised bodies, so that the ETag and the response share one JSON.stringify. */
+const serialised = new WeakMap<object, string>();
+
+function serialise(body: unknown): string {
+  if (typeof body !== "object" || body === null) return JSON.stringify(body);
+  let text = serialised.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    serialised.set(body, text);
+  }
+  return text;
+}
+
 function etagOf(body: unknown): string {
-  return `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 32)}"`;
+  // GitHub's ETags are 32 hex digits; md5 is plenty for change detection.
+  return `W/"${createHash("md5").update(serialise(body)).digest("hex")}"`;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -260,7 +274,7 @@ function send(app: App, res: ServerResponse, reply: Reply, truncate: boolean): v
     res.writeHead(reply.status, headers).end();
     return;
   }
-  const text = JSON.stringify(reply.body);
+  const text = serialise(reply.body);
   headers["content-type"] = "application/json; charset=utf-8";
   if (truncate) {
     sendTruncated(res, reply.status, headers, text);
