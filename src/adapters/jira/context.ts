@@ -9,6 +9,8 @@ export interface JiraSettings {
   readonly projectKey: string;
   readonly statusResolutions: Readonly<Record<string, string>>;
   readonly overlapMs: number;
+  /** How far back the marker scan looks for issues created by an interrupted run. */
+  readonly markerScanMs: number;
   readonly pageSize: number;
   readonly storyType: string;
   readonly subtaskType: string;
@@ -26,6 +28,11 @@ export interface JiraContext {
   readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
   /** The site's status names, loaded once (the promise is shared by concurrent callers). */
   readonly statuses: { promise?: Promise<readonly string[]> | undefined };
+  /**
+   * Markers read from recent issues' entity properties (no JQL indexing needed): marker key →
+   * issue key, and the time (ms) up to which issues were scanned.
+   */
+  readonly markerIndex: { readonly keys: Map<string, string>; scannedToMs: number | undefined };
   /** Keys this instance created, by marker key (search may lag behind creates). */
   readonly created: Map<string, string>;
 }

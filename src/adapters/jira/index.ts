@@ -46,6 +46,8 @@ export interface JiraTrackerOptions {
   readonly issuePacing?: boolean | undefined;
   readonly pageSize?: number | undefined;
   readonly overlapMs?: number | undefined;
+  /** How far back `findByMarker` scans entity properties when JQL finds nothing. @default 7 days */
+  readonly markerScanMs?: number | undefined;
   readonly storyType?: string | undefined;
   readonly subtaskType?: string | undefined;
   readonly timeoutMs?: number | undefined;
@@ -98,6 +100,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     projectKey: options.projectKey,
     statusResolutions: options.statusResolutions ?? {},
     overlapMs: options.overlapMs ?? DEFAULT_OVERLAP_MS,
+    markerScanMs: options.markerScanMs ?? 7 * 86_400_000,
     pageSize: options.pageSize ?? 100,
     storyType: options.storyType ?? "Story",
     subtaskType: options.subtaskType ?? "Sub-task",
@@ -112,6 +115,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     sleep,
     graphs: new Map(),
     statuses: {},
+    markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
   };
 }

@@ -33,3 +33,13 @@ export function markerJql(projectKey: string, propertyKey: string, marker: Marke
 export function keysJql(keys: readonly string[]): string {
   return `key in (${keys.map(jqlString).join(", ")}) ORDER BY key ASC`;
 }
+
+/** Issues created at or after `sinceMs` (epoch ms), for the marker scan. */
+export function createdSinceJql(projectKey: string, sinceMs: number): string {
+  return `project = ${jqlString(projectKey)} AND created >= ${Math.max(0, Math.floor(sinceMs))} ORDER BY created ASC, key ASC`;
+}
+
+/** A story's sub-tasks. */
+export function childrenJql(projectKey: string, parentKey: string): string {
+  return `project = ${jqlString(projectKey)} AND parent = ${jqlString(parentKey)} ORDER BY key ASC`;
+}

@@ -3,10 +3,19 @@ import type { ItemRef, Marker, WorkItem } from "../../core/model.js";
 import type { ChangePage, Checkpoint, ListQuery } from "../../core/tracker.js";
 import { markerKey, type JiraContext } from "./context.js";
 import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./feed.js";
-import { keysJql, markerJql, projectJql, updatedSinceJql } from "./jql.js";
+import {
+  childrenJql,
+  createdSinceJql,
+  keysJql,
+  markerJql,
+  projectJql,
+  updatedSinceJql,
+} from "./jql.js";
 import { toWorkItem, type IssueExtras } from "./map.js";
 import {
   PROPERTY_KEY,
+  rawMarkerProperty,
+  rawMarkerScanPage,
   rawCommentPage,
   rawIssue,
   rawSearchPage,
@@ -123,7 +132,11 @@ export async function getItem(ctx: JiraContext, ref: ItemRef): Promise<WorkItem 
 }
 
 export async function* listItems(ctx: JiraContext, query: ListQuery): AsyncGenerator<WorkItem> {
-  for await (const page of searchIssues(ctx, projectJql(ctx.settings.projectKey))) {
+  const jql =
+    query.parentId === undefined
+      ? projectJql(ctx.settings.projectKey)
+      : childrenJql(ctx.settings.projectKey, query.parentId);
+  for await (const page of searchIssues(ctx, jql)) {
     for (const raw of page) {
       const item = await toItem(ctx, raw);
       if (query.kind !== undefined && item.kind !== query.kind) continue;
@@ -182,6 +195,12 @@ export async function* changeFeed(
   }
 }
 
+/**
+ * The issue carrying `marker`: JQL on the entity property first; then this instance's own creates
+ * (search lags behind writes); then a scan of recently created issues' properties, which works
+ * even where the property is not JQL-indexed (real Jira Cloud indexes entity properties only for
+ * apps that declare them).
+ */
 export async function findItemByMarker(
   ctx: JiraContext,
   marker: Marker,
@@ -191,8 +210,39 @@ export async function findItemByMarker(
     const first = page[0];
     if (first) return toItem(ctx, first);
   }
-  const key = ctx.created.get(markerKey(marker));
+  const wanted = markerKey(marker);
+  const key = ctx.created.get(wanted) ?? (await scanMarkers(ctx)).get(wanted);
   if (key === undefined) return undefined;
   const item = await getItem(ctx, { kind: marker.originKind, id: key });
-  return item?.marker && markerKey(item.marker) === markerKey(marker) ? item : undefined;
+  return item?.marker && markerKey(item.marker) === wanted ? item : undefined;
+}
+
+/** Reads the marker property of issues created since the last scan (keys and properties only). */
+async function scanMarkers(ctx: JiraContext): Promise<ReadonlyMap<string, string>> {
+  const index = ctx.markerIndex;
+  const now = Date.now();
+  const since =
+    index.scannedToMs === undefined
+      ? now - ctx.settings.markerScanMs
+      : index.scannedToMs - ctx.settings.overlapMs;
+  let token: string | undefined;
+  do {
+    const raw = await ctx.api.search({
+      jql: createdSinceJql(ctx.settings.projectKey, since),
+      fields: ["summary"],
+      properties: [PROPERTY_KEY],
+      maxResults: 1000,
+      nextPageToken: token,
+    });
+    const page = ctx.client.parse(rawMarkerScanPage, raw, {
+      operation: "POST /rest/api/3/search/jql",
+    });
+    for (const issue of page.issues) {
+      const prop = rawMarkerProperty.safeParse(issue.properties?.[PROPERTY_KEY] ?? {});
+      if (prop.success && prop.data.marker) index.keys.set(markerKey(prop.data.marker), issue.key);
+    }
+    token = page.isLast === false ? (page.nextPageToken ?? undefined) : undefined;
+  } while (token);
+  index.scannedToMs = now;
+  return index.keys;
 }

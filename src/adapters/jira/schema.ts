@@ -120,6 +120,17 @@ export const rawIssueKeysPage = z.looseObject({
   isLast: z.boolean().optional(),
 });
 
+export const rawMarkerScanPage = z.looseObject({
+  issues: z.array(
+    z.looseObject({
+      key: z.string(),
+      properties: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  nextPageToken: z.string().nullish(),
+  isLast: z.boolean().optional(),
+});
+
 export const rawCreated = z.looseObject({ id: z.string(), key: z.string() });
 
 export const rawBulkCreated = z.looseObject({
