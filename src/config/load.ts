@@ -42,7 +42,7 @@ export interface LoadConfigOptions {
   /** Only these jobs are resolved (and need their secrets); default all. */
   readonly jobs?: readonly string[] | undefined;
   /** Skip secret resolution (e.g. `check` reports missing ones itself). */
-  readonly secrets?: "require" | "optional";
+  readonly secrets?: "require" | "optional" | undefined;
 }
 
 /**

@@ -67,7 +67,8 @@ export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
   readonly runId: string;
   readonly job: string;
-  readonly mode: "plan" | "migrate" | "sync";
+  /** What the run does (or, for a dry run, would do). */
+  readonly mode: "migrate" | "sync";
   /** True for `plan` and `--dry-run`: nothing was written anywhere. */
   readonly dryRun: boolean;
   readonly target: string;

@@ -17,10 +17,12 @@ import { readAll, readChanges, type SideRead } from "./read.js";
 import { reconcileIntents } from "./reconcile.js";
 import { sameJson } from "./snapshot.js";
 
-export type RunMode = "plan" | "migrate" | "sync";
+export type RunMode = "migrate" | "sync";
 
 export interface RunJobOptions {
   readonly mode: RunMode;
+  /** Plan only: read both sides and report what the run would do; write nothing anywhere. */
+  readonly dryRun?: boolean | undefined;
   readonly job: PlanJob;
   readonly targetSystem: SystemName;
   readonly tinypm: Tracker;
@@ -39,6 +41,7 @@ export interface RunReport {
   readonly runId: string;
   readonly job: string;
   readonly mode: RunMode;
+  readonly dryRun: boolean;
   readonly targetSystem: SystemName;
   readonly plan: Plan;
   readonly summary: RunSummary;
@@ -62,7 +65,7 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
     events.push(e);
     o.emit?.(e);
   };
-  const dry = o.mode === "plan";
+  const dry = o.dryRun === true;
   const job: PlanJob =
     o.mode === "migrate"
       ? { ...o.job, direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target" }
@@ -244,6 +247,7 @@ function finish(a: {
     runId: a.runId,
     job: a.job.name,
     mode: a.o.mode,
+    dryRun: a.o.dryRun === true,
     targetSystem: a.o.targetSystem,
     plan: a.plan,
     summary: a.summary,

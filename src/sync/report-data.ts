@@ -135,7 +135,7 @@ export function toReport(run: RunReport): Report {
     for (const [system, n] of Object.entries(estimateWrites(a, run.targetSystem)))
       estimated[system] = (estimated[system] ?? 0) + n;
   }
-  const dryRun = run.mode === "plan";
+  const dryRun = run.dryRun;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     runId: run.runId,
