@@ -195,6 +195,41 @@ describe("Jira adapter: sprints and worklogs", () => {
   });
 });
 
+describe("Jira adapter: reads beyond the embedded lists, and updates", () => {
+  it("pages worklogs past the 20 Jira embeds in an issue", async () => {
+    const { tracker } = await setup({ timeScale: 100 }, { timeScale: 100 });
+    const created = await tracker.create(story(1));
+    const ref = { kind: "story" as const, id: created.id };
+    for (let i = 0; i < 25; i++) {
+      await tracker.addTimeEntry(ref, { user: {}, date: "2026-02-03", hours: 0.25 });
+    }
+    expect((await tracker.get(ref))?.timeEntries).toHaveLength(25);
+  });
+
+  it("moves the sprint and rewrites the metadata on update", async () => {
+    const { tracker } = await setup();
+    const a = await tracker.ensureIteration({ name: "A" });
+    const b = await tracker.ensureIteration({ name: "B" });
+    const marker = {
+      job: "j",
+      origin: "tinypm" as const,
+      originKind: "story" as const,
+      originId: "1",
+    };
+    const created = await tracker.create(
+      story(1, { iteration: { id: a.id, name: "A" }, marker, metadata: { v: 1 } }),
+    );
+    expect(created.iteration?.name).toBe("A");
+    const updated = await tracker.update(
+      { kind: "story", id: created.id },
+      { set: { iteration: { name: "B" } }, metadata: { v: 2 } },
+    );
+    expect(updated.iteration).toEqual({ id: b.id, name: "B" });
+    expect(updated.metadata).toEqual({ v: 2 });
+    expect(updated.marker).toEqual(marker);
+  });
+});
+
 describe("Jira adapter: errors and limits", () => {
   it("turns a 429 into RateLimitError with the exact Retry-After wait", async () => {
     const { sandbox, tracker } = await setup();
