@@ -1,19 +1,55 @@
 // Reference server throughput: requests per second and p99 latency at concurrency 16 for a story
 // listing, a story detail and a task update (PUT), measured with autocannon against dist/.
+// The server runs in a worker thread so that autocannon does not share its event loop.
 // Usage: npm run bench -- reference-server
+import { Worker } from "node:worker_threads";
 import autocannon from "autocannon";
-import { startReferenceServer } from "../dist/reference-server/index.js";
+
+const SERVER = new URL("../dist/reference-server/index.js", import.meta.url).href;
+
+// The worker's code: starts the server from dist/, reports its url and token, stops on a message.
+const WORKER = `
+const { parentPort } = await import("node:worker_threads");
+const { startReferenceServer } = await import(${JSON.stringify(SERVER)});
+const server = await startReferenceServer({ generate: "medium", seed: 1 });
+parentPort.postMessage({ url: server.url, token: server.token });
+parentPort.once("message", () => void server.close().then(() => parentPort.close()));
+`;
+
+/** Starts the server in a worker thread; resolves with its url, token and a close function. */
+function startInWorker() {
+  const worker = new Worker(WORKER, { eval: true, type: "module" });
+  return new Promise((resolve, reject) => {
+    worker.once("error", reject);
+    worker.once("message", ({ url, token }) => {
+      resolve({
+        url,
+        token,
+        close: () =>
+          new Promise((done) => {
+            worker.once("exit", () => done());
+            worker.postMessage("stop");
+          }),
+      });
+    });
+  });
+}
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = 16;
 
-function measure(opts) {
+function cannon(opts, duration) {
   return new Promise((resolve, reject) => {
-    autocannon(
-      { connections: CONNECTIONS, duration: DURATION_S, pipelining: 1, ...opts },
-      (error, result) => (error ? reject(error) : resolve(result)),
+    autocannon({ connections: CONNECTIONS, duration, pipelining: 1, ...opts }, (error, result) =>
+      error ? reject(error) : resolve(result),
     );
   });
+}
+
+/** A short unmeasured warm-up (JIT, caches), then the measured run. */
+async function measure(opts) {
+  await cannon(opts, 2);
+  return cannon(opts, DURATION_S);
 }
 
 function figures(label, result) {
@@ -26,7 +62,7 @@ function figures(label, result) {
 }
 
 export async function run() {
-  const server = await startReferenceServer({ generate: "medium", seed: 1 });
+  const server = await startInWorker();
   const headers = { "x-tinypm-token": server.token };
   try {
     const listing = await measure({ url: `${server.url}/project/1/userstories`, headers });
@@ -49,6 +85,7 @@ export async function run() {
         ...figures("task update", update),
         concurrency: CONNECTIONS,
         "duration per scenario s": DURATION_S,
+        "warm-up per scenario s": 2,
       },
       targets: { "story detail req/s": ">= 3000 on 2 cores" },
     };
