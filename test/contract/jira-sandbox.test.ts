@@ -178,6 +178,16 @@ describe("the Jira sandbox: editing issues", () => {
     expect(Date.parse(got.fields.updated)).toBeGreaterThan(Date.parse(got.fields.created) - 1);
   });
 
+  it("adds a comment through update.comment in an edit", async () => {
+    const { key } = await client.issues.createIssue(story("Commented"));
+    await client.issues.editIssue({
+      issueIdOrKey: key,
+      update: { comment: [{ add: { body: doc("via edit") } }] },
+    });
+    const page = await client.issueComments.getComments({ issueIdOrKey: key });
+    expect(page.comments?.map((c) => c.body)).toEqual([doc("via edit")]);
+  });
+
   it("rejects status as a field with errors.status", async () => {
     const { key } = await client.issues.createIssue(story("Status"));
     const r = await status(

@@ -108,7 +108,25 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     sandboxRoute: (method, path, res) =>
       sandboxRoute({ method, path, res, stats: () => stats.snapshot(), reset }),
   });
-  const server = await startHttpServer({ host: options.host, port: options.port, handler });
+  const server = await startHttpServer({
+    host: options.host,
+    port: options.port,
+    handler,
+    // A bug in the sandbox still answers in Jira's error shape, so clients report it sensibly.
+    onError: (error, res) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      stats.status(500);
+      const message = error instanceof Error ? error.message : String(error);
+      const body = JSON.stringify({
+        errorMessages: [`Internal server error: ${message}`],
+        errors: {},
+      });
+      res.writeHead(500, { "content-type": "application/json;charset=UTF-8" }).end(body);
+    },
+  });
   origin = server.origin;
   return {
     url: server.origin,

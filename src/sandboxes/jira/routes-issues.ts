@@ -16,7 +16,7 @@ import {
 import { applyFields, hierarchyProblem, type IssueDraft } from "./issue-fields.js";
 import { fieldNames, parseFieldSelection, renderIssue } from "./render-issue.js";
 import type { IssueRecord } from "./store.js";
-import { applyTransition } from "./routes-transitions.js";
+import { applyTransition, transitionComment } from "./routes-transitions.js";
 
 const API = "/rest/api/3";
 
@@ -163,8 +163,10 @@ function editIssue(ctx: RequestContext) {
     sprintIds: [...issue.sprintIds],
   };
   const fields = objectOrEmpty(body.fields, "fields");
-  const update = objectOrEmpty(body.update, "update");
+  const { comment: _comment, ...update } = objectOrEmpty(body.update, "update");
+  const comment = transitionComment(body.update);
   const errors = applyFields({ store: ctx.store, draft, fields, update, mode: "edit" });
+  if (comment === "invalid") errors.comment = "Comment body is not valid!";
   const hierarchy =
     "parent" in fields && Object.keys(errors).length === 0
       ? hierarchyProblem(ctx.store.site, ctx.store, draft)
@@ -174,6 +176,17 @@ function editIssue(ctx: RequestContext) {
   Object.assign(issue, draft);
   for (const [key, value] of readProperties(body.properties)) issue.properties.set(key, value);
   ctx.store.touch(issue);
+  if (comment !== undefined && comment !== "invalid") {
+    const at = ctx.store.now();
+    const id = ctx.store.nextCommentId();
+    issue.comments.push({
+      id,
+      authorId: ctx.user.accountId,
+      body: comment,
+      created: at,
+      updated: at,
+    });
+  }
   if (ctx.query.get("returnIssue") === "true") {
     return ok(
       renderIssue(ctx.origin, ctx.store, issue, { fields: parseFieldSelection(undefined, "*all") }),

@@ -130,8 +130,8 @@ export function applyTransition(
   ctx.store.touch(issue);
 }
 
-/** `update.comment: [{add: {body: ADF}}]` on a transition. */
-function transitionComment(update: unknown): AdfDocument | "invalid" | undefined {
+/** `update.comment: [{add: {body: ADF}}]` on a transition or an edit. */
+export function transitionComment(update: unknown): AdfDocument | "invalid" | undefined {
   if (!isRecord(update) || !Array.isArray(update.comment)) return undefined;
   const op: unknown = update.comment[0];
   const body = isRecord(op) && isRecord(op.add) ? op.add.body : undefined;
