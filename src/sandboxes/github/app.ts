@@ -112,26 +112,23 @@ async function answer(
   }
 }
 
-async function serve(
+/** Checks version, route, repository and rights; builds the handler's context. */
+async function prepare(
   app: App,
   req: IncomingMessage,
   method: string,
   url: URL,
   match: Match,
   caller: Caller,
-): Promise<Reply> {
+): Promise<{ route: RouteDef; ctx: RequestContext }> {
   const apiVersion = checkVersion(req.headers["x-github-api-version"]);
   if (match.kind !== "found") throw notFound();
   const route = match.handler;
-  if (
-    match.params.owner !== undefined &&
-    !sameRepo(app.store, match.params.owner, match.params.repo)
-  ) {
-    throw notFound();
-  }
+  const { owner, repo } = match.params;
+  if (owner !== undefined && !sameRepo(app.store, owner, repo)) throw notFound();
   if (method !== "GET" && caller.access === "read") throw notAccessibleByToken();
   if (route.admin === true && caller.access !== "admin") throw notFound();
-  const raw = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : await readRequestBody(req);
+  const raw = method === "GET" ? Buffer.alloc(0) : await readRequestBody(req);
   const ctx: RequestContext = {
     store: app.store,
     params: match.params,
@@ -144,36 +141,43 @@ async function serve(
     apiVersion,
     url,
   };
+  return { route, ctx };
+}
+
+/**
+ * Reads are answered first and charged only when not revalidated (304s are free); writes are
+ * charged (primary, then content creation) before they change anything.
+ */
+async function serve(
+  app: App,
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  match: Match,
+  caller: Caller,
+): Promise<Reply> {
+  const { route, ctx } = await prepare(app, req, method, url, match, caller);
   const resource = route.resource ?? "core";
-  const limits = app.limits;
-  const selected = { "x-github-api-version-selected": apiVersion };
+  const common = (): Record<string, string> => ({
+    "x-github-api-version-selected": ctx.apiVersion,
+    ...app.limits.headers(resource, caller.user),
+  });
   if (method === "GET") {
     const reply = route.handler(ctx);
-    const etag =
-      reply.status === 200 && route.conditional !== false ? etagOf(reply.body) : undefined;
+    const conditional = reply.status === 200 && route.conditional !== false;
+    const etag = conditional ? etagOf(reply.body) : undefined;
     if (etag !== undefined && matchesEtag(req.headers["if-none-match"], etag)) {
       app.stats.notModified();
-      return {
-        status: 304,
-        headers: { etag, ...selected, ...limits.headers(resource, caller.user) },
-      };
+      return { status: 304, headers: { etag, ...common() } };
     }
-    limits.charge(resource, caller.user, false);
-    return withHeaders(reply, {
-      ...(etag === undefined ? {} : { etag }),
-      ...selected,
-      ...limits.headers(resource, caller.user),
-    });
+    app.limits.charge(resource, caller.user, false);
+    return withHeaders(reply, { ...(etag === undefined ? {} : { etag }), ...common() });
   }
-  limits.charge(resource, caller.user, route.creates === true);
+  app.limits.charge(resource, caller.user, route.creates === true);
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;
-  return withHeaders(reply, {
-    ...(etag === undefined ? {} : { etag }),
-    ...selected,
-    ...limits.headers(resource, caller.user),
-  });
+  return withHeaders(reply, { ...(etag === undefined ? {} : { etag }), ...common() });
 }
 
 function withHeaders(reply: Reply, headers: Record<string, string>): Reply {
