@@ -29,7 +29,8 @@ import { readItem, readStory, readTask, readTasksOf, scanProject } from "./read.
 import { rawProjects } from "./schema.js";
 import { createSession, type TinypmSession } from "./session.js";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
-import { addComment, addTimeEntry, createItem, deleteItem, updateItem } from "./write.js";
+import { createItem } from "./create.js";
+import { addComment, addTimeEntry, deleteItem, updateItem } from "./write.js";
 
 export interface TinypmTrackerOptions {
   /** The API root, ending in `/api` (e.g. `http://localhost:8080/tinypm/api`). */

@@ -1,7 +1,7 @@
 import { NotFoundError } from "../../core/errors.js";
 import type { Comment, Iteration, TimeEntry, UserRef } from "../../core/model.js";
 import type { TinypmClient } from "./client.js";
-import { mapOrdered } from "./limiter.js";
+import { createLimiter, mapOrdered, type Limiter } from "./limiter.js";
 import {
   toComment,
   toIteration,
@@ -48,6 +48,8 @@ export interface TinypmSession {
   readonly client: TinypmClient;
   readonly projectId: string;
   readonly concurrency: number;
+  /** Serializes creates where the new id is found by listing (2.0–2.5). */
+  readonly createLock: Limiter;
   project(): Promise<RawProject>;
   version(): Promise<ApiVersion>;
   /** The version once probed, else `undefined`. */
@@ -160,6 +162,7 @@ export function createSession(
     client,
     projectId,
     concurrency,
+    createLock: createLimiter(1),
     project: project.get,
     version: version.get,
     knownVersion: () => known,
