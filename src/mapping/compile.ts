@@ -118,20 +118,20 @@ function decodeItem(kind: KindCodec, item: WorkItem): Record<string, unknown> {
   return out;
 }
 
+/** The draft: kind, parent, the mapped fields, and the required ones filled from the item. */
 function assemble(
   item: WorkItem,
   fields: Record<string, unknown>,
   labels: readonly string[],
 ): Record<string, unknown> {
-  return {
-    kind: item.kind,
-    ...(item.parentId === undefined ? {} : { parentId: item.parentId }),
-    ...fields,
-    title: fields.title ?? item.title,
-    status: fields.status ?? item.status,
-    assignees: fields.assignees ?? [],
-    labels,
-  };
+  const out: Record<string, unknown> = { kind: item.kind };
+  if (item.parentId !== undefined) out.parentId = item.parentId;
+  for (const k in fields) out[k] = fields[k];
+  out.title = fields.title ?? item.title;
+  out.status = fields.status ?? item.status;
+  out.assignees = fields.assignees ?? [];
+  out.labels = labels;
+  return out;
 }
 
 /**
@@ -159,25 +159,24 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
     spec,
     toTarget(item) {
       const acc = encodeItem(kinds[item.kind], item);
-      const metadata: Record<string, JsonValue> = { ...acc.metadata };
+      const metadata = acc.metadata;
       if (Object.keys(acc.original).length > 0) metadata.original = acc.original;
       const entries = time.metadataFor(item);
       if (entries !== undefined) metadata.timeEntries = entries;
-      const description = appendSummary(
-        acc.fields.description as string | undefined,
-        time.summary(item.timeEntries),
-      );
-      const fields = description === undefined ? acc.fields : { ...acc.fields, description };
-      return { ...assemble(item, fields, acc.labels), metadata } as unknown as WorkItemDraft;
+      const block = time.summary(item.timeEntries);
+      if (block !== undefined) {
+        acc.fields.description = appendSummary(acc.fields.description as string | undefined, block);
+      }
+      const draft = assemble(item, acc.fields, acc.labels);
+      draft.metadata = metadata;
+      return draft as unknown as WorkItemDraft;
     },
     toTinypm(item) {
-      const source = summary ? { ...item, description: stripSummary(item.description) } : item;
+      const stripped = summary ? stripSummary(item.description) : item.description;
+      const source = stripped === item.description ? item : { ...item, description: stripped };
       const fields = decodeItem(kinds[item.kind], source);
-      return assemble(
-        item,
-        fields,
-        (fields.labels as string[] | undefined) ?? [],
-      ) as unknown as WorkItemDraft;
+      const labels = (fields.labels as string[] | undefined) ?? [];
+      return assemble(item, fields, labels) as unknown as WorkItemDraft;
     },
     commentToTarget: (c) => comments.toTarget(c),
     commentToTinypm: (c) => comments.toTinypm(c),

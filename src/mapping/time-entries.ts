@@ -65,8 +65,14 @@ function summaryTable(entries: readonly TimeEntry[]): string | undefined {
 }
 
 function stored(entry: TimeEntry, users: UserLookup): JsonValue {
-  const { id: _id, ...rest } = entry;
-  return toJsonValue({ ...rest, user: cleanUser(users.complete(entry.user)) }) ?? null;
+  const out: Record<string, JsonValue> = {
+    user: toJsonValue(cleanUser(users.complete(entry.user))) ?? null,
+    date: entry.date,
+    hours: entry.hours,
+  };
+  if (entry.remainingHours !== undefined) out.remainingHours = entry.remainingHours;
+  if (entry.comment !== undefined) out.comment = entry.comment;
+  return out;
 }
 
 function readStored(value: unknown, users: UserLookup): TimeEntryDraft[] | undefined {
