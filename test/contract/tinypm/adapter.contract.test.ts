@@ -261,6 +261,20 @@ describe("tinyPM 2.6 comments and timesheets", () => {
   });
 });
 
+describe("tinyPM 2.6 comments from their endpoint", () => {
+  it("reads a story's comments from /userstory/{id}/comments when the detail has none inline", async () => {
+    const f = await start({ apiVersion: "2.6" });
+    const [story] = await collect(f.tracker.list({ kind: "story" }));
+    expect(story!.comments.length).toBeGreaterThan(0);
+    f.proxy.override({
+      body: `<userStory><id>${story!.id}</id><name>${story!.title.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</name><acceptanceStatus>${story!.status}</acceptanceStatus></userStory>`,
+    });
+    const read = await f.tracker.get({ kind: "story", id: story!.id });
+    expect(read?.comments).toEqual(story!.comments);
+    expect(f.proxy.seen.at(-1)?.url).toBe(`/api/userstory/${story!.id}/comments`);
+  });
+});
+
 describe("tinyPM adapter errors", () => {
   it("turns a wrong token into AuthError without the token anywhere", async () => {
     const secret = "0123456789abcdef0123456789abcdef";
@@ -311,6 +325,27 @@ describe("tinyPM adapter errors", () => {
       ]);
     },
   );
+
+  it("turns a 400 into PayloadInvalidError naming the endpoint and quoting the server", async () => {
+    const f = await start({ apiVersion: "2.6", generate: "empty" });
+    const error = await errorOf(
+      f.tracker.create({ kind: "story", title: "", status: "PENDING", assignees: [], labels: [] }),
+    );
+    expect(error).toBeInstanceOf(PayloadInvalidError);
+    expect((error as Error).message).toMatch(/POST \/project\/\{id\}\/userstories.*400: .*name/);
+  });
+
+  it("refuses comments and time entries on 2.0–2.5 servers with a clear error", async () => {
+    const f = await start({ apiVersion: "2.5" });
+    const [story] = await collect(f.tracker.list({ kind: "story" }));
+    const ref = { kind: "story" as const, id: story!.id };
+    const error = await errorOf(
+      f.tracker.addComment(ref, { author: { name: "x" }, createdAt: "", body: "b" }),
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(/2\.0–2\.5 has no comment API/);
+    expect(f.tracker.capabilities.comments).toBe(false);
+  });
 
   it("turns a disabled API into PermissionError", async () => {
     const f = await start({ apiVersion: "2.6", apiDisabled: true });
