@@ -278,6 +278,21 @@ describe("listing", () => {
     expect(h.sandbox.stats().notModified).toBe(1);
   });
 
+  it("answers If-Modified-Since on a single issue from its last-modified", async () => {
+    await seed(1);
+    const first = await h.call("GET", "/repos/acme/widgets/issues/1");
+    const lastModified = first.headers.get("last-modified") ?? "";
+    expect(lastModified).toMatch(/GMT$/);
+    const again = await h.call("GET", "/repos/acme/widgets/issues/1", {
+      headers: { "if-modified-since": lastModified },
+    });
+    expect(again.status).toBe(304);
+    const older = await h.call("GET", "/repos/acme/widgets/issues/1", {
+      headers: { "if-modified-since": "Mon, 01 Jan 2001 00:00:00 GMT" },
+    });
+    expect(older.status).toBe(200);
+  });
+
   it("sends x-ratelimit headers on every response", async () => {
     const res = await h.call("GET", "/repos/acme/widgets");
     for (const name of ["limit", "remaining", "used", "reset", "resource"]) {

@@ -166,7 +166,7 @@ async function serve(
     const reply = route.handler(ctx);
     const conditional = reply.status === 200 && route.conditional !== false;
     const etag = conditional ? etagOf(reply.body) : undefined;
-    if (etag !== undefined && matchesEtag(req.headers["if-none-match"], etag)) {
+    if (etag !== undefined && notModified(req, etag, reply.headers?.["last-modified"])) {
       app.stats.notModified();
       return { status: 304, headers: { etag, ...common() } };
     }
@@ -258,6 +258,20 @@ function serialise(body: unknown): string {
 function etagOf(body: unknown): string {
   // GitHub's ETags are 32 hex digits; md5 is plenty for change detection.
   return `W/"${createHash("md5").update(serialise(body)).digest("hex")}"`;
+}
+
+/** `If-None-Match` decides when present; otherwise `If-Modified-Since` against `last-modified`. */
+function notModified(
+  req: IncomingMessage,
+  etag: string,
+  lastModified: string | undefined,
+): boolean {
+  const inm = req.headers["if-none-match"];
+  if (inm !== undefined) return matchesEtag(inm, etag);
+  const ims = req.headers["if-modified-since"];
+  if (ims === undefined || lastModified === undefined) return false;
+  const since = Date.parse(ims);
+  return !Number.isNaN(since) && Date.parse(lastModified) <= since;
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
