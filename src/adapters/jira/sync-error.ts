@@ -1,0 +1,174 @@
+import {
+  AuthError,
+  NotFoundError,
+  PayloadInvalidError,
+  PermissionError,
+  RateLimitError,
+  RemoteUnavailableError,
+  SyncError,
+  type RemoteContext,
+} from "../../core/errors.js";
+
+/**
+ * Jira failures → core errors, by shape (jira.js 5 throws an HttpException whose `cause` is the
+ * axios error; network failures are bare axios errors). Used by `client.ts`, which re-exports
+ * `toSyncError`.
+ */
+
+export interface ErrorContext {
+  readonly system: "jira";
+  readonly operation: string;
+  readonly id?: string | undefined;
+}
+
+export interface HttpShape {
+  readonly status: number;
+  readonly data: unknown;
+  readonly headers: Readonly<Record<string, unknown>>;
+}
+
+/** Reads status, body and headers from a jira.js HttpException or an axios error, by shape. */
+export function httpShape(error: unknown): HttpShape | undefined {
+  if (!isRecord(error)) return undefined;
+  const cause = isRecord(error.cause) ? error.cause : undefined;
+  const response = isRecord(cause?.response)
+    ? cause.response
+    : isRecord(error.response)
+      ? error.response
+      : undefined;
+  const status = typeof error.status === "number" ? error.status : response?.status;
+  if (typeof status !== "number" || !response) return undefined;
+  const headers = isRecord(response.headers) ? response.headers : {};
+  return { status, data: response.data, headers };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function header(shape: HttpShape, name: string): string | undefined {
+  const value = shape.headers[name] ?? shape.headers[name.toLowerCase()];
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+}
+
+/** Jira's `{errorMessages, errors}` body, flattened for a message. */
+export function jiraErrorText(data: unknown): string {
+  if (!isRecord(data)) return typeof data === "string" ? data.slice(0, 300) : "";
+  const messages = Array.isArray(data.errorMessages) ? data.errorMessages.map(String) : [];
+  const fields = isRecord(data.errors)
+    ? Object.entries(data.errors).map(([k, v]) => `${k}: ${String(v)}`)
+    : [];
+  return [...messages, ...fields].join("; ");
+}
+
+/** The wait a 429 (or 503) asks for: `Retry-After` seconds, else `X-RateLimit-Reset`. */
+export function retryAfterMs(shape: HttpShape, now = Date.now()): number | undefined {
+  const after = header(shape, "retry-after");
+  if (after !== undefined && /^\d+(\.\d+)?$/.test(after.trim()))
+    return Math.round(Number(after) * 1000);
+  const reset = header(shape, "x-ratelimit-reset");
+  const at = reset === undefined ? Number.NaN : Date.parse(reset);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ECONNABORTED",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ERR_NETWORK",
+  "ERR_SOCKET_CONNECTION_TIMEOUT",
+]);
+
+/**
+ * Turns whatever jira.js threw into a core error. The cause kept is a plain summary: jira.js
+ * errors carry the axios request config, whose Authorization header holds the token.
+ */
+export function toSyncError(
+  error: unknown,
+  ctx: ErrorContext,
+  env: { emailEnv?: string | undefined; tokenEnv?: string | undefined } = {},
+): SyncError {
+  if (error instanceof SyncError) return error;
+  const shape = httpShape(error);
+  const on = `${ctx.operation}${ctx.id ? ` (${ctx.id})` : ""}`;
+  if (!shape) {
+    const code = isRecord(error) && typeof error.code === "string" ? error.code : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    const transient = code === undefined || NETWORK_CODES.has(code);
+    return new RemoteUnavailableError(
+      `Jira could not be reached for ${on} (${code ?? message}).`,
+      ctx,
+      {
+        transient,
+        hint: "Check the Jira base URL and the network, then run `tinypm-sync check`.",
+        cause: new Error(message),
+      },
+    );
+  }
+  const remote: RemoteContext = { ...ctx, status: shape.status };
+  const text = jiraErrorText(shape.data);
+  const evidence = text ? `: ${text}` : "";
+  const cause = new Error(`HTTP ${shape.status}${evidence}`);
+  const details = { jiraErrors: isRecord(shape.data) ? shape.data.errors : undefined };
+  const status = shape.status;
+  if (status === 401) {
+    const vars =
+      [env.emailEnv, env.tokenEnv].filter(Boolean).join(" and ") ||
+      "the configured email and API token";
+    return new AuthError(`Jira rejected the credentials in ${vars} (401) for ${on}.`, remote, {
+      hint: `Create an API token at id.atlassian.com, export ${vars}, then run \`tinypm-sync check\`.`,
+      cause,
+    });
+  }
+  if (status === 403) {
+    return new PermissionError(`Jira refused ${on} (403)${evidence}.`, remote, {
+      hint: "Give the account the project permission the operation needs (browse, create, edit, transition).",
+      cause,
+    });
+  }
+  if (status === 404) {
+    return new NotFoundError(
+      `Jira has no ${ctx.id ?? "resource"} for ${ctx.operation} (404)${evidence}.`,
+      remote,
+      { cause },
+    );
+  }
+  if (status === 429) return rateLimited(shape, remote, on, cause);
+  if (status >= 500) {
+    return new RemoteUnavailableError(`Jira failed ${on} (${status})${evidence}.`, remote, {
+      transient: true,
+      cause,
+      details: { retryAfterMs: retryAfterMs(shape) },
+    });
+  }
+  return new PayloadInvalidError(`Jira rejected ${on} (${status})${evidence}.`, remote, {
+    hint: "Check the field values against the project's create/edit screens.",
+    cause,
+    details,
+  });
+}
+
+function rateLimited(
+  shape: HttpShape,
+  ctx: RemoteContext,
+  on: string,
+  cause: Error,
+): RateLimitError {
+  const reason = header(shape, "ratelimit-reason");
+  const wait = retryAfterMs(shape) ?? 1_000;
+  const limit = reason === undefined || reason.includes("quota") ? "primary" : "burst";
+  return new RateLimitError(
+    `Jira rate-limited ${on} (429${reason ? `, ${reason}` : ""}); retry in ${wait} ms.`,
+    ctx,
+    {
+      retryAfterMs: wait,
+      limit,
+      cause,
+      details: { rateLimitReason: reason, retryAfterMs: wait },
+    },
+  );
+}
