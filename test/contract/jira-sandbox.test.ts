@@ -233,10 +233,21 @@ describe("the Jira sandbox: issue links and metadata", () => {
       outwardIssue: { key: b.key },
     });
     expect(gotB.fields.issuelinks[0]).toMatchObject({ inwardIssue: { key: a.key } });
+    const withComment = JSON.stringify({
+      type: { name: "Relates" },
+      inwardIssue: { key: a.key },
+      outwardIssue: { key: b.key },
+      comment: { body: doc("linked") },
+    });
+    expect(
+      (await authed("/rest/api/3/issueLink", { method: "POST", body: withComment })).status,
+    ).toBe(201);
+    const comments = await client.issueComments.getComments({ issueIdOrKey: b.key });
+    expect(comments.comments?.map((c) => c.body)).toEqual([doc("linked")]);
     const id = gotA.fields.issuelinks[0]!.id!;
     expect((await authed(`/rest/api/3/issueLink/${id}`, { method: "DELETE" })).status).toBe(204);
     const after = await client.issues.getIssue({ issueIdOrKey: a.key, fields: ["issuelinks"] });
-    expect(after.fields.issuelinks).toEqual([]);
+    expect(after.fields.issuelinks.map((l) => l.type?.name)).toEqual(["Relates"]);
   });
 
   it("lists editable fields in editmeta without status", async () => {

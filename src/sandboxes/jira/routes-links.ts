@@ -1,6 +1,8 @@
 import type { Version3Models } from "jira.js";
+import { adfProblem, type AdfDocument } from "./adf.js";
 import {
   badRequest,
+  fieldErrors,
   bodyObject,
   isRecord,
   noContent,
@@ -75,12 +77,33 @@ function createLink(ctx: RequestContext) {
   const exists = ctx.store
     .links()
     .some((l) => l.typeId === type.id && l.inwardId === inward.id && l.outwardId === outward.id);
+  const comment = linkComment(body.comment);
+  if (comment !== undefined) {
+    const at = ctx.store.now();
+    const id = ctx.store.nextCommentId();
+    outward.comments.push({
+      id,
+      authorId: ctx.user.accountId,
+      body: comment,
+      created: at,
+      updated: at,
+    });
+    ctx.store.touch(outward);
+  }
   if (!exists) {
     ctx.store.addLink({ typeId: type.id, inwardId: inward.id, outwardId: outward.id });
     ctx.store.touch(inward);
     ctx.store.touch(outward);
   }
   return { status: 201 };
+}
+
+/** The optional `comment.body` of a link, added to the outward ("from") issue even for a duplicate. */
+function linkComment(value: unknown): AdfDocument | undefined {
+  if (value === undefined) return undefined;
+  const body = isRecord(value) ? value.body : undefined;
+  if (adfProblem(body) !== undefined) throw fieldErrors({ comment: "Comment body is not valid!" });
+  return body as AdfDocument;
 }
 
 function findLink(ctx: RequestContext): LinkRecord {
