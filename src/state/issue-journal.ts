@@ -134,7 +134,7 @@ export function createIssueJournal(db: Database, now: () => Date) {
            target_id = coalesce(?, target_id), side = ?, code = ?, message = ?,
            attempts = attempts + 1, last_seen_at = ? WHERE id = ?`,
       ).run(f.runId, tinypmId, targetId, f.side, f.code, f.message, stamp(), found.id);
-    }),
+    }) as (f: FailureDraft) => void,
     failures(job?: string): FailureRecord[] {
       return db
         .prepare<[{ job: string | null }], FailureRow>(
@@ -185,7 +185,7 @@ export function createIssueJournal(db: Database, now: () => Date) {
         "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ?, updated_at = ? WHERE id = ?",
       ).run(take, stamp(), stamp(), id);
       return toConflict(conflictOrThrow(id));
-    }),
+    }) as (id: number, take: "tinypm" | "target") => ConflictRecord,
     markConflictApplied(id: number): void {
       conflictOrThrow(id);
       db.prepare("UPDATE conflicts SET applied_at = ? WHERE id = ? AND status = 'resolved'").run(

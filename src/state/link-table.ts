@@ -120,6 +120,13 @@ export type LinkTable = ReturnType<typeof createLinkTable>;
 /** Builds the link operations on an open, migrated database. `now` stamps `updatedAt`. */
 export function createLinkTable(db: Database, now: () => Date) {
   const q = prepare(db);
+  // Inserts the link and drops the intent in one transaction (crash-safe creates).
+  const confirm = db.transaction((intentId: number, link: LinkRecord): void => {
+    const intent = q.intentById.get(intentId);
+    if (intent !== undefined) checkIntentMatches(toIntent(intent), link);
+    put(link);
+    q.dropIntent.run(intentId);
+  });
   const put = (link: LinkRecord): void => {
     const other = q.byTarget.get(link.job, link.kind, link.targetId);
     if (other !== undefined && other.tinypm_id !== link.tinypmId) {
@@ -161,12 +168,9 @@ export function createLinkTable(db: Database, now: () => Date) {
       );
       return row?.id ?? 0;
     },
-    confirmIntent: db.transaction((intentId: number, link: LinkRecord): void => {
-      const intent = q.intentById.get(intentId);
-      if (intent !== undefined) checkIntentMatches(toIntent(intent), link);
-      put(link);
-      q.dropIntent.run(intentId);
-    }),
+    confirmIntent: (intentId: number, link: LinkRecord): void => {
+      confirm(intentId, link);
+    },
     pendingIntents: (job: string): IntentRecord[] => q.intents.all(job).map(toIntent),
     dropIntent: (intentId: number): void => {
       q.dropIntent.run(intentId);
