@@ -127,21 +127,17 @@ function visibleIssues(ctx: RequestContext, reconcile: readonly number[]): Issue
     );
 }
 
-function search(ctx: RequestContext, input: SearchInput) {
-  let matched: IssueRecord[];
+/** Runs the JQL over the visible issues, in the query's order; JQL problems answer 400. */
+function matchIssues(ctx: RequestContext, input: SearchInput): IssueRecord[] {
   try {
-    const query = parseJql(input.jql);
-    const compiled = compileJql(query, {
+    const compiled = compileJql(parseJql(input.jql), {
       now: Date.now(),
       projects: [ctx.store.site.project],
       issueExists: (ref) => ctx.store.findIssue(ref) !== undefined,
     });
     if (!compiled.bounded) throw badRequest(UNBOUNDED);
-    const views = visibleIssues(ctx, input.reconcileIssues).map((i) => ({
-      record: i,
-      view: toJqlIssue(ctx.store, i),
-    }));
-    matched = views
+    return visibleIssues(ctx, input.reconcileIssues)
+      .map((record) => ({ record, view: toJqlIssue(ctx.store, record) }))
       .filter((v) => compiled.matches(v.view))
       .sort((a, b) => compiled.compare(a.view, b.view))
       .map((v) => v.record);
@@ -149,16 +145,19 @@ function search(ctx: RequestContext, input: SearchInput) {
     if (error instanceof JqlError) throw new JiraHttpError(400, [error.message]);
     throw error;
   }
+}
+
+/** One page: `{issues, nextPageToken?, isLast}` (no `total`); only ids unless fields are asked. */
+function search(ctx: RequestContext, input: SearchInput) {
+  const matched = matchIssues(ctx, input);
   const selection = parseFieldSelection(input.fields, "id");
-  const cap = onlyIdOrKey(selection) ? 5000 : 100;
-  const size = Math.max(1, Math.min(input.maxResults ?? 50, cap));
+  const size = Math.max(1, Math.min(input.maxResults ?? 50, onlyIdOrKey(selection) ? 5000 : 100));
   const offset = readToken(input.nextPageToken, input.jql);
-  const page = matched.slice(offset, offset + size);
   const idOnly =
-    [...selection.include].every((f) => f === "id") &&
     !selection.all &&
+    [...selection.include].every((f) => f === "id") &&
     input.properties.length === 0;
-  const issues = page.map((issue) =>
+  const issues = matched.slice(offset, offset + size).map((issue) =>
     idOnly
       ? ({ id: String(issue.id) } as Version3Models.Issue)
       : renderIssue(ctx.origin, ctx.store, issue, {
@@ -171,10 +170,10 @@ function search(ctx: RequestContext, input: SearchInput) {
     isLast: offset + size >= matched.length,
   };
   if (input.expand.split(",").includes("names")) body.names = fieldNames(ctx.store.site, selection);
-  if (!body.isLast)
-    body.nextPageToken = Buffer.from(
-      JSON.stringify({ q: digest(input.jql), o: offset + size }),
-    ).toString("base64url");
+  if (!body.isLast) {
+    const token = JSON.stringify({ q: digest(input.jql), o: offset + size });
+    body.nextPageToken = Buffer.from(token).toString("base64url");
+  }
   return ok(body);
 }
 

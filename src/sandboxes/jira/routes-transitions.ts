@@ -83,28 +83,15 @@ export function applyTransition(
 ): void {
   const { site } = ctx.store;
   const id = isRecord(body.transition) ? body.transition.id : undefined;
-  if (typeof id !== "string" && typeof id !== "number")
+  if (typeof id !== "string" && typeof id !== "number") {
     throw badRequest("Missing 'transition' identifier");
+  }
   const lookup = findTransition(site.workflow, issue.statusId, String(id));
-  if (lookup.kind !== "ok")
+  if (lookup.kind !== "ok") {
     throw badRequest(`Transition id '${String(id)}' is not valid for this issue.`);
+  }
   const t = lookup.transition;
-  const fields = body.fields ?? {};
-  const required = t.requiredFields ?? [];
-  const errors: Record<string, string> = {};
-  let resolutionId: string | null | undefined;
-  if (required.includes("resolution")) {
-    const r = isRecord(fields.resolution)
-      ? findNamed(site.resolutions, fields.resolution)
-      : undefined;
-    if (r === undefined) errors.resolution = "Resolution is required.";
-    else resolutionId = r.id;
-  }
-  for (const name of Object.keys(fields)) {
-    if (!required.includes(name))
-      errors[name] =
-        `Field '${name}' cannot be set. It is not on the appropriate screen, or unknown.`;
-  }
+  const { resolutionId, errors } = screenFields(ctx, t, body.fields ?? {});
   const comment = transitionComment(body.update);
   if (comment === "invalid") errors.comment = "Comment body is not valid!";
   if (Object.keys(errors).length > 0) throw fieldErrors(errors);
@@ -119,15 +106,35 @@ export function applyTransition(
     issue.resolutionDate = null;
   }
   if (comment !== undefined && comment !== "invalid") {
-    issue.comments.push({
-      id: ctx.store.nextCommentId(),
-      authorId: ctx.user.accountId,
-      body: comment,
-      created: now,
-      updated: now,
-    });
+    const commentId = ctx.store.nextCommentId();
+    const authorId = ctx.user.accountId;
+    issue.comments.push({ id: commentId, authorId, body: comment, created: now, updated: now });
   }
   ctx.store.touch(issue);
+}
+
+/** Checks the transition screen: required fields present, nothing that is not on the screen. */
+function screenFields(
+  ctx: RequestContext,
+  t: WorkflowTransition,
+  fields: Record<string, unknown>,
+): { resolutionId: string | undefined; errors: Record<string, string> } {
+  const required = t.requiredFields ?? [];
+  const errors: Record<string, string> = {};
+  let resolutionId: string | undefined;
+  if (required.includes("resolution")) {
+    const ref = fields.resolution;
+    const r = isRecord(ref) ? findNamed(ctx.store.site.resolutions, ref) : undefined;
+    if (r === undefined) errors.resolution = "Resolution is required.";
+    else resolutionId = r.id;
+  }
+  for (const name of Object.keys(fields)) {
+    if (!required.includes(name)) {
+      errors[name] =
+        `Field '${name}' cannot be set. It is not on the appropriate screen, or unknown.`;
+    }
+  }
+  return { resolutionId, errors };
 }
 
 /** `update.comment: [{add: {body: ADF}}]` on a transition or an edit. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { applyFaults, sendTruncated } from "../../server-kit/apply-faults.js";
+import { applyFaults, sendTruncated, type ErrorWriter } from "../../server-kit/apply-faults.js";
 import type { FaultInjector } from "../../server-kit/faults.js";
 import { BodyTooLargeError, readBody } from "../../server-kit/http.js";
 import type { Router } from "../../server-kit/router.js";
@@ -80,77 +80,57 @@ export function createJiraHandler(deps: ServerDeps) {
   };
 }
 
+type Answer = { reply: Reply; truncate: boolean; write: boolean } | undefined;
+
+/** Auth, then faults, then the route (404/405), the rate limits and the handler. */
 async function answer(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   deps: ServerDeps,
-): Promise<{ reply: Reply; truncate: boolean; write: boolean } | undefined> {
-  const method = (req.method ?? "GET").toUpperCase();
+): Promise<Answer> {
   if (!authenticated(req, deps)) {
     req.resume();
-    const reply = errorReply(
-      401,
-      ["Client must be authenticated to access this resource."],
-      {},
-      {
-        "x-seraph-loginreason": "AUTHENTICATED_FAILED",
-      },
-    );
-    return { reply, truncate: false, write: false };
+    const message = "Client must be authenticated to access this resource.";
+    const headers = { "x-seraph-loginreason": "AUTHENTICATED_FAILED" };
+    return { reply: errorReply(401, [message], {}, headers), truncate: false, write: false };
   }
-  const writeError = (
-    r: ServerResponse,
-    status: number,
-    message: string,
-    headers: Record<string, string> = {},
-  ): void => {
+  const writeError: ErrorWriter = (r, status, message, headers = {}) => {
     deps.stats.status(status);
-    const extra =
-      status === 429 && headers["retry-after"] !== undefined
-        ? { "ratelimit-reason": "jira-burst-based" }
-        : {};
+    const reason = status === 429 && headers["retry-after"] !== undefined;
+    const extra = reason ? { "ratelimit-reason": "jira-burst-based" } : {};
     send(r, errorReply(status, [message], {}, { ...headers, ...extra }));
   };
-  const fault = await applyFaults({
-    req,
-    res,
-    path: url.pathname,
-    faults: deps.faults,
-    stats: deps.stats,
-    writeError,
-  });
+  const { faults, stats } = deps;
+  const fault = await applyFaults({ req, res, path: url.pathname, faults, stats, writeError });
   if (fault.handled) return undefined;
+  const answered = await route(req, url, deps);
+  return { ...answered, truncate: fault.truncate && answered.reply.status !== 405 };
+}
+
+async function route(
+  req: IncomingMessage,
+  url: URL,
+  deps: ServerDeps,
+): Promise<{ reply: Reply; write: boolean }> {
+  const method = (req.method ?? "GET").toUpperCase();
   const match = deps.router.match(method, url.pathname);
-  if (match.kind === "not-found") {
+  if (match.kind !== "found") {
     req.resume();
-    return {
-      reply: errorReply(404, [`null for uri: ${deps.origin()}${url.pathname}`]),
-      truncate: fault.truncate,
-      write: false,
-    };
+    const reply: Reply =
+      match.kind === "not-found"
+        ? errorReply(404, [`null for uri: ${deps.origin()}${url.pathname}`])
+        : { status: 405, headers: { allow: match.allowed.join(", ") } };
+    return { reply, write: false };
   }
-  if (match.kind === "method-not-allowed") {
-    req.resume();
-    return {
-      reply: { status: 405, headers: { allow: match.allowed.join(", ") } },
-      truncate: false,
-      write: false,
-    };
-  }
-  const route = match.handler;
-  const write = route.write ?? method !== "GET";
+  const write = match.handler.write ?? method !== "GET";
   const limited = rateLimit(deps, method, match.route, write, match.params.issueIdOrKey);
   if ("denied" in limited) {
     req.resume();
-    return { reply: limited.denied, truncate: false, write };
+    return { reply: limited.denied, write };
   }
-  const reply = await handle(req, url, deps, route, match.params);
-  return {
-    reply: { ...reply, headers: { ...limited.headers, ...reply.headers } },
-    truncate: fault.truncate,
-    write,
-  };
+  const reply = await handle(req, url, deps, match.handler, match.params);
+  return { reply: { ...reply, headers: { ...limited.headers, ...reply.headers } }, write };
 }
 
 function rateLimit(
