@@ -12,6 +12,10 @@ const SCHEMAS = [
     file: new URL("../schemas/config.schema.json", import.meta.url),
     generate: async () => (await import("../dist/config/json-schema.js")).configJsonSchema(),
   },
+  {
+    file: new URL("../schemas/report.schema.json", import.meta.url),
+    generate: async () => (await import("../dist/report/schema.js")).reportJsonSchema(),
+  },
 ];
 
 /** The exact text written for a schema (tests compare against the same format). */

@@ -1,0 +1,197 @@
+/**
+ * The HTML report: one self-contained file (inline style and script, nothing fetched) with the
+ * summary, a filter by action, per-item field diffs and conflicts, users and API cost. Every
+ * text from the report is escaped.
+ */
+import { escapeHtml as h } from "./escape.js";
+import { countActions, groupItems, isUnchanged } from "./group.js";
+import { HTML_SCRIPT, HTML_STYLE } from "./html-assets.js";
+import {
+  ACTION_TITLES,
+  ACTIONS,
+  durationLabel,
+  extrasLabel,
+  itemPlaces,
+  plural,
+  reportTitle,
+  resolutionLabel,
+  sideLabel,
+  systemLabel,
+  targetLabel,
+} from "./labels.js";
+import type { Report, ReportItem, ReportValue } from "./types.js";
+import { formatValue } from "./values.js";
+
+/** Options of {@link renderHtml}. */
+export interface HtmlOptions {
+  /** List unchanged items too. @default false */
+  readonly verbose?: boolean | undefined;
+  /** The target's display name. @default from the report's target */
+  readonly targetName?: string | undefined;
+}
+
+/** A value, shortened, with the whole value as a tooltip. */
+function value(v: ReportValue, cls = ""): string {
+  const full = formatValue(v, { max: Number.POSITIVE_INFINITY });
+  const attr = cls === "" ? "" : ` class="${cls}"`;
+  return `<span${attr} title="${h(full)}">${h(formatValue(v))}</span>`;
+}
+
+/** A report as one HTML document (ends with a newline). */
+export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
+  const target = targetLabel(report, opts.targetName);
+  const verbose = opts.verbose ?? false;
+  const title = `${reportTitle(report)}: ${report.job}`;
+  const { groups } = groupItems(report.items, verbose);
+  const rows = groups.flatMap((g) => [...(g.story ? [g.story] : []), ...g.tasks]);
+  const unchanged = verbose ? 0 : report.items.filter(isUnchanged).length;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(title)}</title>
+<style>${HTML_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>${h(title)}</h1>
+<p class="meta">${meta(report, target)}</p>
+</header>
+${summary(report)}
+${filter(rows)}
+${itemsTable(rows, target)}
+${unchanged > 0 ? `<p class="muted">${plural(unchanged, "unchanged item")} not listed.</p>` : ""}
+${users(report, target)}
+${apiCost(report)}
+${notes(report)}
+<script>${HTML_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function meta(report: Report, target: string): string {
+  const took = durationLabel(report);
+  const parts = [
+    `tinyPM and ${h(target)}`,
+    ...(report.dryRun ? ["<strong>dry run: nothing was written</strong>"] : []),
+    `run <code>${h(report.runId)}</code>`,
+    `${h(report.startedAt)} → ${h(report.finishedAt)}${took === undefined ? "" : ` (${took})`}`,
+  ];
+  return parts.join(" · ");
+}
+
+function summary(report: Report): string {
+  const s = report.summary;
+  const stats: [string, number][] = [
+    ["Created", s.created],
+    ["Updated", s.updated],
+    ["Unchanged", s.unchanged],
+    ["Conflicts", s.conflicts],
+    ["Failed", s.failed],
+    ["Deleted", s.deleted],
+  ];
+  const cells = stats.map(
+    ([label, n]) =>
+      `<div class="stat" data-stat="${label.toLowerCase()}"><span class="n">${n}</span><span class="l">${label}</span></div>`,
+  );
+  return `<section class="summary" aria-label="Summary">${cells.join("")}</section>`;
+}
+
+function filter(rows: readonly ReportItem[]): string {
+  const counts = countActions(rows);
+  const buttons = [
+    `<button type="button" data-filter="all" aria-pressed="true">All (${rows.length})</button>`,
+  ];
+  for (const a of ACTIONS)
+    if (counts[a] > 0)
+      buttons.push(
+        `<button type="button" data-filter="${a}" aria-pressed="false">${ACTION_TITLES[a]} (${counts[a]})</button>`,
+      );
+  return `<nav class="filter" aria-label="Filter by action">${buttons.join("")}</nav>`;
+}
+
+function itemsTable(rows: readonly ReportItem[], target: string): string {
+  if (rows.length === 0) return `<p>Nothing to do.</p>`;
+  const body = rows.map((item) => itemRow(item, target)).join("\n");
+  return `<table class="items">
+<thead><tr><th>Action</th><th>Item</th><th>Where</th><th>Details</th></tr></thead>
+<tbody>
+${body}
+</tbody>
+</table>`;
+}
+
+function itemRow(item: ReportItem, target: string): string {
+  const story =
+    item.kind === "task" && item.storyTitle !== undefined
+      ? ` <span class="muted">in story ${h(item.storyTitle)}</span>`
+      : "";
+  const where = [itemPlaces(item, target), extrasLabel(item)].filter((s) => s !== "").join(" · ");
+  return `<tr class="${item.kind}" data-action="${item.action}"><td><span class="badge a-${item.action}">${item.action}</span></td><td class="item">${item.kind === "story" ? "Story" : "Task"}: <strong>${h(item.title)}</strong>${story}</td><td>${h(where)}</td><td>${details(item, target)}</td></tr>`;
+}
+
+function details(item: ReportItem, target: string): string {
+  const parts: string[] = [];
+  if (item.reason !== undefined) parts.push(`<span class="muted">${h(item.reason)}</span>`);
+  if (item.error !== undefined)
+    parts.push(
+      `<div class="error"><code>${h(item.error.code)}</code>: ${h(item.error.message)}</div>`,
+    );
+  if (item.changes.length > 0) {
+    const rows = item.changes.map(
+      (c) =>
+        `<tr class="diff"><td>${h(c.field)}</td><td>${value(c.from, "old")}</td><td>${value(c.to, "new")}</td><td>→ ${h(sideLabel(c.toSide, target))}</td></tr>`,
+    );
+    parts.push(
+      `<table class="changes"><thead><tr><th>Field</th><th>Old</th><th>New</th><th>Written to</th></tr></thead><tbody>${rows.join("")}</tbody></table>`,
+    );
+  }
+  if (item.conflicts.length > 0) {
+    const rows = item.conflicts.map(
+      (c) =>
+        `<tr class="conflict"><td>${h(c.field)}</td><td>${value(c.base)}</td><td>${value(c.tinypm)}</td><td>${value(c.target)}</td><td>${h(resolutionLabel(c.resolution, target))}</td></tr>`,
+    );
+    parts.push(
+      `<table class="conflicts"><thead><tr><th>Conflict</th><th>Base</th><th>tinyPM</th><th>${h(target)}</th><th>Resolution</th></tr></thead><tbody>${rows.join("")}</tbody></table>`,
+    );
+  }
+  return parts.join("");
+}
+
+function users(report: Report, target: string): string {
+  const { unmapped, matches } = report.users;
+  if (unmapped.length === 0 && matches.length === 0) return "";
+  const parts = [`<section class="users"><h2>Users</h2>`];
+  if (unmapped.length > 0)
+    parts.push(
+      `<p>Not mapped to ${h(target)} (${unmapped.length}):</p><ul class="unmapped">${unmapped.map((u) => `<li>${h(u)}</li>`).join("")}</ul>`,
+    );
+  if (matches.length > 0)
+    parts.push(
+      `<details><summary>${plural(matches.length, "matched user")}</summary><table><thead><tr><th>tinyPM</th><th>${h(target)}</th><th>How</th></tr></thead><tbody>${matches.map((m) => `<tr><td>${h(m.tinypm)}</td><td>${h(m.target)}</td><td>${h(m.how)}</td></tr>`).join("")}</tbody></table></details>`,
+    );
+  return `${parts.join("")}</section>`;
+}
+
+function apiCost(report: Report): string {
+  const estimated = report.estimatedWrites;
+  const systems = [...new Set([...Object.keys(report.apiCalls), ...Object.keys(estimated ?? {})])];
+  if (systems.length === 0) return "";
+  const rows = systems.map((system) => {
+    const u = report.apiCalls[system];
+    const cells = u
+      ? [u.reads, u.writes, u.retries, u.rateLimitWaits, u.notModified]
+      : [0, 0, 0, 0, 0];
+    if (estimated !== undefined) cells.push(estimated[system] ?? 0);
+    return `<tr><th>${h(systemLabel(system))}</th>${cells.map((n) => `<td>${n}</td>`).join("")}</tr>`;
+  });
+  const est = estimated === undefined ? "" : "<th>Writes it would make</th>";
+  return `<section class="api"><h2>API cost</h2><table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
+function notes(report: Report): string {
+  if (report.notes.length === 0) return "";
+  return `<section class="notes"><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${h(n)}</li>`).join("")}</ul></section>`;
+}

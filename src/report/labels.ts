@@ -1,0 +1,109 @@
+/** Names people read in every format: systems, sides, actions, ids. */
+import type {
+  Report,
+  ReportAction,
+  ReportConflict,
+  ReportFieldChange,
+  ReportItem,
+} from "./types.js";
+
+const SYSTEMS: Readonly<Record<string, string>> = {
+  tinypm: "tinyPM",
+  github: "GitHub",
+  jira: "Jira",
+  memory: "memory",
+};
+
+/** A system's display name: `github` → `GitHub`; unknown names are shown as given. */
+export function systemLabel(system: string): string {
+  return SYSTEMS[system] ?? system;
+}
+
+/** The target's display name: the caller's `targetName`, else the report's target system. */
+export function targetLabel(report: Report, targetName?: string): string {
+  return targetName ?? systemLabel(report.target);
+}
+
+/** The side a change writes, by name (`→ GitHub`). */
+export function sideLabel(side: ReportFieldChange["toSide"], target: string): string {
+  return side === "tinypm" ? "tinyPM" : target;
+}
+
+/** Every action, in the order reports list them. */
+export const ACTIONS: readonly ReportAction[] = [
+  "create",
+  "update",
+  "adopt",
+  "delete",
+  "conflict",
+  "failed",
+  "skip",
+];
+
+/** Section titles per action. */
+export const ACTION_TITLES: Readonly<Record<ReportAction, string>> = {
+  create: "Create",
+  update: "Update",
+  adopt: "Adopt",
+  delete: "Delete",
+  conflict: "Conflict",
+  failed: "Failed",
+  skip: "Skip",
+};
+
+/** `#12` for numeric ids, the key itself otherwise (`WID-12`). */
+export function idLabel(id: string): string {
+  return /^\d+$/.test(id) ? `#${id}` : id;
+}
+
+/**
+ * Where an item lives and which way it goes: `tinyPM #12 → GitHub` for a create,
+ * `tinyPM #13 ⇄ GitHub #34` for a linked pair.
+ */
+export function itemPlaces(item: ReportItem, target: string): string {
+  const tinypm = item.tinypmId === undefined ? "tinyPM" : `tinyPM ${idLabel(item.tinypmId)}`;
+  const other = item.targetId === undefined ? target : `${target} ${idLabel(item.targetId)}`;
+  if (item.direction === "to-target") return `${tinypm} → ${other}`;
+  if (item.direction === "to-tinypm") return `${other} → ${tinypm}`;
+  if (item.tinypmId !== undefined && item.targetId !== undefined) return `${tinypm} ⇄ ${other}`;
+  return item.tinypmId !== undefined ? tinypm : item.targetId !== undefined ? other : "";
+}
+
+/** How a conflict ended: parked for a person, or which side won. */
+export function resolutionLabel(resolution: ReportConflict["resolution"], target: string): string {
+  switch (resolution) {
+    case "parked":
+      return "parked (conflicts resolve)";
+    case "tinypm":
+      return "tinyPM wins";
+    case "target":
+      return `${target} wins`;
+  }
+}
+
+/** `2 comments, 1 time entry`, or `""` when there are none. */
+export function extrasLabel(item: ReportItem): string {
+  const parts: string[] = [];
+  if (item.comments > 0) parts.push(plural(item.comments, "comment"));
+  if (item.timeEntries > 0) parts.push(plural(item.timeEntries, "time entry", "time entries"));
+  return parts.join(", ");
+}
+
+/** `1 pause`, `2 pauses`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The heading of a report: `Sync`, `Migration`, or `Sync plan` for a dry run. */
+export function reportTitle(report: Report): string {
+  const name = report.mode === "sync" ? "Sync" : "Migration";
+  return report.dryRun ? `${name} plan` : name;
+}
+
+/** `4 s`, `2 min 5 s`, or undefined when a time does not parse. */
+export function durationLabel(report: Report): string | undefined {
+  const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}

@@ -1,0 +1,183 @@
+/**
+ * The Markdown report, to paste into a pull request or an issue: a summary table, a section per
+ * action, field diffs as tables, long lists folded in `<details>`. Every title is escaped and
+ * `@mentions` are neutralised, so pasting notifies no one.
+ */
+import { escapeMarkdown as md } from "./escape.js";
+import { groupItems, isUnchanged } from "./group.js";
+import {
+  ACTION_TITLES,
+  ACTIONS,
+  durationLabel,
+  extrasLabel,
+  itemPlaces,
+  reportTitle,
+  resolutionLabel,
+  sideLabel,
+  systemLabel,
+  targetLabel,
+} from "./labels.js";
+import type { Report, ReportAction, ReportItem } from "./types.js";
+import { formatValue } from "./values.js";
+
+/** Options of {@link renderMarkdown}. */
+export interface MarkdownOptions {
+  /** List unchanged items too (folded). @default false */
+  readonly verbose?: boolean | undefined;
+  /** The target's display name. @default from the report's target */
+  readonly targetName?: string | undefined;
+}
+
+/** Sections with more entries than this are folded in `<details>`. */
+const FOLD_AFTER = 10;
+
+const cell = (v: Parameters<typeof formatValue>[0]): string => md(formatValue(v));
+
+/** A report as GitHub-flavoured Markdown (ends with a newline). */
+export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
+  const target = targetLabel(report, opts.targetName);
+  const verbose = opts.verbose ?? false;
+  const out: string[] = [...header(report, target), ...summary(report)];
+  for (const action of ACTIONS) {
+    const items = report.items.filter((i) => i.action === action && (verbose || !isUnchanged(i)));
+    if (items.length > 0) out.push(...section(action, items, target));
+  }
+  const unchanged = report.items.filter(isUnchanged).length;
+  if (!verbose && unchanged > 0)
+    out.push(`_${unchanged} unchanged item${unchanged === 1 ? "" : "s"} not listed._`, "");
+  out.push(...users(report, target), ...apiCost(report), ...notes(report));
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+function header(report: Report, target: string): string[] {
+  const took = durationLabel(report);
+  const when = `${md(report.startedAt)} → ${md(report.finishedAt)}${took === undefined ? "" : ` (${took})`}`;
+  return [
+    `## ${reportTitle(report)}: ${md(report.job)} (tinyPM and ${md(target)})`,
+    "",
+    `${report.dryRun ? "**Dry run**: nothing was written. " : ""}Run ${md(report.runId)}, ${when}.`,
+    "",
+  ];
+}
+
+function summary(report: Report): string[] {
+  const s = report.summary;
+  return [
+    "| Created | Updated | Unchanged | Conflicts | Failed | Deleted |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    `| ${s.created} | ${s.updated} | ${s.unchanged} | ${s.conflicts} | ${s.failed} | ${s.deleted} |`,
+    "",
+  ];
+}
+
+function section(action: ReportAction, items: readonly ReportItem[], target: string): string[] {
+  const ordered = groupItems(items, true).groups.flatMap((g) =>
+    g.story ? [g.story, ...g.tasks] : g.tasks,
+  );
+  const body = ordered.flatMap((item) => entry(item, target));
+  if (body.at(-1) !== "") body.push("");
+  const title = `### ${ACTION_TITLES[action]} (${items.length})`;
+  if (items.length <= FOLD_AFTER) return [title, "", ...body];
+  return [
+    title,
+    "",
+    "<details>",
+    `<summary>${items.length} items</summary>`,
+    "",
+    ...body,
+    "</details>",
+    "",
+  ];
+}
+
+/** `Task **Pay** (story Checkout) — tinyPM #130 ⇄ GitHub #77 · 1 comment` */
+function itemLine(item: ReportItem, target: string): string {
+  const kind = item.kind === "story" ? "Story" : "Task";
+  const story =
+    item.kind === "task" && item.storyTitle !== undefined ? ` (story ${md(item.storyTitle)})` : "";
+  const tail = [itemPlaces(item, target), extrasLabel(item), item.reason ?? ""].filter(
+    (s) => s !== "",
+  );
+  return `${kind} **${md(item.title)}**${story}${tail.length > 0 ? ` — ${md(tail.join(" · "))}` : ""}`;
+}
+
+function entry(item: ReportItem, target: string): string[] {
+  const lines = [`- ${itemLine(item, target)}`];
+  if (item.error !== undefined)
+    lines.push(`  - Error ${md(item.error.code)}: ${md(item.error.message)}`);
+  if (item.changes.length === 0 && item.conflicts.length === 0) return lines;
+  lines.push("");
+  if (item.changes.length > 0) {
+    lines.push("  | Field | Old | New | Written to |", "  | --- | --- | --- | --- |");
+    for (const c of item.changes)
+      lines.push(
+        `  | ${md(c.field)} | ${cell(c.from)} | ${cell(c.to)} | ${md(sideLabel(c.toSide, target))} |`,
+      );
+    lines.push("");
+  }
+  if (item.conflicts.length > 0) {
+    lines.push(
+      `  | Conflict | Base | tinyPM | ${md(target)} | Resolution |`,
+      "  | --- | --- | --- | --- | --- |",
+    );
+    for (const c of item.conflicts)
+      lines.push(
+        `  | ${md(c.field)} | ${cell(c.base)} | ${cell(c.tinypm)} | ${cell(c.target)} | ${md(resolutionLabel(c.resolution, target))} |`,
+      );
+    lines.push("");
+  }
+  return lines;
+}
+
+function users(report: Report, target: string): string[] {
+  const { unmapped, matches } = report.users;
+  if (unmapped.length === 0 && matches.length === 0) return [];
+  const out = ["### Users", ""];
+  if (unmapped.length > 0)
+    out.push(
+      `Not mapped to ${md(target)} (${unmapped.length}): ${unmapped.map(md).join(", ")}`,
+      "",
+    );
+  if (matches.length > 0)
+    out.push(
+      "<details>",
+      `<summary>${matches.length} matched user${matches.length === 1 ? "" : "s"}</summary>`,
+      "",
+      `| tinyPM | ${md(target)} | How |`,
+      "| --- | --- | --- |",
+      ...matches.map((m) => `| ${md(m.tinypm)} | ${md(m.target)} | ${md(m.how)} |`),
+      "",
+      "</details>",
+      "",
+    );
+  return out;
+}
+
+function apiCost(report: Report): string[] {
+  const systems = [
+    ...new Set([...Object.keys(report.apiCalls), ...Object.keys(report.estimatedWrites ?? {})]),
+  ];
+  if (systems.length === 0) return [];
+  const estimated = report.estimatedWrites;
+  const dry = estimated !== undefined;
+  const out = [
+    "### API cost",
+    "",
+    `| System | Reads | Writes | Retries | Rate-limit waits | Not modified |${dry ? " Writes it would make |" : ""}`,
+    `| --- | ---: | ---: | ---: | ---: | ---: |${dry ? " ---: |" : ""}`,
+  ];
+  for (const system of systems) {
+    const u = report.apiCalls[system];
+    const row = u
+      ? [u.reads, u.writes, u.retries, u.rateLimitWaits, u.notModified]
+      : [0, 0, 0, 0, 0];
+    if (estimated !== undefined) row.push(estimated[system] ?? 0);
+    out.push(`| ${md(systemLabel(system))} | ${row.join(" | ")} |`);
+  }
+  return [...out, ""];
+}
+
+function notes(report: Report): string[] {
+  if (report.notes.length === 0) return [];
+  return ["### Notes", "", ...report.notes.map((n) => `- ${md(n)}`), ""];
+}

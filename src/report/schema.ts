@@ -1,0 +1,130 @@
+/**
+ * The zod schema of a {@link Report}: validates rendered JSON in tests and generates
+ * `schemas/report.schema.json` (`npm run build && npm run schemas`). Keep it in step with
+ * `types.ts`; `docs/report-format.md` says what may change within a schema version.
+ */
+import { z } from "zod";
+import { REPORT_SCHEMA_VERSION, type Report, type ReportValue } from "./types.js";
+
+/** A field value: normalised JSON. */
+export const reportValueSchema: z.ZodType<ReportValue> = z
+  .union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(z.lazy(() => reportValueSchema)).meta({ id: "ReportValueList" }),
+    z.record(
+      z.string(),
+      z.lazy(() => reportValueSchema),
+    ),
+  ])
+  .meta({ id: "ReportValue", description: "A field value as normalised JSON (null: no value)." });
+
+const count = z.number().int().min(0);
+const action = z
+  .enum(["create", "update", "adopt", "delete", "skip", "conflict", "failed"])
+  .describe("What happens (or would happen) to the item.");
+const side = z.enum(["tinypm", "target"]);
+
+const fieldChange = z
+  .object({
+    field: z.string().describe("The canonical field name (title, status, labels…)."),
+    toSide: side.describe("The side written."),
+    from: reportValueSchema.describe("The value before."),
+    to: reportValueSchema.describe("The value written."),
+  })
+  .meta({ id: "ReportFieldChange" });
+
+const conflict = z
+  .object({
+    field: z.string(),
+    base: reportValueSchema.describe("The value both sides had at the last sync."),
+    tinypm: reportValueSchema.describe("tinyPM's value now."),
+    target: reportValueSchema.describe("The target's value now."),
+    resolution: z
+      .enum(["parked", "tinypm", "target"])
+      .describe("`parked` (left for `conflicts resolve`) or the side that won by policy."),
+  })
+  .meta({ id: "ReportConflict" });
+
+const item = z
+  .object({
+    kind: z.enum(["story", "task"]),
+    title: z.string(),
+    action,
+    direction: z
+      .enum(["to-target", "to-tinypm", "both"])
+      .optional()
+      .describe("Which way data flows, for creates and updates."),
+    tinypmId: z.string().optional(),
+    targetId: z.string().optional(),
+    storyTitle: z.string().optional().describe("For tasks: the story's title."),
+    changes: z.array(fieldChange),
+    conflicts: z.array(conflict),
+    comments: count.describe("Comments copied (or to copy)."),
+    timeEntries: count.describe("Time entries copied (or to copy)."),
+    reason: z.string().optional().describe("Why nothing is done (skips), or how (adopt, delete)."),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .describe("Why the item failed: a stable error code and a message."),
+  })
+  .meta({ id: "ReportItem" });
+
+const apiUse = z
+  .object({
+    reads: count,
+    writes: count,
+    retries: count,
+    rateLimitWaits: count,
+    notModified: count.describe("Conditional reads answered 304 (free on GitHub)."),
+  })
+  .meta({ id: "ReportApiUse" });
+
+/** The report of a run or a dry run, version {@link REPORT_SCHEMA_VERSION}. */
+export const reportSchema: z.ZodType<Report> = z
+  .object({
+    schemaVersion: z
+      .literal(REPORT_SCHEMA_VERSION)
+      .describe("Raised only when a field is removed, renamed or changes meaning."),
+    runId: z.string(),
+    job: z.string(),
+    mode: z.enum(["migrate", "sync"]).describe("What the run does, or would do."),
+    dryRun: z.boolean().describe("True for `plan` and `--dry-run`: nothing was written anywhere."),
+    target: z.string().describe("The target system: github, jira…"),
+    startedAt: z.string().describe("ISO 8601."),
+    finishedAt: z.string().describe("ISO 8601."),
+    summary: z.object({
+      created: count,
+      updated: count,
+      unchanged: count,
+      conflicts: count,
+      failed: count,
+      deleted: count,
+    }),
+    apiCalls: z.record(z.string(), apiUse).describe("Calls made, per system."),
+    estimatedWrites: z
+      .record(z.string(), count)
+      .optional()
+      .describe("For dry runs: the writes the run would make, per system."),
+    items: z.array(item),
+    users: z.object({
+      matches: z.array(z.object({ tinypm: z.string(), target: z.string(), how: z.string() })),
+      unmapped: z.array(z.string()).describe("tinyPM users with no counterpart on the target."),
+    }),
+    notes: z.array(z.string()).describe("Rate-limit waits and other notes for people."),
+  })
+  .meta({ title: "tinypm-sync report", description: "The report of a run or a dry run." });
+
+/** Where the JSON Schema is published (`$id`). */
+export const REPORT_SCHEMA_ID =
+  "https://github.com/tinypm-sync/tinypm-sync/schemas/report.schema.json";
+
+/** The JSON Schema of the report (`schemas/report.schema.json`). */
+export function reportJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(reportSchema, { target: "draft-2020-12", io: "input" }),
+    $id: REPORT_SCHEMA_ID,
+  };
+}

@@ -1,0 +1,168 @@
+/** The terminal report: grouped by story, field-level diffs, totals and API cost at the end. */
+import { createPalette, type Palette } from "./color.js";
+import { escapeTerminal as safe } from "./escape.js";
+import { countActions, groupItems, isUnchanged } from "./group.js";
+import {
+  ACTIONS,
+  durationLabel,
+  extrasLabel,
+  itemPlaces,
+  plural,
+  reportTitle,
+  resolutionLabel,
+  sideLabel,
+  systemLabel,
+  targetLabel,
+} from "./labels.js";
+import type { Report, ReportAction, ReportItem } from "./types.js";
+import { formatValue } from "./values.js";
+
+/** Options of {@link renderText}. */
+export interface TextOptions {
+  /** ANSI colours (see `shouldColor`). @default false */
+  readonly color?: boolean | undefined;
+  /** List unchanged items too. @default false */
+  readonly verbose?: boolean | undefined;
+  /** The target's display name. @default the report's target system (`GitHub`, `Jira`) */
+  readonly targetName?: string | undefined;
+}
+
+interface Ctx {
+  readonly p: Palette;
+  readonly target: string;
+}
+
+const MARKS: Readonly<Record<ReportAction, string>> = {
+  create: "+",
+  update: "~",
+  adopt: "=",
+  delete: "-",
+  conflict: "!",
+  failed: "✗",
+  skip: "·",
+};
+
+function paintAction(p: Palette, action: ReportAction): (s: string) => string {
+  switch (action) {
+    case "create":
+      return p.green;
+    case "update":
+      return p.yellow;
+    case "adopt":
+      return p.cyan;
+    case "delete":
+      return p.red;
+    case "conflict":
+      return p.magenta;
+    case "failed":
+      return (s) => p.bold(p.red(s));
+    case "skip":
+      return p.dim;
+  }
+}
+
+/** A report as terminal text (ends with a newline). */
+export function renderText(report: Report, opts: TextOptions = {}): string {
+  const ctx: Ctx = {
+    p: createPalette(opts.color ?? false),
+    target: targetLabel(report, opts.targetName),
+  };
+  const verbose = opts.verbose ?? false;
+  const { groups } = groupItems(report.items, verbose);
+  const lines = [...header(report, ctx), ""];
+  for (const group of groups) {
+    let indent = "";
+    if (group.story !== undefined) lines.push(...itemLines(group.story, "", ctx));
+    else if (group.storyTitle !== undefined)
+      lines.push(ctx.p.dim(`  story "${safe(group.storyTitle)}" (no changes)`));
+    if (group.storyTitle !== undefined) indent = "    ";
+    for (const task of group.tasks) lines.push(...itemLines(task, indent, ctx));
+  }
+  if (groups.length === 0) lines.push("Nothing to do.");
+  lines.push("", ...footer(report, verbose, ctx));
+  return `${lines.join("\n")}\n`;
+}
+
+function header(report: Report, { p, target }: Ctx): string[] {
+  const what = `${reportTitle(report)} · job ${safe(report.job)} · tinyPM and ${safe(target)}`;
+  const dry = report.dryRun ? " · dry run: nothing was written" : "";
+  const took = durationLabel(report);
+  return [
+    p.bold(what) + dry,
+    p.dim(
+      `run ${safe(report.runId)} · ${safe(report.startedAt)} → ${safe(report.finishedAt)}${took === undefined ? "" : ` (${took})`}`,
+    ),
+  ];
+}
+
+function itemLines(item: ReportItem, indent: string, ctx: Ctx): string[] {
+  const { p, target } = ctx;
+  const paint = paintAction(p, item.action);
+  const places = itemPlaces(item, target);
+  const extras = extrasLabel(item);
+  const tail = [places, extras, item.reason === undefined ? "" : safe(item.reason)]
+    .filter((s) => s !== "")
+    .join(" · ");
+  const head = `${indent}${paint(`${MARKS[item.action]} ${item.action.padEnd(8)}`)} ${item.kind} "${safe(item.title)}"`;
+  const lines = [tail === "" ? head : `${head}  ${p.dim(tail)}`];
+  const sub = `${indent}      `;
+  for (const c of item.changes)
+    lines.push(
+      `${sub}${safe(c.field)} ${p.dim(`→ ${sideLabel(c.toSide, target)}`)}: ${p.red(show(c.from))} → ${p.green(show(c.to))}`,
+    );
+  for (const c of item.conflicts)
+    lines.push(
+      `${sub}${p.magenta(`${safe(c.field)} conflict`)}: base ${show(c.base)} · tinyPM ${show(c.tinypm)} · ${target} ${show(c.target)} → ${resolutionLabel(c.resolution, target)}`,
+    );
+  if (item.error !== undefined)
+    lines.push(`${sub}${p.red(`error [${safe(item.error.code)}]: ${safe(item.error.message)}`)}`);
+  return lines;
+}
+
+const show = (v: Parameters<typeof formatValue>[0]): string => safe(formatValue(v));
+
+function footer(report: Report, verbose: boolean, { p, target }: Ctx): string[] {
+  const lines: string[] = [];
+  if (report.users.unmapped.length > 0)
+    lines.push(
+      p.yellow(
+        `Users with no ${target} counterpart: ${report.users.unmapped.map(safe).join(", ")}`,
+      ),
+    );
+  for (const note of report.notes) lines.push(`Note: ${safe(note)}`);
+  lines.push(`API calls: ${apiCalls(report)}`);
+  if (report.estimatedWrites !== undefined)
+    lines.push(`Writes this would make: ${estimates(report)}`);
+  lines.push(p.bold(`Totals: ${totals(report, verbose)}`));
+  return lines;
+}
+
+function apiCalls(report: Report): string {
+  const systems = Object.entries(report.apiCalls);
+  if (systems.length === 0) return "none";
+  return systems
+    .map(([system, use]) => {
+      const parts = [plural(use.reads, "read"), plural(use.writes, "write")];
+      if (use.retries > 0) parts.push(plural(use.retries, "retry", "retries"));
+      if (use.rateLimitWaits > 0) parts.push(plural(use.rateLimitWaits, "rate-limit wait"));
+      if (use.notModified > 0) parts.push(`${use.notModified} not modified`);
+      return `${systemLabel(system)} ${parts.join(", ")}`;
+    })
+    .join(" · ");
+}
+
+function estimates(report: Report): string {
+  const entries = Object.entries(report.estimatedWrites ?? {});
+  if (entries.length === 0) return "none";
+  return entries.map(([system, n]) => `${systemLabel(system)} ${plural(n, "write")}`).join(" · ");
+}
+
+function totals(report: Report, verbose: boolean): string {
+  const listed = report.items.filter((i) => !isUnchanged(i));
+  const counts = countActions(listed);
+  const parts = ACTIONS.filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
+  const same = report.items.length - listed.length;
+  if (same > 0)
+    parts.push(`${same} unchanged${verbose ? "" : " (not listed; --verbose lists them)"}`);
+  return parts.length === 0 ? "nothing" : parts.join(" · ");
+}
