@@ -91,7 +91,8 @@ function encodeItem(
     const value = item[c.field];
     const tv = c.encode(value);
     c.put(acc, tv);
-    if (!sameValue(c.decode(tv), value)) acc.original[c.field] = toJsonValue(value) ?? null;
+    if (!c.value.exact && !sameValue(c.decode(tv), value))
+      acc.original[c.field] = toJsonValue(value) ?? null;
   }
   return acc;
 }

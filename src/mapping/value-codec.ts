@@ -23,6 +23,8 @@ export interface ValueCodec {
   decode(value: unknown): unknown;
   /** Whether a value read back (from metadata) has this field's tinyPM type. */
   accepts(value: unknown): boolean;
+  /** True when `decode(encode(x))` is always `x` (no check needed, nothing kept in metadata). */
+  readonly exact: boolean;
   /** Whether two target values are the same (users by id, labels as a set, "" as absent). */
   same(a: unknown, b: unknown): boolean;
 }
@@ -56,6 +58,11 @@ export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCode
       return t.inverse(x);
     },
     accepts: (v) => v === undefined || typeof v === (type === "text" ? "string" : "number"),
+    exact:
+      t.name === "" &&
+      map === undefined &&
+      rule.inverse === undefined &&
+      rule.inverseDefault === undefined,
     same: sameScalar,
   };
 }
@@ -80,6 +87,7 @@ function usersCodec(rule: FieldRule, ctx: ValueCodecContext): ValueCodec {
         ? value.map((u) => ctx.users.toTinypm(u)).filter((u) => u !== undefined)
         : [],
     accepts: isUserRefList,
+    exact: false,
     same: (a, b) => sameUsers(isUserRefList(a) ? a : [], isUserRefList(b) ? b : []),
   };
 }
@@ -90,6 +98,7 @@ function userCodec(ctx: ValueCodecContext): ValueCodec {
     encode: (value) => (isUserRef(value) ? ctx.users.toTarget(value) : undefined),
     decode: (value) => (isUserRef(value) ? ctx.users.toTinypm(value) : undefined),
     accepts: (v) => v === undefined || isUserRef(v),
+    exact: false,
     same: (a, b) => sameUsers(isUserRef(a) ? [a] : [], isUserRef(b) ? [b] : []),
   };
 }
@@ -112,6 +121,7 @@ function storedUsersCodec(ctx: ValueCodecContext, many: boolean): ValueCodec {
           : []
         : one(value),
     accepts: many ? isUserRefList : (v) => v === undefined || isUserRef(v),
+    exact: false,
     same: sameValue,
   };
 }
@@ -127,6 +137,7 @@ function iterationCodec(ctx: ValueCodecContext, native: boolean): ValueCodec {
       return ref;
     },
     accepts: (v) => v === undefined || isIterationRef(v),
+    exact: false,
     same: (a, b) => (isIterationRef(a) ? a.name : a) === (isIterationRef(b) ? b.name : b),
   };
 }
@@ -137,6 +148,7 @@ function labelsCodec(rule: FieldRule): ValueCodec {
     encode: (value) => (isStringList(value) ? value.map((l) => t.forward(l) as string) : []),
     decode: (value) => (isStringList(value) ? value.map((l) => t.inverse(l) as string) : []),
     accepts: isStringList,
+    exact: t.name === "",
     same: (a, b) => sameSet(isStringList(a) ? a : [], isStringList(b) ? b : []),
   };
 }
