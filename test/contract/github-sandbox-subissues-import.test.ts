@@ -154,6 +154,8 @@ async function poll(id: number): Promise<ImportStatus> {
 
 describe("issue import API", () => {
   it("imports an issue with comments and original timestamps (202 pending → imported)", async () => {
+    // A list read before the import must not be served stale afterwards.
+    expect((await h.octokit.issues.listForRepo({ ...h.repo, state: "all" })).data).toEqual([]);
     const res = await submitImport({
       issue: {
         title: "Imported",
@@ -173,6 +175,8 @@ describe("issue import API", () => {
     const done = await poll(pending.id);
     expect(done.status).toBe("imported");
     expect(done.issue_url).toBe(`${h.sandbox.url}/repos/acme/widgets/issues/1`);
+    const { data: listed } = await h.octokit.issues.listForRepo({ ...h.repo, state: "all" });
+    expect(listed.map((i) => i.title)).toEqual(["Imported"]);
     const { data: issue } = await h.octokit.issues.get({ ...h.repo, issue_number: 1 });
     expect(issue).toMatchObject({
       title: "Imported",

@@ -16,6 +16,7 @@ import {
   requiresAuthentication,
 } from "./errors.js";
 import type { Limits } from "./limits.js";
+import type { ReadCache } from "./read-cache.js";
 import type { ApiVersion } from "./render.js";
 import { findUser, type Store, type UserRecord } from "./store.js";
 
@@ -26,6 +27,7 @@ export interface App {
   readonly stats: StatsRecorder;
   readonly faults: FaultInjector;
   readonly limits: Limits;
+  readonly cache: ReadCache;
   readonly tokens: readonly {
     readonly token: string;
     readonly login: string;
@@ -163,7 +165,7 @@ async function serve(
     ...app.limits.headers(resource, caller.user),
   });
   if (method === "GET") {
-    const reply = route.handler(ctx);
+    const reply = app.cache.answer(route, ctx);
     const conditional = reply.status === 200 && route.conditional !== false;
     const etag = conditional ? etagOf(reply.body) : undefined;
     if (etag !== undefined && notModified(req, etag, reply.headers?.["last-modified"])) {
@@ -174,6 +176,7 @@ async function serve(
     return withHeaders(reply, { ...(etag === undefined ? {} : { etag }), ...common() });
   }
   app.limits.charge(resource, caller.user, route.creates === true);
+  app.store.version++;
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;

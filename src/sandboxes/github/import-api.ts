@@ -243,6 +243,7 @@ function stamp(v: unknown, fallback: number): number {
 function processJob(store: Store, job: ImportJob): void {
   const now = store.clock.now();
   job.updatedAt = now;
+  store.version++;
   const errors = problems(store, job.payload);
   if (errors.length > 0) {
     job.status = "failed";

@@ -10,6 +10,7 @@ import type { RouteDef } from "./context.js";
 import { errorBody } from "./errors.js";
 import { createImportApi } from "./import-api.js";
 import { createLimits } from "./limits.js";
+import { createReadCache } from "./read-cache.js";
 import { parseRateLimitSpec } from "./rate-limit.js";
 import { commentRoutes } from "./routes-comments.js";
 import { issueRoutes } from "./routes-issues.js";
@@ -124,6 +125,7 @@ export async function startGithubSandbox(
     stats,
     faults,
     limits,
+    cache: createReadCache(),
     tokens: [
       { token, login: admin, access: "admin" },
       { token: readToken, login: READER, access: "read" },

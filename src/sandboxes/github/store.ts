@@ -113,6 +113,8 @@ export interface Store {
   milestones: MilestoneRecord[];
   issues: IssueRecord[];
   comments: CommentRecord[];
+  /** Bumped by every write (and import, and reset): cached GET answers of older versions are stale. */
+  version: number;
   nextId(kind: "issue" | "comment" | "label" | "milestone"): number;
   reset(): void;
 }
@@ -140,8 +142,10 @@ export function createStore(opts: StoreOptions): Store {
     milestones: [],
     issues: [],
     comments: [],
+    version: 0,
     nextId: (kind) => ++seq[kind],
     reset() {
+      store.version++;
       Object.assign(seq, ID_BASE);
       store.milestones = [];
       store.issues = [];
