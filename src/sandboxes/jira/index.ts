@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { createFaultInjector, parseFaultSpec } from "../../server-kit/faults.js";
 import { startHttpServer } from "../../server-kit/http.js";
-import { createStats, type ServerStats } from "../../server-kit/stats.js";
+import { createStats, type ServerStats, type StatsRecorder } from "../../server-kit/stats.js";
 import { randomToken } from "../../server-kit/tokens.js";
 import { createRateLimiter, parseRateLimitSpec } from "./rate-limit.js";
 import { createJiraRouter } from "./routes.js";
@@ -112,20 +112,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     host: options.host,
     port: options.port,
     handler,
-    // A bug in the sandbox still answers in Jira's error shape, so clients report it sensibly.
-    onError: (error, res) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      stats.status(500);
-      const message = error instanceof Error ? error.message : String(error);
-      const body = JSON.stringify({
-        errorMessages: [`Internal server error: ${message}`],
-        errors: {},
-      });
-      res.writeHead(500, { "content-type": "application/json;charset=UTF-8" }).end(body);
-    },
+    onError: internalError(stats),
   });
   origin = server.origin;
   return {
@@ -139,6 +126,23 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
       faults.setRules(parseFaultSpec(spec));
     },
     close: () => server.close(),
+  };
+}
+
+/** A bug in the sandbox still answers in Jira's error shape, so clients report it sensibly. */
+function internalError(stats: StatsRecorder) {
+  return (error: unknown, res: ServerResponse): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    stats.status(500);
+    const message = error instanceof Error ? error.message : String(error);
+    const body = JSON.stringify({
+      errorMessages: [`Internal server error: ${message}`],
+      errors: {},
+    });
+    res.writeHead(500, { "content-type": "application/json;charset=UTF-8" }).end(body);
   };
 }
 

@@ -33,25 +33,29 @@ function objectOrEmpty(value: unknown, name: string): Record<string, unknown> {
   return value;
 }
 
+function emptyDraft(priorityId: string, reporterId: string): IssueDraft {
+  return {
+    issueTypeId: "",
+    summary: "",
+    description: null,
+    labels: [],
+    priorityId,
+    assigneeId: null,
+    reporterId,
+    parentId: null,
+    duedate: null,
+    storyPoints: null,
+    sprintIds: [],
+  };
+}
+
 /** Validates and creates one issue from an `IssueUpdateDetails` payload; throws JiraHttpError. */
 export function createOne(ctx: RequestContext, payload: unknown): Version3Models.CreatedIssue {
   if (!isRecord(payload)) throw badRequest("The issue to create must be a JSON object.");
   const fields = objectOrEmpty(payload.fields, "fields");
   const update = objectOrEmpty(payload.update, "update");
   const { site } = ctx.store;
-  const draft: IssueDraft = {
-    issueTypeId: "",
-    summary: "",
-    description: null,
-    labels: [],
-    priorityId: site.defaultPriorityId,
-    assigneeId: null,
-    reporterId: ctx.user.accountId,
-    parentId: null,
-    duedate: null,
-    storyPoints: null,
-    sprintIds: [],
-  };
+  const draft = emptyDraft(site.defaultPriorityId, ctx.user.accountId);
   const { resolution: _resolution, ...settable } = fields;
   const errors = applyFields({ store: ctx.store, draft, fields: settable, update, mode: "create" });
   if (!("project" in fields)) errors.project = "Specify a valid project ID or key";
