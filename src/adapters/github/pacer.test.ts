@@ -31,14 +31,14 @@ async function run(n: number, latency: number, opts: PacerOptions = {}) {
 }
 
 describe("planPacing", () => {
-  it("spaces writes 60/80 s apart at the default rate, with minute and hour windows", () => {
+  it("spaces writes at least 60/80/2 s apart at the default rate, with minute and hour windows", () => {
     const plan = planPacing({});
-    expect(plan.intervalMs).toBe(750);
+    expect(plan.intervalMs).toBe(375);
     expect(plan.windows.map((w) => w.count)).toEqual([80, 500]);
   });
 
   it("runs the clock timeScale times faster", () => {
-    expect(planPacing({ timeScale: 60 }).intervalMs).toBeCloseTo(12.5);
+    expect(planPacing({ timeScale: 60 }).intervalMs).toBeCloseTo(6.25);
   });
 
   it("refuses non-positive limits, naming the option", () => {
@@ -78,6 +78,13 @@ describe("createPacer", () => {
     }
   });
 
+  it("never starts two writes closer than the minimum gap", async () => {
+    const { writes } = await run(200, 10, { writesPerHour: 1e9 });
+    for (let i = 1; i < writes.length; i++) {
+      expect(writes[i]!.start - writes[i - 1]!.start).toBeGreaterThanOrEqual(375);
+    }
+  });
+
   it("achieves at least 95% of 80 per minute at GitHub-like latencies", async () => {
     const { writes } = await run(400, 600, { writesPerHour: 1e9 });
     const minutes = (writes.at(-1)!.start - writes[0]!.start) / 60_000;
@@ -93,7 +100,7 @@ describe("createPacer", () => {
 
   it("serves concurrent callers in order, one slot each", async () => {
     const clock = fakeClock();
-    const pacer = createPacer({ writesPerMinute: 60, now: clock.now, sleep: clock.sleep });
+    const pacer = createPacer({ writesPerMinute: 30, now: clock.now, sleep: clock.sleep });
     const starts: number[] = [];
     await Promise.all(
       [1, 2, 3].map(async () => {

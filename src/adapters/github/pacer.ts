@@ -4,7 +4,8 @@
  * retries).
  *
  * Two rules, both on the client's clock:
- * - spacing: writes start at least `60 s / writesPerMinute` apart (smooth, no bursts);
+ * - spacing: writes start at least half of `60 s / writesPerMinute` apart (smooth, no bursts;
+ *   the half lets the pacer catch up after a slow answer instead of losing that time for good);
  * - sliding windows anchored on completions: write k may start only one window after write
  *   k − N *finished* (N = writesPerMinute for the minute, writesPerHour for the hour). GitHub
  *   received write k − N before it answered, and receives write k after it is sent, so the two
@@ -30,7 +31,7 @@ export interface PacerState {
   readonly writesPerMinute: number;
   readonly writesPerHour: number;
   readonly timeScale: number;
-  /** Real milliseconds between two write starts. */
+  /** Real milliseconds at least between two write starts. */
   readonly intervalMs: number;
   /** Writes let through so far. */
   readonly granted: number;
@@ -59,6 +60,8 @@ export interface PacerPlan {
   readonly windows: readonly PacerWindow[];
 }
 
+/** The minimum gap between write starts, as a share of the average gap at the full rate. */
+const SPACING = 0.5;
 /** Clock granularity guard (real ms) added to each window. */
 const GUARD_MS = 2;
 
@@ -72,7 +75,7 @@ export function planPacing(opts: PacerOptions): PacerPlan {
     windows.push({ count: Math.floor(perMinute), ms: 60_000 / scale + GUARD_MS });
   if (Number.isFinite(perHour))
     windows.push({ count: Math.floor(perHour), ms: 3_600_000 / scale + GUARD_MS });
-  return { intervalMs: 60_000 / perMinute / scale, windows };
+  return { intervalMs: (60_000 / perMinute / scale) * SPACING, windows };
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
