@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { emptySyncReport } from "../../test/fixtures/reports/empty-sync.js";
+import { hostileReport } from "../../test/fixtures/reports/hostile.js";
+import { normaliseReport } from "../../test/fixtures/reports/normalise.js";
+import { planReport } from "../../test/fixtures/reports/plan.js";
+import type { Report, ReportItem } from "./types.js";
+import { renderMarkdown } from "./markdown.js";
+
+const ZWSP = "\u200B";
+
+describe("renderMarkdown", () => {
+  it("renders a plan: summary table, a section per action, diffs as tables, users, API cost", () => {
+    expect(normaliseReport(renderMarkdown(planReport()))).toMatchInlineSnapshot(`
+      "## Sync plan: widgets (tinyPM and GitHub)
+
+      **Dry run**: nothing was written. Run <run-id>, <time> → <time> (4 s).
+
+      | Created | Updated | Unchanged | Conflicts | Failed | Deleted |
+      | ---: | ---: | ---: | ---: | ---: | ---: |
+      | 3 | 3 | 3 | 1 | 1 | 1 |
+
+      ### Create (3)
+
+      - Story **Login page** — tinyPM #<ZWSP>12 → GitHub · 2 comments, 1 time entry
+      - Task **Write tests** (story Login page) — tinyPM #<ZWSP>120 → GitHub
+      - Story **Dark mode** — GitHub #<ZWSP>41 → tinyPM
+
+      ### Update (2)
+
+      - Story **Checkout flow** — tinyPM #<ZWSP>13 ⇄ GitHub #<ZWSP>34 · 1 comment
+
+        | Field | Old | New | Written to |
+        | --- | --- | --- | --- |
+        | title | "Checkout" | "Checkout flow" | GitHub |
+        | labels | "shop" | "shop", "ui" | GitHub |
+        | estimate | 3 | 5 | tinyPM |
+        | assignees | — | "bob" | tinyPM |
+
+      - Story **Search** — tinyPM #<ZWSP>15 ⇄ GitHub #<ZWSP>35 · 2 time entries
+
+        | Field | Old | New | Written to |
+        | --- | --- | --- | --- |
+        | description | "Find items." | "Find items by name or tag, fast, even in archived projects… | GitHub |
+
+        | Conflict | Base | tinyPM | GitHub | Resolution |
+        | --- | --- | --- | --- | --- |
+        | priority | 2 | 1 | 3 | tinyPM wins |
+
+      ### Adopt (1)
+
+      - Story **Onboarding** — tinyPM #<ZWSP>16 ⇄ GitHub #<ZWSP>36 · found by its marker
+
+      ### Delete (1)
+
+      - Story **Legacy importer** — tinyPM #<ZWSP>17 ⇄ GitHub #<ZWSP>37 · deleted on tinyPM; close on the other side
+
+      ### Conflict (1)
+
+      - Task **Pay with card** (story Checkout flow) — tinyPM #<ZWSP>130 ⇄ GitHub #<ZWSP>77
+
+        | Conflict | Base | tinyPM | GitHub | Resolution |
+        | --- | --- | --- | --- | --- |
+        | status | "open" | "closed" | "in-progress" | parked (conflicts resolve) |
+
+      ### Failed (1)
+
+      - Story **Export to CSV** — tinyPM #<ZWSP>14 → GitHub
+        - Error payload\\_invalid: GitHub refused the issue: title is too long (256)
+
+      ### Skip (1)
+
+      - Task **Orphan task** — GitHub #<ZWSP>90 · parent-missing
+
+      _2 unchanged items not listed._
+
+      ### Users
+
+      Not mapped to GitHub (2): carol, dave@example.com
+
+      <details>
+      <summary>2 matched users</summary>
+
+      | tinyPM | GitHub | How |
+      | --- | --- | --- |
+      | alice | alice-gh | users file |
+      | bob | bob | same login |
+
+      </details>
+
+      ### API cost
+
+      | System | Reads | Writes | Retries | Rate-limit waits | Not modified | Writes it would make |
+      | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+      | tinyPM | 14 | 0 | 0 | 0 | 0 | 3 |
+      | GitHub | 9 | 0 | 1 | 1 | 6 | 9 |
+
+      ### Notes
+
+      - Waited 2.5 s for rate limits (1 pause).
+      "
+    `);
+  });
+
+  it("renders a sync with nothing to do", () => {
+    expect(normaliseReport(renderMarkdown(emptySyncReport()))).toMatchInlineSnapshot(`
+      "## Sync: widgets (tinyPM and Jira)
+
+      Run <run-id>, <time> → <time> (1 s).
+
+      | Created | Updated | Unchanged | Conflicts | Failed | Deleted |
+      | ---: | ---: | ---: | ---: | ---: | ---: |
+      | 0 | 0 | 2 | 0 | 0 | 0 |
+
+      _2 unchanged items not listed._
+
+      ### API cost
+
+      | System | Reads | Writes | Retries | Rate-limit waits | Not modified |
+      | --- | ---: | ---: | ---: | ---: | ---: |
+      | tinyPM | 3 | 0 | 0 | 0 | 0 |
+      | Jira | 2 | 0 | 0 | 0 | 0 |
+      "
+    `);
+  });
+
+  it("escapes pipes, backticks and HTML in titles and values, and notifies no one", () => {
+    const md = renderMarkdown(hostileReport());
+    expect(md).toContain(
+      `Story **\\<script\\>alert("x")\\</script\\> \\| \\\`rm -rf\\\` @${ZWSP}octocat #${ZWSP}12**`,
+    );
+    expect(md).toContain(`| "a \\| b @${ZWSP}team/admins" |`);
+    expect(md).toContain(`@${ZWSP}everyone, \\<i\\>mallory\\</i\\>`);
+    expect(md).not.toMatch(/(?<!\\)<\/?(script|img|i|b)\b/);
+    expect(md).not.toMatch(/(^|[^\\])@(?!\u200B)\w/m);
+  });
+
+  it("folds long sections in details/summary blocks", () => {
+    const base = planReport();
+    const many: ReportItem[] = Array.from({ length: 12 }, (_, i) => ({
+      kind: "story",
+      title: `Story ${i}`,
+      action: "create",
+      direction: "to-target",
+      tinypmId: String(100 + i),
+      changes: [],
+      conflicts: [],
+      comments: 0,
+      timeEntries: 0,
+    }));
+    const report: Report = { ...base, items: many };
+    const md = renderMarkdown(report);
+    expect(md).toContain(
+      "### Create (12)\n\n<details>\n<summary>12 items</summary>\n\n- Story **Story 0**",
+    );
+    expect(md).toContain("- Story **Story 11** — tinyPM #\u200B111 → GitHub\n\n</details>");
+  });
+});
