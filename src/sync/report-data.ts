@@ -148,7 +148,9 @@ export function toReport(run: RunReport): Report {
     summary: { ...run.summary },
     apiCalls: run.apiCalls,
     ...(dryRun ? { estimatedWrites: estimated } : {}),
-    items: run.plan.actions.map((a) => item(a, failures)),
+    items: run.plan.actions.map((a) =>
+      withStory(item(a, failures), a, storyTitles(run.plan.actions)),
+    ),
     users: {
       matches: run.users.matches.map((m) => ({
         tinypm: userKey(m.tinypm) ?? "?",
@@ -159,6 +161,41 @@ export function toReport(run: RunReport): Report {
     },
     notes: notes(run.events),
   };
+}
+
+/** tinyPM story id → title, so that tasks can be grouped under their story. */
+function storyTitles(actions: readonly PlanAction[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const a of actions) {
+    if (a.kind !== "story") continue;
+    if (a.type === "create" && a.toSide === "target") titles.set(a.source.id, a.title);
+    else if (a.type === "update" || a.type === "delete") titles.set(a.link.tinypmId, a.title);
+    else if (a.type === "adopt") titles.set(a.tinypmItem.id, a.title);
+    else if (a.type === "skip" && a.tinypmId !== undefined) titles.set(a.tinypmId, a.title);
+  }
+  return titles;
+}
+
+function withStory(
+  reportItem: ReportItem,
+  action: PlanAction,
+  titles: Map<string, string>,
+): ReportItem {
+  if (action.kind !== "task") return reportItem;
+  const parent =
+    action.type === "create"
+      ? action.toSide === "target"
+        ? action.parentSourceId
+        : undefined
+      : action.type === "update"
+        ? action.tinypmItem.parentId
+        : action.type === "adopt"
+          ? action.tinypmItem.parentId
+          : action.type === "delete"
+            ? action.link.parentTinypmId
+            : undefined;
+  const storyTitle = parent === undefined ? undefined : titles.get(parent);
+  return storyTitle === undefined ? reportItem : { ...reportItem, storyTitle };
 }
 
 function notes(events: readonly SyncEvent[]): string[] {
