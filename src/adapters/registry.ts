@@ -97,3 +97,6 @@ function createGithub(c: Extract<TargetConnection, { type: "github" }>): GithubT
     logger: c.logger,
   });
 }
+
+export { exportProject, type TinypmArchive } from "./tinypm/archive.js";
+export { normalizeArchiveIds } from "./tinypm/archive-ids.js";

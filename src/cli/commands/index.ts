@@ -1,10 +1,29 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { registerCheck } from "./check.js";
+import { registerConflicts } from "./conflicts.js";
+import { registerDemo } from "./demo.js";
+import { registerExport } from "./export.js";
+import { registerMigrate } from "./migrate.js";
+import { registerPlan } from "./plan.js";
 import { registerReferenceServer } from "./reference-server.js";
 import { registerSandbox } from "./sandbox.js";
+import { registerStatus } from "./status.js";
+import { registerSync } from "./sync.js";
 
 /** Adds one command to the program. Each command lives in its own file beside this one. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command of the tool, in the order `--help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerReferenceServer, registerSandbox];
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerDemo,
+  registerCheck,
+  registerExport,
+  registerPlan,
+  registerMigrate,
+  registerSync,
+  registerStatus,
+  registerConflicts,
+  registerReferenceServer,
+  registerSandbox,
+];

@@ -1,0 +1,122 @@
+import { createTarget, createTinypm } from "../../adapters/registry.js";
+import { loadConfig, type ResolvedJob } from "../../config/load.js";
+import { ConfigError, SyncError, type ValidationIssue } from "../../core/errors.js";
+import type { ProbeResult, Tracker } from "../../core/tracker.js";
+import { loadMapping } from "../../mapping/load.js";
+import { loadUserMap } from "../../mapping/users.js";
+import { configOption } from "../options.js";
+import type { RegisterCommand } from "./index.js";
+
+/**
+ * `check`: validates the config, every job's mapping and the user map (every problem at once),
+ * then probes each system: reachable, token accepted, project visible, permissions enough.
+ */
+export const registerCheck: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("check")
+    .description("validate config and mappings (all problems at once), then probe each system");
+  configOption(cmd)
+    .option("--offline", "validate files only; do not contact any system")
+    .action(async (flags: { config: string; offline?: boolean }) => {
+      const loaded = loadConfig(flags.config, { env: ctx.env });
+      const issues: ValidationIssue[] = [];
+      const collect = (fn: () => unknown): void => {
+        try {
+          fn();
+        } catch (error) {
+          if (error instanceof SyncError && "issues" in error)
+            issues.push(...(error as ConfigError).issues);
+          else throw error;
+        }
+      };
+      for (const job of loaded.jobs) {
+        collect(() => {
+          const spec = loadMapping(job.mappingPath);
+          if (spec.to !== job.target.type) {
+            issues.push({
+              file: job.mappingPath,
+              path: ["to"],
+              message: `job "${job.job.name}" targets ${job.target.type} but this mapping maps to ${spec.to}`,
+            });
+          }
+        });
+      }
+      if (loaded.usersPath !== undefined) collect(() => loadUserMap(loaded.usersPath ?? ""));
+      if (issues.length > 0) {
+        throw new ConfigError(
+          `The configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,
+          { issues, hint: "Fix each problem listed, then run check again." },
+        );
+      }
+      ctx.stdout.write(
+        `Config ${loaded.file}: ok (${loaded.jobs.length} job${loaded.jobs.length === 1 ? "" : "s"}, mappings and user map valid)\n`,
+      );
+      if (flags.offline === true) return;
+      let failed = 0;
+      for (const job of loaded.jobs) {
+        const trackers: [string, Tracker][] = [
+          [
+            "tinyPM",
+            createTinypm({
+              baseUrl: job.tinypm.baseUrl,
+              token: job.tinypm.token,
+              projectId: job.job.tinypmProject,
+              timeoutMs: 15_000,
+            }),
+          ],
+          [job.target.name, targetOf(job.target)],
+        ];
+        for (const [name, tracker] of trackers) {
+          const result = await probe(tracker);
+          const ok =
+            result.reachable && result.authenticated && result.projectVisible && result.canWrite;
+          if (!ok) failed++;
+          ctx.stdout.write(
+            `${ok ? "ok  " : "FAIL"} job ${job.job.name}: ${name}: ${result.details}\n`,
+          );
+          await tracker.close();
+        }
+      }
+      ctx.exitCode = failed > 0 ? 3 : 0;
+    });
+};
+
+function targetOf(t: ResolvedJob["target"]): Tracker {
+  return t.type === "github"
+    ? createTarget({
+        type: "github",
+        baseUrl: t.baseUrl,
+        owner: t.owner,
+        repo: t.repo,
+        token: t.token,
+        tokenEnv: t.tokenEnv,
+      })
+    : createTarget({
+        type: "jira",
+        baseUrl: t.baseUrl,
+        project: t.project,
+        email: t.email ?? "",
+        token: t.token,
+        emailEnv: t.emailEnv,
+        tokenEnv: t.tokenEnv,
+      });
+}
+
+async function probe(tracker: Tracker): Promise<ProbeResult> {
+  try {
+    return await tracker.probe();
+  } catch (error) {
+    const message =
+      error instanceof SyncError
+        ? `[${error.code}] ${error.message}${error.hint ? ` (${error.hint})` : ""}`
+        : String(error);
+    return {
+      system: tracker.system,
+      reachable: false,
+      authenticated: false,
+      projectVisible: false,
+      canWrite: false,
+      details: message,
+    };
+  }
+}

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Option } from "commander";
+import { createTarget, createTinypm } from "../../adapters/registry.js";
+import { startReferenceServer, type ReferenceServer } from "../../reference-server/index.js";
+import { startGithubSandbox } from "../../sandboxes/github/index.js";
+import { startJiraSandbox } from "../../sandboxes/jira/index.js";
+import type { WorkItem } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import type { CliContext } from "../context.js";
+import { runConfiguredJob } from "../job-run.js";
+import { exitCodeOf, printRun } from "../run-report.js";
+import { openConfig } from "../session.js";
+import type { RegisterCommand } from "./index.js";
+
+const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
+
+interface Sandbox {
+  readonly url: string;
+  readonly token: string;
+  close(): Promise<void>;
+  readonly target: Record<string, unknown>;
+  readonly env: Record<string, string>;
+}
+
+async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
+  if (kind === "github") {
+    const s = await startGithubSandbox();
+    return {
+      url: s.url,
+      token: s.token,
+      close: () => s.close(),
+      env: { GITHUB_TOKEN: s.token },
+      target: {
+        type: "github",
+        baseUrl: s.url,
+        owner: s.owner,
+        repo: s.repo,
+        tokenEnv: "GITHUB_TOKEN",
+        limits: { writesPerMinute: 100000, writesPerHour: 1000000 },
+      },
+    };
+  }
+  const s = await startJiraSandbox();
+  return {
+    url: s.url,
+    token: s.token,
+    close: () => s.close(),
+    env: { JIRA_EMAIL: s.email, JIRA_TOKEN: s.token },
+    target: {
+      type: "jira",
+      baseUrl: s.url,
+      project: s.projectKey,
+      emailEnv: "JIRA_EMAIL",
+      tokenEnv: "JIRA_TOKEN",
+    },
+  };
+}
+
+/**
+ * `demo`: the main job on the embedded default, with no configuration and no network — a
+ * generated tinyPM project is migrated to a local sandbox, one item is edited on each side, a
+ * sync brings the edits across, and the report is printed.
+ */
+export const registerDemo: RegisterCommand = (program, ctx) => {
+  program
+    .command("demo")
+    .description(
+      "run the main job on embedded defaults: local tinyPM and GitHub (or Jira) servers, a migration, an edit on each side, a sync, the report",
+    )
+    .addOption(
+      new Option("--target <target>", "the target sandbox")
+        .choices(["github", "jira"])
+        .default("github"),
+    )
+    .option("--keep", "leave the servers running afterwards and print their URLs and tokens")
+    .option("--stories <n>", "stories in the generated project", "12")
+    .action(async (flags: { target: "github" | "jira"; keep?: boolean; stories: string }) => {
+      const dir = mkdtempSync(join(tmpdir(), "tinypm-sync-demo-"));
+      const tinypm = await startReferenceServer({
+        generate: `stories=${Number(flags.stories) || 12},tasks=2,comments=1`,
+        seed: 7,
+      });
+      const target = await startTarget(flags.target);
+      try {
+        await demo(ctx, { dir, tinypm, target, kind: flags.target });
+        if (flags.keep === true) {
+          ctx.stdout.write(
+            `\ntinyPM reference server: ${tinypm.url}\n  token: ${tinypm.token}\n${flags.target === "github" ? "GitHub" : "Jira"} sandbox: ${target.url}\n  token: ${target.token}\nConfig: ${join(dir, "config.json")}\nPress Ctrl-C to stop.\n`,
+          );
+          await ctx.waitForStop();
+        }
+      } finally {
+        await Promise.allSettled([tinypm.close(), target.close()]);
+        if (flags.keep !== true) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+};
+
+async function demo(
+  ctx: CliContext,
+  o: { dir: string; tinypm: ReferenceServer; target: Sandbox; kind: "github" | "jira" },
+): Promise<void> {
+  const config = {
+    tinypm: { baseUrl: o.tinypm.url, tokenEnv: "TINYPM_TOKEN" },
+    targets: { [o.kind]: o.target.target },
+    jobs: [
+      {
+        name: "demo",
+        tinypmProject: 1,
+        target: o.kind,
+        mapping: join(MAPPINGS, `${o.kind}.yaml`),
+        direction: "both",
+        conflicts: "manual",
+        onDelete: "close",
+      },
+    ],
+    state: { path: join(o.dir, "state.db") },
+    log: { level: "warn", format: "pretty" },
+  };
+  const file = join(o.dir, "config.json");
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  const demoCtx: CliContext = Object.assign(Object.create(ctx) as CliContext, {
+    env: { ...ctx.env, TINYPM_TOKEN: o.tinypm.token, ...o.target.env },
+  });
+  const session = openConfig(demoCtx, file, {});
+  const [job] = session.loaded.jobs;
+  if (job === undefined) return;
+  const name = o.kind === "github" ? "GitHub" : "Jira";
+  ctx.stdout.write(`== 1. Migrating the generated tinyPM project to the ${name} sandbox\n`);
+  const migration = await runConfiguredJob(demoCtx, session, job, {
+    mode: "migrate",
+    dryRun: false,
+  });
+  printRun(ctx, migration, {});
+  ctx.stdout.write(`\n== 2. Editing one story in tinyPM and one issue in ${name}\n`);
+  const tinypmTracker = createTinypm({
+    baseUrl: o.tinypm.url,
+    token: o.tinypm.token,
+    projectId: 1,
+  });
+  const targetTracker = createTarget(
+    o.kind === "github"
+      ? {
+          ...(o.target.target as { type: "github"; baseUrl: string; owner: string; repo: string }),
+          token: o.target.token,
+        }
+      : {
+          ...(o.target.target as { type: "jira"; baseUrl: string; project: string }),
+          email: o.target.env.JIRA_EMAIL ?? "",
+          token: o.target.token,
+        },
+  );
+  try {
+    const [story, other] = await stories(tinypmTracker);
+    if (story) {
+      await tinypmTracker.update(
+        { kind: "story", id: story.id },
+        { set: { title: `${story.title} (edited in tinyPM)` }, base: story },
+      );
+      ctx.stdout.write(`tinyPM: renamed story "${story.title}"\n`);
+    }
+    const link = other ? await findCopy(targetTracker, other.id) : undefined;
+    if (link) {
+      await targetTracker.update(
+        { kind: "story", id: link.id },
+        { set: { description: `${link.description ?? ""}\n\nEdited in ${name}.`.trim() } },
+      );
+      ctx.stdout.write(`${name}: edited the description of "${link.title}"\n`);
+    }
+  } finally {
+    await Promise.allSettled([tinypmTracker.close(), targetTracker.close()]);
+  }
+  ctx.stdout.write(`\n== 3. Syncing both ways\n`);
+  const sync = await runConfiguredJob(demoCtx, session, job, { mode: "sync", dryRun: false });
+  printRun(ctx, sync, {});
+  ctx.exitCode = exitCodeOf([migration, sync]);
+}
+
+async function stories(tracker: Tracker): Promise<WorkItem[]> {
+  const out: WorkItem[] = [];
+  for await (const item of tracker.list({ kind: "story" })) {
+    out.push(item);
+    if (out.length === 2) break;
+  }
+  return out;
+}
+
+async function findCopy(target: Tracker, tinypmId: string): Promise<WorkItem | undefined> {
+  return target.findByMarker({
+    job: "demo",
+    origin: "tinypm",
+    originKind: "story",
+    originId: tinypmId,
+  });
+}

@@ -1,0 +1,55 @@
+import { Option } from "commander";
+import type { ReportFormat } from "../../report/types.js";
+import { configOption, logOptions } from "../options.js";
+import { runConfiguredJob } from "../job-run.js";
+import { exitCodeOf, printRun } from "../run-report.js";
+import { openConfig } from "../session.js";
+import type { RegisterCommand } from "./index.js";
+
+interface MigrateFlags {
+  config: string;
+  job: string;
+  dryRun?: boolean;
+  json?: boolean;
+  format: ReportFormat;
+  out?: string;
+  logLevel?: string;
+  logFormat?: "json" | "pretty";
+  verbose?: boolean;
+}
+
+/** `migrate`: a resumable one-way copy of the whole project in the job's direction. */
+export const registerMigrate: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("migrate")
+    .description(
+      "one-way copy of a whole project in the job's direction (tinyPM → target, or target → tinyPM with direction to-tinypm); resumable, never duplicates",
+    )
+    .requiredOption("-j, --job <name>", "the job to run");
+  configOption(cmd);
+  cmd
+    .option("--dry-run", "plan only: the same as `plan --migrate`")
+    .option("--json", "print the run summary as one JSON object")
+    .addOption(
+      new Option("-f, --format <format>", "report format")
+        .choices(["text", "json", "markdown", "html"])
+        .default("text"),
+    )
+    .option("-o, --out <file>", "write the report to a file instead of stdout");
+  logOptions(cmd).action(async (flags: MigrateFlags) => {
+    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
+    const [resolved] = session.loaded.jobs;
+    if (resolved === undefined) return;
+    const run = await runConfiguredJob(ctx, session, resolved, {
+      mode: "migrate",
+      dryRun: flags.dryRun === true,
+    });
+    printRun(ctx, run, {
+      json: flags.json,
+      format: flags.format,
+      out: flags.out,
+      verbose: flags.verbose,
+    });
+    ctx.exitCode = exitCodeOf([run]);
+  });
+};

@@ -1,0 +1,48 @@
+import { Option } from "commander";
+import type { ReportFormat } from "../../report/types.js";
+import { configOption, logOptions } from "../options.js";
+import { runConfiguredJob } from "../job-run.js";
+import { exitCodeOf, printRun } from "../run-report.js";
+import { openConfig } from "../session.js";
+import type { RegisterCommand } from "./index.js";
+
+interface PlanFlags {
+  config: string;
+  job: string;
+  format: ReportFormat;
+  out?: string;
+  migrate?: boolean;
+  logLevel?: string;
+  logFormat?: "json" | "pretty";
+  verbose?: boolean;
+}
+
+/** `plan`: a dry run — what `sync` (or, with --migrate, `migrate`) would do. Writes nothing. */
+export const registerPlan: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("plan")
+    .description(
+      "dry run of migrate/sync: what would change, field by field, and the API calls it would take; writes nothing to any system or to the state",
+    )
+    .requiredOption("-j, --job <name>", "the job to plan");
+  configOption(cmd);
+  cmd
+    .addOption(
+      new Option("-f, --format <format>", "report format")
+        .choices(["text", "json", "markdown", "html"])
+        .default("text"),
+    )
+    .option("-o, --out <file>", "write the report to a file instead of stdout")
+    .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`");
+  logOptions(cmd).action(async (flags: PlanFlags) => {
+    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
+    const [resolved] = session.loaded.jobs;
+    if (resolved === undefined) return;
+    const run = await runConfiguredJob(ctx, session, resolved, {
+      mode: flags.migrate === true ? "migrate" : "sync",
+      dryRun: true,
+    });
+    printRun(ctx, run, { format: flags.format, out: flags.out, verbose: flags.verbose });
+    ctx.exitCode = exitCodeOf([run]);
+  });
+};

@@ -1,0 +1,54 @@
+import { openConfig, openState } from "../session.js";
+import { configOption } from "../options.js";
+import type { RegisterCommand } from "./index.js";
+
+/** `status`: links, last runs, parked failures and open conflicts, per job (read-only). */
+export const registerStatus: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("status")
+    .description("links, last runs, parked failures and open conflicts of every job");
+  configOption(cmd)
+    .option("--json", "print the status as one JSON object")
+    .action((flags: { config: string; json?: boolean }) => {
+      const { loaded } = openConfig(ctx, flags.config, { secrets: "optional", logLevel: "silent" });
+      const state = openState(loaded, true);
+      try {
+        const jobs = loaded.config.jobs.map((job) => ({
+          job: job.name,
+          target: job.target,
+          links: state.countLinks(job.name),
+          lastRuns: state.runs({ job: job.name, limit: 5 }),
+          failures: state.failures(job.name),
+          conflicts: state.conflicts({ job: job.name, status: "open" }),
+        }));
+        if (flags.json === true) {
+          ctx.stdout.write(`${JSON.stringify({ state: loaded.statePath, jobs })}\n`);
+          return;
+        }
+        const lines = [`State: ${loaded.statePath}`];
+        for (const j of jobs) {
+          lines.push(
+            "",
+            `Job ${j.job} → ${j.target}: ${j.links} linked item${j.links === 1 ? "" : "s"}`,
+          );
+          const last = j.lastRuns[0];
+          lines.push(
+            last
+              ? `  last run: ${last.mode} ${last.outcome} at ${last.finishedAt ?? last.startedAt} ${JSON.stringify(last.counts)}`
+              : "  never run",
+          );
+          lines.push(`  parked failures: ${j.failures.length}`);
+          for (const f of j.failures)
+            lines.push(
+              `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts}×)`,
+            );
+          lines.push(
+            `  open conflicts: ${j.conflicts.length}${j.conflicts.length > 0 ? " (see `tinypm-sync conflicts list`)" : ""}`,
+          );
+        }
+        ctx.stdout.write(`${lines.join("\n")}\n`);
+      } finally {
+        state.close();
+      }
+    });
+};

@@ -1,0 +1,103 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Option } from "commander";
+import { ExitCode, InterruptedError, UsageError } from "../../core/errors.js";
+import type { ReportFormat } from "../../report/types.js";
+import type { RunReport } from "../../sync/engine.js";
+import { configOption, logOptions, parseDuration } from "../options.js";
+import { runConfiguredJob } from "../job-run.js";
+import { exitCodeOf, printRun } from "../run-report.js";
+import { openConfig } from "../session.js";
+import type { CliContext } from "../context.js";
+import type { RegisterCommand } from "./index.js";
+
+interface SyncFlags {
+  config: string;
+  job?: string;
+  dryRun?: boolean;
+  watch?: boolean;
+  interval: string;
+  json?: boolean;
+  format: ReportFormat;
+  out?: string;
+  logLevel?: string;
+  logFormat?: "json" | "pretty";
+  verbose?: boolean;
+}
+
+/** `sync`: incremental and bidirectional; once, or on a schedule with --watch. */
+export const registerSync: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("sync")
+    .description(
+      "incremental, bidirectional sync of one job or all jobs; --watch repeats it every --interval until SIGINT/SIGTERM",
+    )
+    .option("-j, --job <name>", "the job to run (default: every job in the config)");
+  configOption(cmd);
+  cmd
+    .option("--dry-run", "plan only: the same as `plan`")
+    .option("--watch", "keep running, one sync every --interval")
+    .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
+    .option("--json", "print each run's summary as one JSON object per line")
+    .addOption(
+      new Option("-f, --format <format>", "report format")
+        .choices(["text", "json", "markdown", "html"])
+        .default("text"),
+    )
+    .option("-o, --out <file>", "write the report to a file instead of stdout");
+  logOptions(cmd).action(async (flags: SyncFlags) => {
+    if (flags.watch !== true && cmd.getOptionValueSource("interval") === "cli") {
+      throw new UsageError("--interval needs --watch.", {
+        hint: "Add --watch, or drop --interval for a single sync.",
+      });
+    }
+    const interval = parseDuration(flags.interval);
+    const session = openConfig(ctx, flags.config, {
+      ...flags,
+      jobs: flags.job === undefined ? undefined : [flags.job],
+    });
+    if (flags.watch !== true) {
+      ctx.exitCode = exitCodeOf(await syncOnce(ctx, session, flags));
+      return;
+    }
+    session.logger.info({ intervalMs: interval }, "watching: a sync every interval until stopped");
+    for (;;) {
+      const runs = await syncOnce(ctx, session, flags);
+      ctx.exitCode = exitCodeOf(runs);
+      const stopped = await Promise.race([
+        ctx.waitForStop().then(() => true),
+        sleep(interval, false),
+      ]);
+      if (stopped || ctx.signal.aborted) {
+        session.logger.info("stopped between runs; state is consistent");
+        ctx.exitCode = ExitCode.ok;
+        return;
+      }
+    }
+  });
+};
+
+async function syncOnce(
+  ctx: CliContext,
+  session: ReturnType<typeof openConfig>,
+  flags: SyncFlags,
+): Promise<RunReport[]> {
+  const runs: RunReport[] = [];
+  for (const resolved of session.loaded.jobs) {
+    if (ctx.signal.aborted)
+      throw new InterruptedError("Stopped before the next job started; state is consistent.", {
+        hint: "Run the same command again to continue.",
+      });
+    const run = await runConfiguredJob(ctx, session, resolved, {
+      mode: "sync",
+      dryRun: flags.dryRun === true,
+    });
+    printRun(ctx, run, {
+      json: flags.json,
+      format: flags.format,
+      out: flags.out,
+      verbose: flags.verbose,
+    });
+    runs.push(run);
+  }
+  return runs;
+}

@@ -1,0 +1,91 @@
+import type { ResolvedJob } from "../config/load.js";
+import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
+import type { SyncEvent } from "../sync/events.js";
+import type { CliContext } from "./context.js";
+import { createProgress } from "./progress.js";
+import { openJob, openState, type ConfigSession } from "./session.js";
+
+/**
+ * Runs one configured job: state (read-only for dry runs), trackers, lanes, the engine; logs
+ * per-item events, shows progress on a terminal, and always releases what it opened.
+ */
+export async function runConfiguredJob(
+  ctx: CliContext,
+  session: ConfigSession,
+  resolved: ResolvedJob,
+  opts: { mode: RunMode; dryRun: boolean },
+): Promise<RunReport> {
+  const log = session.logger.child({ job: resolved.job.name });
+  const progress = createProgress(ctx);
+  const onEvent = (e: SyncEvent): void => {
+    progress.event(e);
+    logEvent(log, e);
+  };
+  const state = openState(session.loaded, opts.dryRun);
+  const job = openJob(session, resolved, onEvent, ctx.signal);
+  log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
+  try {
+    const run = await runJob({
+      mode: opts.mode,
+      dryRun: opts.dryRun,
+      job: {
+        name: resolved.job.name,
+        direction: resolved.job.direction,
+        conflicts: resolved.job.conflicts,
+        onDelete: resolved.job.onDelete,
+      },
+      targetSystem: job.targetSystem,
+      tinypm: job.tinypm,
+      target: job.target,
+      mappingSpec: job.mappingSpec,
+      userMap: job.userMap,
+      unmappedUsers: resolved.job.unmappedUsers,
+      state,
+      lanes: job.lanes,
+      emit: onEvent,
+    });
+    log.info({ runId: run.runId, summary: run.summary }, "run finished");
+    return run;
+  } finally {
+    progress.done();
+    state.close();
+    await job.close();
+  }
+}
+
+function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
+  switch (e.type) {
+    case "failed":
+      log.warn({ kind: e.kind, title: e.title, code: e.code }, `parked: ${e.message}`);
+      return;
+    case "rate_limited":
+      log.warn(
+        { system: e.system, waitMs: e.waitMs, operation: e.operation },
+        "rate limited: waiting",
+      );
+      return;
+    case "retry":
+      log.warn(
+        { system: e.system, attempt: e.attempt, delayMs: e.delayMs, code: e.code },
+        "retrying",
+      );
+      return;
+    case "conflict":
+      log.warn(
+        { kind: e.kind, title: e.title, fields: e.conflicts.map((c) => c.field) },
+        "conflict",
+      );
+      return;
+    case "checkpoint_saved":
+      log.info({ system: e.system }, "checkpoint saved");
+      return;
+    case "created":
+    case "adopted":
+    case "updated":
+    case "deleted":
+    case "skipped":
+    case "progress":
+      log.debug({ event: e.type }, e.type);
+      return;
+  }
+}

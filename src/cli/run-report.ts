@@ -1,0 +1,63 @@
+import { writeFileSync } from "node:fs";
+import { ExitCode } from "../core/errors.js";
+import { renderReport, shouldColor } from "../report/render.js";
+import type { Report, ReportFormat } from "../report/types.js";
+import type { RunReport } from "../sync/engine.js";
+import { toReport } from "../sync/report-data.js";
+import type { CliContext } from "./context.js";
+
+/** The `--json` summary object of architecture.md. */
+export function jsonSummary(run: RunReport): Record<string, unknown> {
+  const apiCalls: Record<string, unknown> = {};
+  for (const [system, c] of Object.entries(run.apiCalls)) {
+    apiCalls[system] = {
+      reads: c.reads,
+      writes: c.writes,
+      retries: c.retries,
+      rateLimitWaits: c.rateLimitWaits,
+    };
+  }
+  return { runId: run.runId, job: run.job, summary: run.summary, apiCalls };
+}
+
+/** Prints a run: its report in the chosen format (to a file with --out), or the --json summary. */
+export function printRun(
+  ctx: CliContext,
+  run: RunReport,
+  opts: {
+    json?: boolean | undefined;
+    format?: ReportFormat | undefined;
+    out?: string | undefined;
+    verbose?: boolean | undefined;
+  },
+): Report {
+  const report = toReport(run);
+  if (opts.json === true) {
+    ctx.stdout.write(`${JSON.stringify(jsonSummary(run))}\n`);
+    return report;
+  }
+  const format = opts.format ?? "text";
+  const color =
+    opts.out === undefined &&
+    format === "text" &&
+    shouldColor({ isTTY: ctx.stdout.isTTY === true, env: ctx.env });
+  const text = renderReport(report, format, {
+    color,
+    verbose: opts.verbose === true,
+    targetName: run.targetSystem === "github" ? "GitHub" : "Jira",
+  });
+  if (opts.out !== undefined) {
+    writeFileSync(opts.out, text);
+    ctx.stderr.write(`Report written to ${opts.out}\n`);
+  } else {
+    ctx.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+  return report;
+}
+
+/** Exit 4 when items failed or wait in conflict, else 0. */
+export function exitCodeOf(runs: readonly RunReport[]): number {
+  return runs.some((r) => r.summary.failed > 0 || r.summary.conflicts > 0)
+    ? ExitCode.itemsFailed
+    : ExitCode.ok;
+}

@@ -1,0 +1,169 @@
+import { createTarget, createTinypm } from "../adapters/registry.js";
+import type { SystemName } from "../core/model.js";
+import type { Tracker } from "../core/tracker.js";
+import { limitsFor, loadConfig, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import { loadMapping } from "../mapping/load.js";
+import type { MappingSpec } from "../mapping/schema.js";
+import { loadUserMap, type UserMap } from "../mapping/users.js";
+import { createLanes, type Lanes } from "../queue/lanes.js";
+import { openStateStore, type StateStore } from "../state/sqlite-store.js";
+import type { SyncEvent } from "../sync/events.js";
+import type { CliContext } from "./context.js";
+import { MappingError } from "../core/errors.js";
+
+/** Global logging flags every job command accepts. */
+export interface LogFlags {
+  readonly logLevel?: string | undefined;
+  readonly logFormat?: "json" | "pretty" | undefined;
+}
+
+/** A loaded config with its logger: what every job command starts from. */
+export interface ConfigSession {
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+}
+
+export function openConfig(
+  ctx: CliContext,
+  file: string,
+  flags: LogFlags & { jobs?: string[] | undefined; secrets?: "require" | "optional" },
+): ConfigSession {
+  const loaded = loadConfig(file, { env: ctx.env, jobs: flags.jobs, secrets: flags.secrets });
+  const logger = createLogger({
+    stream: ctx.stderr,
+    level: flags.logLevel ?? loaded.config.log.level,
+    format: flags.logFormat ?? loaded.config.log.format,
+    secrets: loaded.secrets,
+  });
+  return { loaded, logger };
+}
+
+/** Everything one job run needs, built from its resolved config. */
+export interface JobSession {
+  readonly resolved: ResolvedJob;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mappingSpec: MappingSpec;
+  readonly userMap: UserMap | undefined;
+  readonly lanes: Lanes;
+  close(): Promise<void>;
+}
+
+/** Loads the job's mapping, checks it fits the target, and builds the trackers and lanes. */
+export function openJob(
+  session: ConfigSession,
+  resolved: ResolvedJob,
+  onEvent: (e: SyncEvent) => void,
+  signal?: AbortSignal,
+): JobSession {
+  const { loaded, logger } = session;
+  const mappingSpec = loadMapping(resolved.mappingPath);
+  if (mappingSpec.to !== resolved.target.type) {
+    throw new MappingError(
+      `${resolved.mappingPath} maps to ${mappingSpec.to}, but job "${resolved.job.name}" targets ${resolved.target.type} ("${resolved.target.name}").`,
+      {
+        issues: [
+          {
+            file: resolved.mappingPath,
+            path: ["to"],
+            message: `expected "${resolved.target.type}" (found "${mappingSpec.to}")`,
+          },
+        ],
+        hint: `Point the job's "mapping" at mappings/${resolved.target.type}.yaml or a copy of it.`,
+      },
+    );
+  }
+  const userMap = loaded.usersPath === undefined ? undefined : loadUserMap(loaded.usersPath);
+  const targetSystem: SystemName = resolved.target.type;
+  const tinypmLimits = limitsFor("tinypm", resolved.tinypm.limits);
+  const targetLimits = limitsFor(
+    targetSystem === "github" ? "github" : "jira",
+    resolved.target.limits,
+  );
+  const tinypm = createTinypm({
+    baseUrl: resolved.tinypm.baseUrl,
+    token: resolved.tinypm.token,
+    projectId: resolved.job.tinypmProject,
+    concurrency: tinypmLimits.concurrency,
+    timeoutMs: resolved.tinypm.timeoutMs,
+    logger: logger.child({ system: "tinypm" }),
+  });
+  const t = resolved.target;
+  const target =
+    t.type === "github"
+      ? createTarget({
+          type: "github",
+          baseUrl: t.baseUrl,
+          owner: t.owner,
+          repo: t.repo,
+          token: t.token,
+          tokenEnv: t.tokenEnv,
+          importApi: t.importApi,
+          writesPerMinute: targetLimits.writesPerMinute,
+          writesPerHour: targetLimits.writesPerHour,
+          logger: logger.child({ system: "github" }),
+        })
+      : createTarget({
+          type: "jira",
+          baseUrl: t.baseUrl,
+          project: t.project,
+          email: t.email ?? "",
+          token: t.token,
+          emailEnv: t.emailEnv,
+          tokenEnv: t.tokenEnv,
+          boardId: t.boardId,
+          storyPointsField: t.storyPointsField,
+          logger: logger.child({ system: "jira" }),
+        });
+  const lanes = createLanes({
+    limits: {
+      tinypm: { concurrency: tinypmLimits.concurrency },
+      [targetSystem]: {
+        concurrency: targetLimits.concurrency,
+        writesPerMinute: targetLimits.writesPerMinute,
+        writesPerHour: targetLimits.writesPerHour,
+      },
+    },
+    signal,
+    onEvent: (e) => {
+      if (e.type === "rate_limited")
+        onEvent({
+          type: "rate_limited",
+          system: e.system,
+          waitMs: e.waitMs,
+          operation: e.operation,
+        });
+      else
+        onEvent({
+          type: "retry",
+          system: e.system,
+          attempt: e.attempt,
+          delayMs: e.delayMs,
+          code: e.code,
+        });
+    },
+  });
+  return {
+    resolved,
+    targetSystem,
+    tinypm,
+    target,
+    mappingSpec,
+    userMap,
+    lanes,
+    async close() {
+      await Promise.allSettled([tinypm.close(), target.close()]);
+    },
+  };
+}
+
+/** Opens the state file (read-only for dry runs and reports: no lock, no writes). */
+export function openState(loaded: LoadedConfig, readOnly: boolean): StateStore {
+  return openStateStore({
+    path: loaded.statePath,
+    readOnly,
+    waitForLockMs: loaded.config.state.waitForLockMs,
+  });
+}
