@@ -130,13 +130,14 @@ export function createTimeEntryCodec(options: {
       hours: e.hours,
       ...(e.comment === undefined ? {} : { comment: e.comment }),
     }));
+  const fromWorklog = (e: TimeEntry): TimeEntryDraft => ({
+    user: users.toTinypm(e.user, true) ?? cleanUser(e.user),
+    date: e.date,
+    hours: e.hours,
+    ...(e.comment === undefined ? {} : { comment: e.comment }),
+  });
   const fromWorklogs = (entries: readonly TimeEntry[]): TimeEntryDraft[] =>
-    entries.map((e) => ({
-      user: users.toTinypm(e.user, true) ?? cleanUser(e.user),
-      date: e.date,
-      hours: e.hours,
-      ...(e.comment === undefined ? {} : { comment: e.comment }),
-    }));
+    entries.map(fromWorklog);
   const storedList = (item: WorkItem): JsonValue => item.timeEntries.map((e) => stored(e, users));
   if (options.to === "metadata") {
     return {
@@ -152,10 +153,16 @@ export function createTimeEntryCodec(options: {
     toTarget: (item) => worklogs(item.timeEntries),
     toTinypm(item) {
       const original = readStored(item.metadata.timeEntries, users);
-      if (original !== undefined && sameWorklogs(worklogs(original), item.timeEntries)) {
-        return original;
-      }
-      return fromWorklogs(item.timeEntries);
+      if (original === undefined) return fromWorklogs(item.timeEntries);
+      if (sameWorklogs(worklogs(original), item.timeEntries)) return original;
+      // Worklogs are authored by the API user: take each one's original (user, remaining hours)
+      // from the stored list, matched by date and hours; the others are read as they are.
+      const unused = [...original];
+      return item.timeEntries.map((e) => {
+        const at = unused.findIndex((o) => o.date === e.date && o.hours === e.hours);
+        const found = at < 0 ? undefined : unused.splice(at, 1)[0];
+        return found ?? fromWorklog(e);
+      });
     },
     summary: (entries) => (options.summary ? summaryTable(entries) : undefined),
   };

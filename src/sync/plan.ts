@@ -147,11 +147,12 @@ export function planJob(input: PlanInput): Plan {
  */
 function createOrder(a: CreateAction, b: CreateAction): number {
   if (a.kind !== b.kind) return a.kind === "story" ? -1 : 1;
-  const na = Number(a.source.id);
-  const nb = Number(b.source.id);
-  return Number.isFinite(na) && Number.isFinite(nb)
-    ? na - nb
-    : a.source.id.localeCompare(b.source.id);
+  return a.source.id.localeCompare(b.source.id, "en", { numeric: true });
+}
+
+/** A draft without an empty description (an empty description is no description). */
+function withoutEmptyDescription<T extends { readonly description?: string | undefined }>(d: T): T {
+  return d.description === "" ? { ...d, description: undefined } : d;
 }
 
 function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateAction {
@@ -184,7 +185,7 @@ function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateA
     title: source.title,
     source,
     parentSourceId: source.parentId,
-    draft: m.toTinypm(source),
+    draft: withoutEmptyDescription(m.toTinypm(source)),
     comments: source.comments.map((c) => m.commentToTinypm(c)),
     timeEntries: m.timeEntriesToTinypm(source),
   };

@@ -47,8 +47,10 @@ export function normalizeField(field: WorkItemFieldName, value: unknown): JsonVa
       return userKey(value);
     case "iteration":
       return (value as { name: string }).name;
-    case "description":
-      return (value as string).replace(/\r\n?/g, "\n");
+    case "description": {
+      const text = (value as string).replace(/\r\n?/g, "\n");
+      return text === "" ? undefined : text;
+    }
     case "title":
     case "status":
     case "priority":

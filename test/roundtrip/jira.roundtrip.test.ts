@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportProject } from "../../src/adapters/tinypm/archive.js";
+import { normalizeArchiveIds } from "../../src/adapters/tinypm/archive-ids.js";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
+import { startWorld, type World } from "./world.js";
+
+describe("round trip tinyPM → Jira → tinyPM", () => {
+  let world: World;
+  let destination: ReferenceServer;
+
+  beforeAll(async () => {
+    world = await startWorld({ target: "jira", generate: "small" });
+    destination = await startReferenceServer({ generate: "empty", seed: 1 });
+  });
+  afterAll(async () => {
+    await world.close();
+    await destination.close();
+  });
+
+  it("migrates the project to Jira with no failures", async () => {
+    const report = await world.run("migrate");
+    expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
+    expect(report.summary.created).toBeGreaterThan(0);
+    expect(report.summary.failed).toBe(0);
+  });
+
+  it("makes zero writes when run again", async () => {
+    const before = world.target.server.stats().writes;
+    const tinypmBefore = world.tinypm.stats().writes;
+    const report = await world.run("sync");
+    expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
+    expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+    expect(world.target.server.stats().writes).toBe(before);
+    expect(world.tinypm.stats().writes).toBe(tinypmBefore);
+  });
+
+  it("brings the same project back into an empty tinyPM, ids aside", async () => {
+    const report = await world.run("migrate", {
+      name: "back",
+      direction: "to-tinypm",
+      tinypmServer: destination,
+    });
+    expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
+    const original = normalizeArchiveIds(
+      await exportProject({ baseUrl: world.tinypm.url, token: world.tinypm.token, projectId: 1 }),
+    );
+    const copy = normalizeArchiveIds(
+      await exportProject({ baseUrl: destination.url, token: destination.token, projectId: 1 }),
+    );
+    expect(copy.stories).toEqual(original.stories);
+  });
+});
