@@ -21,6 +21,11 @@ export function toTinypmTimestamp(iso: string): string {
   return Number.isNaN(ms) ? iso : new Date(ms).toISOString().slice(0, 23);
 }
 
+/** A zoned ISO timestamp for a tinyPM one (tinyPM gives none; read as UTC). */
+export function toZonedTimestamp(iso: string): string {
+  return /(Z|[+-]\d\d:?\d\d)$/.test(iso) || !/^\d{4}-\d\d-\d\dT/.test(iso) ? iso : `${iso}Z`;
+}
+
 /** JSON safe inside an HTML comment: every `-` escaped, so `-->` cannot occur. */
 function hiddenJson(value: unknown): string {
   return JSON.stringify(value).replace(/-/g, "\\u002d");
@@ -66,7 +71,7 @@ export function createCommentCodec(options: {
       const body = out(comment.body);
       return {
         author,
-        createdAt: comment.createdAt,
+        createdAt: toZonedTimestamp(comment.createdAt),
         body: options.header ? `${header(comment, out)}\n\n${body}` : body,
       };
     },

@@ -132,3 +132,13 @@ describe("GitHub labels and users", () => {
     );
   });
 });
+
+describe("comment timestamps", () => {
+  it("are written with a zone, as GitHub reports them", () => {
+    const c = { author: user(1), createdAt: "2012-02-04T21:17:47.765", body: "x" };
+    expect(m.commentToTarget(c).createdAt).toBe("2012-02-04T21:17:47.765Z");
+    expect(m.commentToTarget({ ...c, createdAt: "2012-02-04T21:17:47Z" }).createdAt).toBe(
+      "2012-02-04T21:17:47Z",
+    );
+  });
+});

@@ -200,3 +200,26 @@ describe("Jira comments and sprints", () => {
     ]);
   });
 });
+
+describe("Jira worklogs written by the API user", () => {
+  it("come back with each entry's tinyPM user and remaining hours, matched by date and hours", () => {
+    const entries = [
+      { user: user(1), date: "2012-02-05", hours: 1.5, remainingHours: 2 },
+      { user: user(2), date: "2012-02-06", hours: 0.25 },
+    ];
+    const item = sampleTask({ timeEntries: entries });
+    const bot = { id: "acc-bot", name: "tinypm-sync" };
+    const read = readBack(m, m.toTarget(item), item, {
+      timeEntries: [
+        { id: "w2", user: bot, date: "2012-02-06", hours: 0.25 },
+        { id: "w1", user: bot, date: "2012-02-05", hours: 1.5 },
+        { id: "w3", user: account(4), date: "2012-02-07", hours: 1 },
+      ],
+    });
+    expect(m.timeEntriesToTinypm(read)).toEqual([
+      entries[1],
+      entries[0],
+      { user: user(4), date: "2012-02-07", hours: 1 },
+    ]);
+  });
+});
