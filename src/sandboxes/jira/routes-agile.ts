@@ -65,7 +65,8 @@ function listBoards(ctx: RequestContext) {
       project.toUpperCase() === site.project.key ||
       project === site.project.id) &&
     (name === null || (b.name ?? "").toLowerCase().includes(name.toLowerCase()));
-  return ok(page(ctx, keep ? [b] : []));
+  const boards: AgileModels.GetAllBoards = page(ctx, keep ? [b] : []);
+  return ok(boards);
 }
 
 function configuration(ctx: RequestContext) {
