@@ -19,6 +19,16 @@ import { sameJson } from "./snapshot.js";
 
 export type RunMode = "migrate" | "sync";
 
+/** A read outside the item scans, through the lane so that it is paced and retried. */
+function laneRead<T>(
+  lanes: Lanes,
+  system: SystemName,
+  name: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  return lanes.run(system, { name, kind: "read", idempotent: true, run });
+}
+
 export interface RunJobOptions {
   readonly mode: RunMode;
   /** Plan only: read both sides and report what the run would do; write nothing anywhere. */
@@ -74,9 +84,9 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const summary = emptySummary();
   try {
     const [tinypmUsers, targetUsers, tinypmIterations] = await Promise.all([
-      o.tinypm.listUsers(),
-      o.target.listUsers(),
-      o.tinypm.listIterations(),
+      laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
+      laneRead(o.lanes, o.targetSystem, `list ${o.targetSystem} users`, () => o.target.listUsers()),
+      laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
     ]);
     const users = matchUsers({
       tinypmUsers,
