@@ -50,8 +50,8 @@ export interface ValidationIssue {
   readonly message: string;
 }
 
-export class ConfigError extends SyncError {
-  readonly code = "config_invalid";
+/** A file failed validation: every problem found, each with its path. */
+export abstract class ValidationError extends SyncError {
   readonly issues: readonly ValidationIssue[];
   constructor(
     message: string,
@@ -62,16 +62,12 @@ export class ConfigError extends SyncError {
   }
 }
 
-export class MappingError extends SyncError {
+export class ConfigError extends ValidationError {
+  readonly code = "config_invalid";
+}
+
+export class MappingError extends ValidationError {
   readonly code = "mapping_invalid";
-  readonly issues: readonly ValidationIssue[];
-  constructor(
-    message: string,
-    opts: SyncErrorOptions & { issues?: readonly ValidationIssue[] } = {},
-  ) {
-    super(message, opts);
-    this.issues = opts.issues ?? [];
-  }
 }
 
 export class UsageError extends SyncError {
