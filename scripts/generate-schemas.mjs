@@ -16,6 +16,14 @@ const SCHEMAS = [
     file: new URL("../schemas/report.schema.json", import.meta.url),
     generate: async () => (await import("../dist/report/schema.js")).reportJsonSchema(),
   },
+  {
+    file: new URL("../schemas/run-summary.schema.json", import.meta.url),
+    generate: async () => (await import("../dist/cli/json-output.js")).runSummaryJsonSchema(),
+  },
+  {
+    file: new URL("../schemas/status.schema.json", import.meta.url),
+    generate: async () => (await import("../dist/cli/json-output.js")).statusJsonSchema(),
+  },
 ];
 
 /** The exact text written for a schema (tests compare against the same format). */

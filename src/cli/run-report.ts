@@ -5,20 +5,7 @@ import type { Report, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
 import { toReport } from "../sync/report-data.js";
 import type { CliContext } from "./context.js";
-
-/** The `--json` summary object of architecture.md. */
-export function jsonSummary(run: RunReport): Record<string, unknown> {
-  const apiCalls: Record<string, unknown> = {};
-  for (const [system, c] of Object.entries(run.apiCalls)) {
-    apiCalls[system] = {
-      reads: c.reads,
-      writes: c.writes,
-      retries: c.retries,
-      rateLimitWaits: c.rateLimitWaits,
-    };
-  }
-  return { runId: run.runId, job: run.job, summary: run.summary, apiCalls };
-}
+import { runSummaryJson } from "./json-output.js";
 
 /** Prints a run: its report in the chosen format (to a file with --out), or the --json summary. */
 export function printRun(
@@ -33,7 +20,7 @@ export function printRun(
 ): Report {
   const report = toReport(run);
   if (opts.json === true) {
-    ctx.stdout.write(`${JSON.stringify(jsonSummary(run))}\n`);
+    ctx.stdout.write(`${JSON.stringify(runSummaryJson(run))}\n`);
     return report;
   }
   const format = opts.format ?? "text";

@@ -1,5 +1,6 @@
 import { openConfig, openState } from "../session.js";
 import { configOption } from "../options.js";
+import { jobStatusJson, type StatusJson } from "../json-output.js";
 import type { RegisterCommand } from "./index.js";
 
 /** `status`: links, last runs, parked failures and open conflicts, per job (read-only). */
@@ -13,16 +14,19 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
       const { loaded } = openConfig(ctx, flags.config, { secrets: "optional", logLevel: "silent" });
       const state = openState(loaded, true);
       try {
-        const jobs = loaded.config.jobs.map((job) => ({
-          job: job.name,
-          target: job.target,
-          links: state.countLinks(job.name),
-          lastRuns: state.runs({ job: job.name, limit: 5 }),
-          failures: state.failures(job.name),
-          conflicts: state.conflicts({ job: job.name, status: "open" }),
-        }));
+        const jobs = loaded.config.jobs.map((job) =>
+          jobStatusJson({
+            job: job.name,
+            target: job.target,
+            links: state.countLinks(job.name),
+            runs: state.runs({ job: job.name, limit: 5 }),
+            failures: state.failures(job.name),
+            conflicts: state.conflicts({ job: job.name, status: "open" }),
+          }),
+        );
         if (flags.json === true) {
-          ctx.stdout.write(`${JSON.stringify({ state: loaded.statePath, jobs })}\n`);
+          const out: StatusJson = { state: loaded.statePath, jobs };
+          ctx.stdout.write(`${JSON.stringify(out)}\n`);
           return;
         }
         const lines = [`State: ${loaded.statePath}`];

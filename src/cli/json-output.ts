@@ -1,0 +1,176 @@
+import { z } from "zod";
+import type { ConflictRecord, FailureRecord, RunRecord } from "../state/sqlite-store.js";
+import type { RunReport } from "../sync/engine.js";
+
+const count = z.number().int().min(0);
+
+/** Per-system API use in `--json` outputs. */
+export const ApiCallsJson = z.record(
+  z.string(),
+  z.object({ reads: count, writes: count, retries: count, rateLimitWaits: count }).strict(),
+);
+
+/** The `--json` line of `migrate` and `sync` (architecture.md, CLI contract). */
+export const RunSummaryJson = z
+  .object({
+    runId: z.string().min(1),
+    job: z.string().min(1),
+    summary: z
+      .object({
+        created: count,
+        updated: count,
+        unchanged: count,
+        conflicts: count,
+        failed: count,
+        deleted: count,
+      })
+      .strict(),
+    apiCalls: ApiCallsJson,
+  })
+  .strict();
+export type RunSummaryJson = z.infer<typeof RunSummaryJson>;
+
+const kind = z.enum(["story", "task"]);
+// A field value as stored (any JSON value).
+const jsonValue = z.unknown();
+
+const RunJson = z
+  .object({
+    id: z.string(),
+    mode: z.enum(["plan", "migrate", "sync"]),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    outcome: z.enum(["ok", "failed", "interrupted", "partial", "running"]),
+    counts: z.record(z.string(), z.number()),
+  })
+  .strict();
+
+const FailureJson = z
+  .object({
+    id: count,
+    kind,
+    tinypmId: z.string().nullable(),
+    targetId: z.string().nullable(),
+    side: z.enum(["tinypm", "target"]),
+    code: z.string(),
+    message: z.string(),
+    attempts: count,
+    firstSeenAt: z.string(),
+    lastSeenAt: z.string(),
+  })
+  .strict();
+
+const ConflictJson = z
+  .object({
+    id: count,
+    kind,
+    tinypmId: z.string(),
+    targetId: z.string(),
+    field: z.string(),
+    baseValue: jsonValue,
+    tinypmValue: jsonValue,
+    targetValue: jsonValue,
+    createdAt: z.string(),
+  })
+  .strict();
+
+/** The object `status --json` prints. */
+export const StatusJson = z
+  .object({
+    state: z.string(),
+    jobs: z.array(
+      z
+        .object({
+          job: z.string(),
+          target: z.string(),
+          links: count,
+          lastRuns: z.array(RunJson),
+          failures: z.array(FailureJson),
+          conflicts: z.array(ConflictJson),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type StatusJson = z.infer<typeof StatusJson>;
+
+/** The `--json` summary object of one run. */
+export function runSummaryJson(run: RunReport): RunSummaryJson {
+  const apiCalls: RunSummaryJson["apiCalls"] = {};
+  for (const [system, c] of Object.entries(run.apiCalls)) {
+    apiCalls[system] = {
+      reads: c.reads,
+      writes: c.writes,
+      retries: c.retries,
+      rateLimitWaits: c.rateLimitWaits,
+    };
+  }
+  return { runId: run.runId, job: run.job, summary: { ...run.summary }, apiCalls };
+}
+
+/** One job's entry in `status --json`. */
+export function jobStatusJson(o: {
+  job: string;
+  target: string;
+  links: number;
+  runs: readonly RunRecord[];
+  failures: readonly FailureRecord[];
+  conflicts: readonly ConflictRecord[];
+}): StatusJson["jobs"][number] {
+  return {
+    job: o.job,
+    target: o.target,
+    links: o.links,
+    lastRuns: o.runs.map((r) => ({
+      id: r.id,
+      mode: r.mode,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt ?? null,
+      outcome: r.outcome,
+      counts: { ...r.counts },
+    })),
+    failures: o.failures.map((f) => ({
+      id: f.id,
+      kind: f.kind,
+      tinypmId: f.tinypmId ?? null,
+      targetId: f.targetId ?? null,
+      side: f.side,
+      code: f.code,
+      message: f.message,
+      attempts: f.attempts,
+      firstSeenAt: f.firstSeenAt,
+      lastSeenAt: f.lastSeenAt,
+    })),
+    conflicts: o.conflicts.map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      tinypmId: c.tinypmId,
+      targetId: c.targetId,
+      field: c.field,
+      baseValue: c.baseValue,
+      tinypmValue: c.tinypmValue,
+      targetValue: c.targetValue,
+      createdAt: c.createdAt,
+    })),
+  };
+}
+
+const BASE = "https://github.com/tinypm-sync/tinypm-sync/schemas";
+
+/** JSON Schema of the `migrate`/`sync --json` line (schemas/run-summary.schema.json). */
+export function runSummaryJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(RunSummaryJson, { io: "output" }),
+    $id: `${BASE}/run-summary.schema.json`,
+    title: "tinypm-sync migrate/sync --json summary",
+  };
+}
+
+/** JSON Schema of `status --json` (schemas/status.schema.json). */
+export function statusJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(StatusJson, { io: "output" }),
+    $id: `${BASE}/status.schema.json`,
+    title: "tinypm-sync status --json",
+  };
+}
