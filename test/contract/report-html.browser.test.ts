@@ -1,0 +1,135 @@
+/**
+ * The HTML report as a person sees it: rendered by headless Chromium from a file on disk (no
+ * server), its summary numbers, a field diff, a conflict, and the filter by action.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderReport } from "../../src/report/render.js";
+import { hostileReport } from "../fixtures/reports/hostile.js";
+import { planReport } from "../fixtures/reports/plan.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const missing = !existsSync(CHROMIUM);
+
+// Skipped, saying why, on machines without Debian's chromium.
+describe.skipIf(missing)(
+  "HTML report in Chromium (if skipped: chromium not installed: apt-get install chromium)",
+  () => {
+    let dir: string;
+    let browser: BrowserContext | undefined;
+    let page: Page;
+    const requests: string[] = [];
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "report-html-"));
+      // A fresh profile: playwright passes it to Chromium as --user-data-dir.
+      browser = await chromium.launchPersistentContext(join(dir, "profile"), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      page = await browser.newPage();
+      page.on("request", (r) => requests.push(r.url()));
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    async function open(name: string, html: string): Promise<void> {
+      const file = join(dir, name);
+      writeFileSync(file, html);
+      requests.length = 0;
+      await page.goto(pathToFileURL(file).href);
+    }
+
+    const row = (action: string) => page.locator(`tr[data-action="${action}"]`);
+
+    it("shows the summary numbers", async () => {
+      await open("plan.html", renderReport(planReport(), "html"));
+      const stat = (name: string) => page.locator(`[data-stat="${name}"] .n`).innerText();
+      expect(await stat("created")).toBe("3");
+      expect(await stat("updated")).toBe("3");
+      expect(await stat("unchanged")).toBe("3");
+      expect(await stat("conflicts")).toBe("1");
+      expect(await stat("failed")).toBe("1");
+      expect(await page.locator(".summary").innerText()).toContain("Deleted");
+    });
+
+    it("shows a field diff row with old value, new value and the side written", async () => {
+      const diff = page.locator("tr.diff", { hasText: "title" }).first();
+      await expect.poll(() => diff.isVisible()).toBe(true);
+      const cells = await diff.locator("td").allInnerTexts();
+      expect(cells).toEqual(["title", '"Checkout"', '"Checkout flow"', "→ GitHub"]);
+    });
+
+    it("shows a conflict with both values and its resolution", async () => {
+      const conflict = row("conflict");
+      expect(await conflict.innerText()).toContain("Pay with card");
+      const cells = await conflict.locator("tr.conflict td").allInnerTexts();
+      expect(cells).toEqual([
+        "status",
+        '"open"',
+        '"closed"',
+        '"in-progress"',
+        "parked (conflicts resolve)",
+      ]);
+    });
+
+    it("shows unmapped users and the API cost", async () => {
+      expect(await page.locator("ul.unmapped").innerText()).toMatch(/carol\s+dave@example\.com/);
+      const github = await page
+        .locator("section.api tr", { hasText: "GitHub" })
+        .locator("td")
+        .allInnerTexts();
+      expect(github).toEqual(["9", "0", "1", "1", "6", "9"]);
+    });
+
+    it("filters by action: only the chosen action's rows stay visible", async () => {
+      await page.getByRole("button", { name: /^Create/ }).click();
+      expect(await row("create").count()).toBe(3);
+      for (const r of await row("create").all()) expect(await r.isVisible()).toBe(true);
+      for (const action of ["update", "conflict", "failed", "adopt", "delete", "skip"])
+        for (const r of await row(action).all()) expect(await r.isVisible()).toBe(false);
+      expect(await page.getByRole("button", { name: /^Create/ }).getAttribute("aria-pressed")).toBe(
+        "true",
+      );
+
+      await page.getByRole("button", { name: /^All/ }).click();
+      expect(await row("update").first().isVisible()).toBe(true);
+    });
+
+    it("fetches nothing: the file is self-contained", () => {
+      expect(requests.filter((u) => !u.startsWith("file:"))).toEqual([]);
+    });
+
+    it("shows a <script> title as text and runs no script from the report's data", async () => {
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await open("hostile.html", renderReport(hostileReport(), "html"));
+      expect(await row("create").innerText()).toContain(
+        '<script>alert("x")</script> | `rm -rf` @octocat #12',
+      );
+      expect(await page.locator("h1").innerText()).toBe("Migration: <b>job</b>");
+      expect(await page.locator("img").count()).toBe(0);
+      expect(dialogs).toEqual([]);
+    });
+  },
+);
