@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { z } from "zod";
 import { emptySyncReport } from "../../test/fixtures/reports/empty-sync.js";
 import { hostileReport } from "../../test/fixtures/reports/hostile.js";
 import { planReport } from "../../test/fixtures/reports/plan.js";
 import { renderJson } from "./json.js";
 import { renderReport } from "./render.js";
-import { reportJsonSchema, reportSchema } from "./schema.js";
-import { REPORT_SCHEMA_VERSION } from "./types.js";
+import { reportItemSchema, reportJsonSchema, reportSchema } from "./schema.js";
+import { REPORT_SCHEMA_VERSION, type Report, type ReportItem } from "./types.js";
 
 describe("renderJson", () => {
   it.each([
@@ -42,6 +43,17 @@ describe("renderJson", () => {
     expect(reportSchema.safeParse({ ...planReport(), schemaVersion: 2 }).success).toBe(false);
     const item = { ...planReport().items[0], action: "rename" };
     expect(reportSchema.safeParse({ ...planReport(), items: [item] }).success).toBe(false);
+  });
+});
+
+describe("reportSchema", () => {
+  it("stays in step with the Report type: same fields, and what it accepts is a Report", () => {
+    type Parsed = z.output<typeof reportSchema>;
+    expectTypeOf<Parsed>().toExtend<Report>();
+    expectTypeOf<keyof Parsed>().toEqualTypeOf<keyof Report>();
+    expectTypeOf<keyof z.output<typeof reportItemSchema>>().toEqualTypeOf<keyof ReportItem>();
+    const itemKeys = new Set(planReport().items.flatMap((i) => Object.keys(i)));
+    expect([...itemKeys].sort()).toEqual(Object.keys(reportItemSchema.shape).sort());
   });
 });
 

@@ -4,7 +4,7 @@
  * `types.ts`; `docs/report-format.md` says what may change within a schema version.
  */
 import { z } from "zod";
-import { REPORT_SCHEMA_VERSION, type Report, type ReportValue } from "./types.js";
+import { REPORT_SCHEMA_VERSION, type ReportValue } from "./types.js";
 
 /** A field value: normalised JSON. */
 export const reportValueSchema: z.ZodType<ReportValue> = z
@@ -48,7 +48,8 @@ const conflict = z
   })
   .meta({ id: "ReportConflict" });
 
-const item = z
+/** One item of a report. */
+export const reportItemSchema = z
   .object({
     kind: z.enum(["story", "task"]),
     title: z.string(),
@@ -83,7 +84,7 @@ const apiUse = z
   .meta({ id: "ReportApiUse" });
 
 /** The report of a run or a dry run, version {@link REPORT_SCHEMA_VERSION}. */
-export const reportSchema: z.ZodType<Report> = z
+export const reportSchema = z
   .object({
     schemaVersion: z
       .literal(REPORT_SCHEMA_VERSION)
@@ -108,7 +109,7 @@ export const reportSchema: z.ZodType<Report> = z
       .record(z.string(), count)
       .optional()
       .describe("For dry runs: the writes the run would make, per system."),
-    items: z.array(item),
+    items: z.array(reportItemSchema),
     users: z.object({
       matches: z.array(z.object({ tinypm: z.string(), target: z.string(), how: z.string() })),
       unmapped: z.array(z.string()).describe("tinyPM users with no counterpart on the target."),
