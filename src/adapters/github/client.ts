@@ -159,8 +159,9 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     }
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
     const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
+    let res: Awaited<ReturnType<typeof send>>;
     try {
-      const res = await send({
+      res = await send({
         method: req.method,
         url: req.url,
         owner: opts.owner,
@@ -169,10 +170,6 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
         headers,
         request: { signal },
       });
-      if (write) counts.writes++;
-      else counts.reads++;
-      remember(res.headers as Headers);
-      return { status: res.status, headers: res.headers as Headers, data: res.data };
     } catch (err) {
       const e = asHttpError(err);
       remember(e.response?.headers);
@@ -197,7 +194,29 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       );
       throw error;
     }
+    if (write) counts.writes++;
+    else counts.reads++;
+    remember(res.headers as Headers);
+    return checkedJson(req, {
+      status: res.status,
+      headers: res.headers as Headers,
+      data: res.data,
+    });
   }
+}
+
+/**
+ * Octokit hands back the raw text when a JSON answer does not parse: a body cut off in transit.
+ * That is transient (throws a retryable RemoteUnavailableError), not an invalid payload.
+ */
+function checkedJson(req: GithubRequest, res: GithubResponse): GithubResponse {
+  const json = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
+  if (!json || typeof res.data !== "string") return res;
+  throw new RemoteUnavailableError(
+    `GitHub ${req.operation} answered a JSON body that does not parse (cut off in transit?)`,
+    { system: "github", operation: req.operation, id: req.id, status: res.status },
+    { hint: "The connection dropped mid-answer; the run can be retried.", transient: true },
+  );
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {
