@@ -43,12 +43,19 @@ const REPEATED = new Set([
   "tags.tag",
 ]);
 
-function isRepeated(name: string, jpath: string): boolean {
-  // jpath ends with `.<parent>.<name>`; read the parent without splitting the whole path.
-  const end = jpath.length - name.length - 1;
-  if (end <= 0) return false;
-  const start = jpath.lastIndexOf(".", end - 1) + 1;
-  return REPEATED.has(`${jpath.slice(start, end)}.${name}`);
+/** The child names of REPEATED, so that most elements are told apart without a path lookup. */
+const REPEATED_CHILDREN = new Set([...REPEATED].map((key) => key.slice(key.indexOf(".") + 1)));
+
+/** `path`: the parser's path (a string, or with `jPath: false` a view of tags root → element). */
+function isRepeated(
+  name: string,
+  path: string | { toArray(): string[] },
+  isAttribute: boolean,
+): boolean {
+  if (isAttribute || !REPEATED_CHILDREN.has(name)) return false;
+  const tags = typeof path === "string" ? path.split(".") : path.toArray();
+  const parent = tags[tags.length - 2];
+  return parent !== undefined && REPEATED.has(`${parent}.${name}`);
 }
 
 const BUILTIN: Readonly<Record<string, string>> = {
@@ -92,7 +99,9 @@ const parser = new XMLParser({
   processEntities: false,
   ignoreDeclaration: true,
   ignorePiTags: true,
-  isArray: (name, jpath) => isRepeated(name, String(jpath)),
+  // Callbacks get the parser's path view rather than a path string built for every element.
+  jPath: false,
+  isArray: (name, jpath, _isLeaf, isAttribute) => isRepeated(name, jpath, isAttribute),
   tagValueProcessor: (_name, value) => decodeXmlText(value),
   attributeValueProcessor: (_name, value) => decodeXmlText(value),
 });
