@@ -3,6 +3,7 @@ import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { createProgress } from "./progress.js";
+import { nameCredentialVars } from "./secret-hint.js";
 import { openJob, openState, type ConfigSession } from "./session.js";
 
 /**
@@ -46,6 +47,8 @@ export async function runConfiguredJob(
     });
     log.info({ runId: run.runId, summary: run.summary }, "run finished");
     return run;
+  } catch (error) {
+    throw nameCredentialVars(error, resolved);
   } finally {
     progress.done();
     state.close();
