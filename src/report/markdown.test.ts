@@ -154,4 +154,12 @@ describe("renderMarkdown", () => {
     );
     expect(md).toContain("- Story **Story 11** — tinyPM #\u200B111 → GitHub\n\n</details>");
   });
+
+  it("renders a report with more lines than a function call takes arguments", () => {
+    const item = planReport().items[0]!;
+    const items = Array.from({ length: 40_000 }, (_, i) => ({ ...item, title: `Story ${i}` }));
+    const md = renderMarkdown({ ...planReport(), items });
+    expect(md).toContain("### Update (40000)");
+    expect(md).toContain("Story **Story 39999**");
+  });
 });

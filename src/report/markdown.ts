@@ -37,16 +37,17 @@ const cell = (v: Parameters<typeof formatValue>[0]): string => md(formatValue(v)
 export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
   const target = targetLabel(report, opts.targetName);
   const verbose = opts.verbose ?? false;
-  const out: string[] = [...header(report, target), ...summary(report)];
+  // Parts joined at the end (no push(...lines): a section can hold more lines than a call's arguments).
+  const parts: string[][] = [header(report, target), summary(report)];
   for (const action of ACTIONS) {
     const items = report.items.filter((i) => i.action === action && (verbose || !isUnchanged(i)));
-    if (items.length > 0) out.push(...section(action, items, target));
+    if (items.length > 0) parts.push(section(action, items, target));
   }
   const unchanged = report.items.filter(isUnchanged).length;
   if (!verbose && unchanged > 0)
-    out.push(`_${unchanged} unchanged item${unchanged === 1 ? "" : "s"} not listed._`, "");
-  out.push(...users(report, target), ...apiCost(report), ...notes(report));
-  return `${out.join("\n").trimEnd()}\n`;
+    parts.push([`_${unchanged} unchanged item${unchanged === 1 ? "" : "s"} not listed._`, ""]);
+  parts.push(users(report, target), apiCost(report), notes(report));
+  return `${parts.flat().join("\n").trimEnd()}\n`;
 }
 
 function header(report: Report, target: string): string[] {
@@ -138,19 +139,19 @@ function users(report: Report, target: string): string[] {
       `Not mapped to ${md(target)} (${unmapped.length}): ${unmapped.map(md).join(", ")}`,
       "",
     );
-  if (matches.length > 0)
-    out.push(
-      "<details>",
-      `<summary>${matches.length} matched user${matches.length === 1 ? "" : "s"}</summary>`,
-      "",
-      `| tinyPM | ${md(target)} | How |`,
-      "| --- | --- | --- |",
-      ...matches.map((m) => `| ${md(m.tinypm)} | ${md(m.target)} | ${md(m.how)} |`),
-      "",
-      "</details>",
-      "",
-    );
-  return out;
+  if (matches.length === 0) return out;
+  return [
+    ...out,
+    "<details>",
+    `<summary>${matches.length} matched user${matches.length === 1 ? "" : "s"}</summary>`,
+    "",
+    `| tinyPM | ${md(target)} | How |`,
+    "| --- | --- | --- |",
+    ...matches.map((m) => `| ${md(m.tinypm)} | ${md(m.target)} | ${md(m.how)} |`),
+    "",
+    "</details>",
+    "",
+  ];
 }
 
 function apiCost(report: Report): string[] {
