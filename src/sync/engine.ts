@@ -1,33 +1,19 @@
-import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
+import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
-import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
+import type { CompiledMapping } from "../mapping/compile.js";
 import type { MappingSpec } from "../mapping/schema.js";
-import { matchUsers, type UnmappedPolicy, type UserMap, type UserMatch } from "../mapping/users.js";
+import type { UnmappedPolicy, UserMap, UserMatch } from "../mapping/users.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import { applyPlan } from "./apply.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
 import { ensureIterations } from "./iterations.js";
-import { linkView } from "./links.js";
-import type { Side } from "./merge.js";
-import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
+import type { PlanJob } from "./plan.js";
+import { prepare } from "./prepare.js";
 import type { Plan } from "./plan-types.js";
-import { readAll, readChanges, type SideRead } from "./read.js";
-import { reconcileIntents } from "./reconcile.js";
-import { sameJson } from "./snapshot.js";
 
 export type RunMode = "migrate" | "sync";
-
-/** A read outside the item scans, through the lane so that it is paced and retried. */
-function laneRead<T>(
-  lanes: Lanes,
-  system: SystemName,
-  name: string,
-  run: () => Promise<T>,
-): Promise<T> {
-  return lanes.run(system, { name, kind: "read", idempotent: true, run });
-}
 
 export interface RunJobOptions {
   readonly mode: RunMode;
@@ -83,34 +69,10 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const runId = dry ? `dry-${Date.now().toString(36)}` : o.state.startRun(job.name, o.mode);
   const summary = emptySummary();
   try {
-    const [tinypmUsers, targetUsers, tinypmIterations] = await Promise.all([
-      laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
-      laneRead(o.lanes, o.targetSystem, `list ${o.targetSystem} users`, () => o.target.listUsers()),
-      laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
-    ]);
-    const users = matchUsers({
-      tinypmUsers,
-      targetUsers,
-      userMap: o.userMap,
-      policy: o.unmappedUsers,
-    });
-    const mapping = compileMapping(o.mappingSpec, {
-      users: users.table,
-      iterations: tinypmIterations,
-    });
+    const prepared = await prepare(o, job, dry, now);
+    const { mapping, users, tinypmIterations, target } = prepared;
     const ctx = context(o, job, runId, mapping, emit, now, tinypmIterations);
-    const { tinypm, target } = await readSides(o, job, mapping);
-    if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
-    const plan = planJob({
-      job,
-      mapping,
-      targetSystem: o.targetSystem,
-      tinypm,
-      target,
-      links: [...o.state.links(job.name)].map(linkView),
-      resolved: resolutions(o.state, job.name),
-      now: now(),
-    });
+    const plan = await prepared.plan(ctx);
     if (dry) {
       countPlan(plan, summary);
     } else {
@@ -158,61 +120,6 @@ function context(
     now,
     tinypmIterations: new Map(iterations.map((it) => [it.name, it])),
   };
-}
-
-/** tinyPM is always scanned in full; the target fully for migrations, by its feed for syncs. */
-async function readSides(
-  o: RunJobOptions,
-  job: PlanJob,
-  mapping: CompiledMapping,
-): Promise<{ tinypm: SideRead; target: SideRead }> {
-  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
-  if (o.mode !== "sync")
-    return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
-  const from = o.state.getCheckpoint(job.name, o.targetSystem);
-  // Target items the run needs although the feed may not return them: parked failures, and the
-  // counterparts of tinyPM items that changed since the last sync.
-  const extra = o.state
-    .failures(job.name)
-    .flatMap((f) => (f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }]));
-  if (from !== undefined) {
-    const links = new Map(
-      [...o.state.links(job.name)].map((l) => [`${l.kind}:${l.tinypmId}`, linkView(l)]),
-    );
-    for (const item of tinypm.items) {
-      const link = links.get(`${item.kind}:${item.id}`);
-      if (link === undefined) continue;
-      const names = mapping.fieldNames(item.kind);
-      const t = tinypmSnapshot(mapping, item);
-      const changed =
-        names.some((n) => !sameJson(t.fields[n], link.baseTinypm.fields[n])) ||
-        !sameJson([...t.comments], [...link.baseTinypm.comments]) ||
-        !sameJson(t.timeEntries, link.baseTinypm.timeEntries);
-      if (changed) extra.push({ kind: item.kind, id: link.targetId });
-    }
-  }
-  const target = await readChanges({
-    lanes: o.lanes,
-    system: o.targetSystem,
-    tracker: o.target,
-    from,
-    extra,
-  });
-  return { tinypm, target };
-}
-
-/** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
-function resolutions(
-  state: StateStore,
-  job: string,
-): Map<string, Partial<Record<WorkItemFieldName, Side>>> {
-  const out = new Map<string, Partial<Record<WorkItemFieldName, Side>>>();
-  for (const c of state.conflicts({ job, status: "resolved" })) {
-    if (c.appliedAt !== undefined || c.resolution === undefined) continue;
-    const key = `${c.kind}:${c.tinypmId}`;
-    out.set(key, { ...out.get(key), [c.field]: c.resolution });
-  }
-  return out;
 }
 
 function countPlan(plan: Plan, summary: RunSummary): void {

@@ -8,7 +8,8 @@ import type {
 import type { CompiledMapping } from "../mapping/compile.js";
 import { mergePair, type ConflictPolicy, type Direction, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
-import type { CreateAction, LinkView, Plan, PlanAction } from "./plan-types.js";
+import { deletion } from "./plan-delete.js";
+import type { CreateAction, LinkView, Plan, PlanAction, SkipReason } from "./plan-types.js";
 import { snapshotOf, type Snapshot } from "./snapshot.js";
 
 export interface PlanJob {
@@ -75,8 +76,9 @@ export function planJob(input: PlanInput): Plan {
     const m = item.marker;
     if (m?.job === input.job.name && m.origin === "tinypm") {
       const source = tinypm.get(byKey(m.originKind, m.originId));
-      if (source && !linkByTinypm.has(byKey(source.kind, source.id))) {
-        adopted.add(byKey(source.kind, source.id));
+      const sk = source === undefined ? "" : byKey(source.kind, source.id);
+      if (source && !linkByTinypm.has(sk) && !adopted.has(sk)) {
+        adopted.add(sk);
         others.push({
           type: "adopt",
           kind: source.kind,
@@ -84,17 +86,14 @@ export function planJob(input: PlanInput): Plan {
           tinypmItem: source,
           targetItem: item,
         });
-        continue;
+      } else {
+        // Our own copy whose original is gone or already linked: never imported back as new.
+        others.push(skipOf(item, "filtered", { targetId: item.id }));
       }
+      continue;
     }
     if (input.job.direction === "to-target") {
-      others.push({
-        type: "skip",
-        kind: item.kind,
-        title: item.title,
-        targetId: item.id,
-        reason: "direction",
-      });
+      others.push(skipOf(item, "direction", { targetId: item.id }));
     } else {
       creates.push(createAction(input, "tinypm", item));
     }
@@ -106,13 +105,7 @@ export function planJob(input: PlanInput): Plan {
     const link = linkByTinypm.get(k);
     if (link === undefined) {
       if (input.job.direction === "to-tinypm") {
-        others.push({
-          type: "skip",
-          kind: item.kind,
-          title: item.title,
-          tinypmId: item.id,
-          reason: "direction",
-        });
+        others.push(skipOf(item, "direction", { tinypmId: item.id }));
       } else {
         creates.push(createAction(input, "target", item));
       }
@@ -198,14 +191,8 @@ function pairAction(
   item: WorkItem,
   targetItem: WorkItem | undefined,
 ): PlanAction {
-  const skip = (reason: "unchanged" | "deleted"): PlanAction => ({
-    type: "skip",
-    kind: item.kind,
-    title: item.title,
-    tinypmId: item.id,
-    targetId: link.targetId,
-    reason,
-  });
+  const skip = (reason: SkipReason): PlanAction =>
+    skipOf(item, reason, { tinypmId: item.id, targetId: link.targetId });
   if (link.baseTinypm.deleted === true || link.baseTarget.deleted === true) return skip("deleted");
   const t = tinypmSnapshot(input.mapping, item);
   // Not read this run (incremental target feed): the target is as it was at the last sync.
@@ -228,7 +215,10 @@ function pairAction(
       merge.timeToTarget.length +
       merge.timeToTinypm.length ===
       0;
-  if (nothing || targetItem === undefined) return skip("unchanged");
+  if (targetItem === undefined) return skip("unchanged");
+  // The feed returned the target item (it changed since the checkpoint) yet it holds what we
+  // last synced: the change was our own write read back.
+  if (nothing) return skip(input.target.complete ? "unchanged" : "echo");
   return planUpdate({ mapping: input.mapping, link, item, targetItem, t, g, merge });
 }
 
@@ -243,65 +233,10 @@ function newestSide(link: LinkView, targetItem: WorkItem | undefined, now: Date)
   return targetAt > tinypmAt ? "target" : "tinypm";
 }
 
-function deletion(
-  input: PlanInput,
-  link: LinkView,
-  title: string,
-  deletedOn: Side,
-  survivor: WorkItem | undefined,
-): PlanAction[] {
-  const side: Side = deletedOn === "tinypm" ? "target" : "tinypm";
-  const alreadyGone =
-    deletedOn === "tinypm" ? link.baseTinypm.deleted === true : link.baseTarget.deleted === true;
-  if (alreadyGone)
-    return [
-      {
-        type: "skip",
-        kind: link.kind,
-        title,
-        tinypmId: link.tinypmId,
-        targetId: link.targetId,
-        reason: "deleted",
-      },
-    ];
-  const flows =
-    side === "target" ? input.job.direction !== "to-tinypm" : input.job.direction !== "to-target";
-  const mode =
-    !flows || input.job.onDelete === "ignore" || survivor === undefined
-      ? "none"
-      : input.job.onDelete;
-  return [
-    {
-      type: "delete",
-      kind: link.kind,
-      title,
-      link,
-      side,
-      mode,
-      set: mode === "close" ? closeFields(input, side, link.kind) : undefined,
-    },
-  ];
-}
-
-/** What marks an item closed: the target's closed status, or a rejected tinyPM story. */
-function closeFields(
-  input: PlanInput,
-  side: Side,
-  kind: ItemKind,
-): Partial<WorkItemFields> | undefined {
-  if (side === "tinypm") return kind === "story" ? { status: "REJECTED" } : undefined;
-  if (input.targetSystem === "github") return { status: "closed:not_planned" };
-  const probe: WorkItem = {
-    system: "tinypm",
-    kind,
-    id: "0",
-    title: "",
-    status: kind === "story" ? "REJECTED" : "COMPLETED",
-    assignees: [],
-    labels: [],
-    comments: [],
-    timeEntries: [],
-    metadata: {},
-  };
-  return { status: input.mapping.toTarget(probe).status };
+function skipOf(
+  item: WorkItem,
+  reason: SkipReason,
+  ids: { tinypmId?: string; targetId?: string },
+): PlanAction {
+  return { type: "skip", kind: item.kind, title: item.title, ...ids, reason };
 }

@@ -25,12 +25,24 @@ describe("round trip tinyPM → GitHub → tinyPM", () => {
   });
 
   it("makes zero writes when run again", async () => {
-    const before = world.target.kind === "github" ? world.target.server.stats().writes : 0;
+    const before = world.target.server.stats().writes;
     const tinypmBefore = world.tinypm.stats().writes;
     const report = await world.run("sync");
     expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
     expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
     expect(world.target.server.stats().writes).toBe(before);
+    expect(world.tinypm.stats().writes).toBe(tinypmBefore);
+  });
+
+  it("reads only 304s on GitHub when synced once more", async () => {
+    const before = world.target.server.stats();
+    const tinypmBefore = world.tinypm.stats().writes;
+    const report = await world.run("sync");
+    const after = world.target.server.stats();
+    expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+    expect(after.requests - before.requests).toBeGreaterThan(0);
+    expect(after.notModified - before.notModified).toBe(after.requests - before.requests);
+    expect(after.writes).toBe(before.writes);
     expect(world.tinypm.stats().writes).toBe(tinypmBefore);
   });
 

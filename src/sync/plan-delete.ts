@@ -1,0 +1,72 @@
+import type { ItemKind, WorkItem, WorkItemFields } from "../core/model.js";
+import type { Side } from "./merge.js";
+import type { PlanInput } from "./plan.js";
+import type { LinkView, PlanAction } from "./plan-types.js";
+
+/**
+ * A link whose item is gone from one side (inferred only from a complete scan of that side):
+ * mirrored on the other side per the job's `onDelete` (and only where the job's direction lets
+ * changes flow), then remembered in the link so that it is neither recreated nor deleted twice.
+ */
+export function deletion(
+  input: PlanInput,
+  link: LinkView,
+  title: string,
+  deletedOn: Side,
+  survivor: WorkItem | undefined,
+): PlanAction[] {
+  const side: Side = deletedOn === "tinypm" ? "target" : "tinypm";
+  const alreadyGone =
+    deletedOn === "tinypm" ? link.baseTinypm.deleted === true : link.baseTarget.deleted === true;
+  if (alreadyGone)
+    return [
+      {
+        type: "skip",
+        kind: link.kind,
+        title,
+        tinypmId: link.tinypmId,
+        targetId: link.targetId,
+        reason: "deleted",
+      },
+    ];
+  const flows =
+    side === "target" ? input.job.direction !== "to-tinypm" : input.job.direction !== "to-target";
+  const mode =
+    !flows || input.job.onDelete === "ignore" || survivor === undefined
+      ? "none"
+      : input.job.onDelete;
+  return [
+    {
+      type: "delete",
+      kind: link.kind,
+      title,
+      link,
+      side,
+      mode,
+      set: mode === "close" ? closeFields(input, side, link.kind) : undefined,
+    },
+  ];
+}
+
+/** What marks an item closed: the target's closed status, or a rejected tinyPM story. */
+function closeFields(
+  input: PlanInput,
+  side: Side,
+  kind: ItemKind,
+): Partial<WorkItemFields> | undefined {
+  if (side === "tinypm") return kind === "story" ? { status: "REJECTED" } : undefined;
+  if (input.targetSystem === "github") return { status: "closed:not_planned" };
+  const probe: WorkItem = {
+    system: "tinypm",
+    kind,
+    id: "0",
+    title: "",
+    status: kind === "story" ? "REJECTED" : "COMPLETED",
+    assignees: [],
+    labels: [],
+    comments: [],
+    timeEntries: [],
+    metadata: {},
+  };
+  return { status: input.mapping.toTarget(probe).status };
+}

@@ -1,0 +1,157 @@
+import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
+import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
+import { matchUsers, type UserMatch } from "../mapping/users.js";
+import type { Lanes } from "../queue/lanes.js";
+import type { StateStore } from "../state/sqlite-store.js";
+import type { EngineContext } from "./context.js";
+import type { RunJobOptions } from "./engine.js";
+import { linkView } from "./links.js";
+import type { Side } from "./merge.js";
+import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
+import type { Plan } from "./plan-types.js";
+import { readAll, readChanges, type SideRead } from "./read.js";
+import { reconcileIntents } from "./reconcile.js";
+import { sameJson } from "./snapshot.js";
+
+/** A read outside the item scans, through the lane so that it is paced and retried. */
+export function laneRead<T>(
+  lanes: Lanes,
+  system: SystemName,
+  name: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  return lanes.run(system, { name, kind: "read", idempotent: true, run });
+}
+
+export interface Prepared {
+  readonly mapping: CompiledMapping;
+  readonly users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
+  readonly tinypmIterations: readonly Iteration[];
+  readonly target: SideRead;
+  /** Settles interrupted creates (unless a dry run), then plans. */
+  readonly plan: (ctx: EngineContext) => Promise<Plan>;
+}
+
+/**
+ * Reads both sides, then the target's users only when there is something to map: field names
+ * and tinyPM snapshots do not depend on users, so a quiet sync (nothing in the target's feed,
+ * nothing changed on tinyPM) costs the target nothing but its feed's 304.
+ */
+export async function prepare(
+  o: RunJobOptions,
+  job: PlanJob,
+  dry: boolean,
+  now: () => Date,
+): Promise<Prepared> {
+  const [tinypmUsers, tinypmIterations] = await Promise.all([
+    laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
+    laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
+  ]);
+  const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
+  const { tinypm, target } = await readSides(o, job, bare);
+  const resolved = resolutions(o.state, job.name);
+  const planWith = (mapping: CompiledMapping): Plan =>
+    planJob({
+      job,
+      mapping,
+      targetSystem: o.targetSystem,
+      tinypm,
+      target,
+      links: [...o.state.links(job.name)].map(linkView),
+      resolved,
+      now: now(),
+    });
+  const quiet =
+    target.items.length === 0 &&
+    resolved.size === 0 &&
+    (dry || o.state.pendingIntents(job.name).length === 0);
+  const quietPlan = quiet ? planWith(bare) : undefined;
+  if (quietPlan?.actions.every((a) => a.type === "skip") === true) {
+    const users = { matches: [], unmapped: [] };
+    return {
+      mapping: bare,
+      users,
+      tinypmIterations,
+      target,
+      plan: () => Promise.resolve(quietPlan),
+    };
+  }
+  const targetUsers = await laneRead(o.lanes, o.targetSystem, `list ${o.targetSystem} users`, () =>
+    o.target.listUsers(),
+  );
+  const users = matchUsers({
+    tinypmUsers,
+    targetUsers,
+    userMap: o.userMap,
+    policy: o.unmappedUsers,
+  });
+  const mapping = compileMapping(o.mappingSpec, {
+    users: users.table,
+    iterations: tinypmIterations,
+  });
+  return {
+    mapping,
+    users,
+    tinypmIterations,
+    target,
+    async plan(ctx) {
+      if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
+      return planWith(mapping);
+    },
+  };
+}
+
+/** tinyPM is always scanned in full; the target fully for migrations, by its feed for syncs. */
+async function readSides(
+  o: RunJobOptions,
+  job: PlanJob,
+  mapping: CompiledMapping,
+): Promise<{ tinypm: SideRead; target: SideRead }> {
+  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
+  if (o.mode !== "sync")
+    return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
+  const from = o.state.getCheckpoint(job.name, o.targetSystem);
+  // Target items the run needs although the feed may not return them: parked failures, and the
+  // counterparts of tinyPM items that changed since the last sync.
+  const extra = o.state
+    .failures(job.name)
+    .flatMap((f) => (f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }]));
+  if (from !== undefined) {
+    const links = new Map(
+      [...o.state.links(job.name)].map((l) => [`${l.kind}:${l.tinypmId}`, linkView(l)]),
+    );
+    for (const item of tinypm.items) {
+      const link = links.get(`${item.kind}:${item.id}`);
+      if (link === undefined) continue;
+      const names = mapping.fieldNames(item.kind);
+      const t = tinypmSnapshot(mapping, item);
+      const changed =
+        names.some((n) => !sameJson(t.fields[n], link.baseTinypm.fields[n])) ||
+        !sameJson([...t.comments], [...link.baseTinypm.comments]) ||
+        !sameJson(t.timeEntries, link.baseTinypm.timeEntries);
+      if (changed) extra.push({ kind: item.kind, id: link.targetId });
+    }
+  }
+  const target = await readChanges({
+    lanes: o.lanes,
+    system: o.targetSystem,
+    tracker: o.target,
+    from,
+    extra,
+  });
+  return { tinypm, target };
+}
+
+/** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
+function resolutions(
+  state: StateStore,
+  job: string,
+): Map<string, Partial<Record<WorkItemFieldName, Side>>> {
+  const out = new Map<string, Partial<Record<WorkItemFieldName, Side>>>();
+  for (const c of state.conflicts({ job, status: "resolved" })) {
+    if (c.appliedAt !== undefined || c.resolution === undefined) continue;
+    const key = `${c.kind}:${c.tinypmId}`;
+    out.set(key, { ...out.get(key), [c.field]: c.resolution });
+  }
+  return out;
+}
