@@ -11,6 +11,8 @@ export interface Transform {
   readonly description: string;
   readonly forward: (value: unknown) => unknown;
   readonly inverse: (value: unknown) => unknown;
+  /** True when `inverse(forward(x))` is `x` for every value (no round-trip check needed). */
+  readonly exact: boolean;
 }
 
 /** U+2060 WORD JOINER: invisible, and breaks GitHub's `@login` and `#123` autolinks. */
@@ -56,12 +58,14 @@ const TRANSFORM_LIST = [
       "Makes `@login` and `#123` inert with an invisible word joiner (GitHub notifies and links nothing); restored exactly on the way back.",
     forward: onStrings(neutralizeMentions),
     inverse: onStrings(restoreMentions),
+    exact: true,
   },
   {
     name: "number-to-string",
     description: "Writes a number as text (`3`, `0.5`) and reads it back as a number.",
     forward: numberToString,
     inverse: stringToNumber,
+    exact: false,
   },
   {
     name: "no-spaces",
@@ -69,6 +73,7 @@ const TRANSFORM_LIST = [
       "Replaces each run of whitespace with `_` (Jira labels cannot hold spaces). Lossy: the original travels in metadata unless the target side was edited.",
     forward: onStrings((s) => s.replace(/\s+/g, "_")),
     inverse: (value: unknown) => value,
+    exact: false,
   },
   {
     name: "lowercase",
@@ -76,6 +81,7 @@ const TRANSFORM_LIST = [
       "Lower-cases text. Lossy: the original travels in metadata unless the target side was edited.",
     forward: onStrings((s) => s.toLowerCase()),
     inverse: (value: unknown) => value,
+    exact: false,
   },
 ] as const satisfies readonly Transform[];
 
@@ -91,13 +97,30 @@ export const TRANSFORMS: ReadonlyMap<TransformName, Transform> = new Map(
   TRANSFORM_LIST.map((t) => [t.name, t]),
 );
 
+const identity = (value: unknown): unknown => value;
+
 /** Composes named transforms into one forward/inverse pair (inverse runs in reverse order). */
 export function composeTransforms(names: readonly TransformName[]): Transform {
   const list = names.map((n) => TRANSFORMS.get(n)).filter((t) => t !== undefined);
+  const name = names.join("+");
+  const description = list.map((t) => t.description).join(" ");
+  const exact = list.every((t) => t.exact);
+  // No transform or a single one (the usual cases): its functions as they are, no reduce.
+  if (list.length <= 1) {
+    const only = list[0];
+    return {
+      name,
+      description,
+      forward: only?.forward ?? identity,
+      inverse: only?.inverse ?? identity,
+      exact,
+    };
+  }
   return {
-    name: names.join("+"),
-    description: list.map((t) => t.description).join(" "),
+    name,
+    description,
     forward: (value) => list.reduce((v, t) => t.forward(v), value),
     inverse: (value) => list.reduceRight((v, t) => t.inverse(v), value),
+    exact,
   };
 }

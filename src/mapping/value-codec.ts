@@ -59,7 +59,7 @@ export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCode
     },
     accepts: (v) => v === undefined || typeof v === (type === "text" ? "string" : "number"),
     exact:
-      t.name === "" &&
+      t.exact &&
       map === undefined &&
       rule.inverse === undefined &&
       rule.inverseDefault === undefined,
@@ -148,7 +148,7 @@ function labelsCodec(rule: FieldRule): ValueCodec {
     encode: (value) => (isStringList(value) ? value.map((l) => t.forward(l) as string) : []),
     decode: (value) => (isStringList(value) ? value.map((l) => t.inverse(l) as string) : []),
     accepts: isStringList,
-    exact: t.name === "",
+    exact: t.exact,
     same: (a, b) => sameSet(isStringList(a) ? a : [], isStringList(b) ? b : []),
   };
 }
