@@ -158,8 +158,31 @@ describe("renderMarkdown", () => {
   it("renders a report with more lines than a function call takes arguments", () => {
     const item = planReport().items[0]!;
     const items = Array.from({ length: 40_000 }, (_, i) => ({ ...item, title: `Story ${i}` }));
-    const md = renderMarkdown({ ...planReport(), items });
+    const md = renderMarkdown({ ...planReport(), items }, { maxLength: Number.POSITIVE_INFINITY });
     expect(md).toContain("### Update (40000)");
     expect(md).toContain("Story **Story 39999**");
+  });
+
+  it("fits GitHub's body limit by listing fewer items per section", () => {
+    const item = planReport().items[0]!;
+    const items = Array.from({ length: 2000 }, (_, i) => ({ ...item, title: `Story ${i}` }));
+    const md = renderMarkdown({ ...planReport(), items });
+    expect(md.length).toBeLessThanOrEqual(65_536);
+    expect(md).toContain("### Update (2000)");
+    expect(md).toMatch(/- …and \d+ more \(the JSON and HTML reports list them all\)/);
+    expect(md).toContain("### API cost");
+  });
+
+  it("lists everything when it fits in maxLength", () => {
+    const md = renderMarkdown(planReport(), { maxLength: Number.POSITIVE_INFINITY });
+    expect(md).not.toContain("more (the JSON");
+    const item = planReport().items[0]!;
+    const eight = Array.from({ length: 8 }, (_, i) => ({ ...item, title: `Story ${i}` }));
+    expect(renderMarkdown({ ...planReport(), items: eight }, { maxLength: 500 })).toContain(
+      "- Story **Story 4**",
+    );
+    expect(renderMarkdown({ ...planReport(), items: eight }, { maxLength: 500 })).toContain(
+      "- …and 3 more",
+    );
   });
 });

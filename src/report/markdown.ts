@@ -26,22 +26,46 @@ export interface MarkdownOptions {
   readonly verbose?: boolean | undefined;
   /** The target's display name. @default from the report's target */
   readonly targetName?: string | undefined;
+  /**
+   * The longest report wanted, in characters: long sections list fewer items until it fits.
+   * @default 65536 (GitHub's limit for an issue, pull request or comment body)
+   */
+  readonly maxLength?: number | undefined;
 }
+
+/** GitHub refuses issue, pull-request and comment bodies longer than this. */
+export const GITHUB_BODY_LIMIT = 65_536;
+
+/** Items listed per section, tried in turn until the report fits in `maxLength`. */
+const LIMITS = [Number.POSITIVE_INFINITY, 500, 100, 20, 5];
 
 /** Sections with more entries than this are folded in `<details>`. */
 const FOLD_AFTER = 10;
 
 const cell = (v: Parameters<typeof formatValue>[0]): string => md(formatValue(v));
 
-/** A report as GitHub-flavoured Markdown (ends with a newline). */
+/**
+ * A report as GitHub-flavoured Markdown (ends with a newline), short enough to paste: when it
+ * would exceed `maxLength`, each section lists its first items and counts the rest.
+ */
 export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
+  const max = opts.maxLength ?? GITHUB_BODY_LIMIT;
+  let text = "";
+  for (const limit of LIMITS) {
+    text = renderWithLimit(report, opts, limit);
+    if (text.length <= max) break;
+  }
+  return text;
+}
+
+function renderWithLimit(report: Report, opts: MarkdownOptions, limit: number): string {
   const target = targetLabel(report, opts.targetName);
   const verbose = opts.verbose ?? false;
   // Parts joined at the end (no push(...lines): a section can hold more lines than a call's arguments).
   const parts: string[][] = [header(report, target), summary(report)];
   for (const action of ACTIONS) {
     const items = report.items.filter((i) => i.action === action && (verbose || !isUnchanged(i)));
-    if (items.length > 0) parts.push(section(action, items, target));
+    if (items.length > 0) parts.push(section({ action, items, target, limit }));
   }
   const unchanged = report.items.filter(isUnchanged).length;
   if (!verbose && unchanged > 0)
@@ -71,11 +95,21 @@ function summary(report: Report): string[] {
   ];
 }
 
-function section(action: ReportAction, items: readonly ReportItem[], target: string): string[] {
+interface SectionInput {
+  readonly action: ReportAction;
+  readonly items: readonly ReportItem[];
+  readonly target: string;
+  /** Items listed at most; the others are counted. */
+  readonly limit: number;
+}
+
+function section({ action, items, target, limit }: SectionInput): string[] {
   const ordered = groupItems(items, true).groups.flatMap((g) =>
     g.story ? [g.story, ...g.tasks] : g.tasks,
   );
-  const body = ordered.flatMap((item) => entry(item, target));
+  const body = ordered.slice(0, limit).flatMap((item) => entry(item, target));
+  if (ordered.length > limit)
+    body.push(`- …and ${ordered.length - limit} more (the JSON and HTML reports list them all)`);
   if (body.at(-1) !== "") body.push("");
   const title = `### ${ACTION_TITLES[action]} (${items.length})`;
   if (items.length <= FOLD_AFTER) return [title, "", ...body];
