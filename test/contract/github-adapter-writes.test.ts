@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PayloadInvalidError } from "../../src/core/errors.js";
+import { PayloadInvalidError, RemoteUnavailableError } from "../../src/core/errors.js";
 import type { Marker } from "../../src/core/model.js";
 import { startGithubHarness, type GithubHarness } from "./github-setup.js";
 
@@ -122,6 +122,11 @@ describe("GitHub adapter writes", () => {
     expect(again).toEqual({ created: [], updated: [] });
     const recolour = await h.tracker.ensureLabels([{ name: "story", color: "0000ff" }]);
     expect(recolour.updated).toEqual(["story"]);
+    expect(await h.tracker.listLabels()).toContainEqual({
+      name: "story",
+      color: "0000ff",
+      description: "a story",
+    });
     const m = await h.tracker.ensureIteration({ name: "S1", goal: "g", endDate: "2026-05-01" });
     const m2 = await h.tracker.ensureIteration({ name: "S1" });
     expect(m2).toEqual(m);
@@ -177,9 +182,9 @@ describe("GitHub adapter writes", () => {
   it("finds by marker what an interrupted run created", async () => {
     h = await startGithubHarness();
     // The create reaches GitHub, but the answer is lost (garbled) on the way back.
-    h.garbleNext();
+    h.garbleNext("cut");
     await expect(h.tracker.create({ ...story(1), marker })).rejects.toBeInstanceOf(
-      PayloadInvalidError,
+      RemoteUnavailableError,
     );
     const rerun = h.tracker2();
     const found = await rerun.findByMarker(marker);

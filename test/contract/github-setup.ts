@@ -15,8 +15,11 @@ export interface GithubHarness {
   readonly tracker: GithubTracker;
   /** A second tracker on the same sandbox (e.g. a rerun after an interruption). */
   tracker2(extra?: Partial<GithubTrackerOptions>): GithubTracker;
-  /** The next response body is not JSON. */
-  garbleNext(): void;
+  /**
+   * The next response body is spoiled: `cut` (JSON cut off in transit: a transient failure) or
+   * `shape` (valid JSON of the wrong shape: an invalid payload).
+   */
+  garbleNext(kind?: "cut" | "shape"): void;
   close(): Promise<void>;
 }
 
@@ -28,13 +31,14 @@ export async function startGithubHarness(
   trackerOptions: Partial<GithubTrackerOptions> = {},
 ): Promise<GithubHarness> {
   const sandbox = await startGithubSandbox(sandboxOptions);
-  let garble = false;
+  let garble: "cut" | "shape" | undefined;
   const transport: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
-    if (!garble) return res;
-    garble = false;
+    if (garble === undefined) return res;
+    const body = garble === "cut" ? '{"id": 1, "numb' : '{"unexpected": true}';
+    garble = undefined;
     await res.arrayBuffer();
-    return new Response("{not json", {
+    return new Response(body, {
       status: 200,
       headers: { "content-type": "application/json; charset=utf-8" },
     });
@@ -56,8 +60,8 @@ export async function startGithubHarness(
     sandbox,
     tracker,
     tracker2: make,
-    garbleNext: () => {
-      garble = true;
+    garbleNext: (kind = "cut") => {
+      garble = kind;
     },
     close: async () => {
       await tracker.close();

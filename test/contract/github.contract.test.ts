@@ -24,7 +24,7 @@ defineTrackerContract("github", async () => {
     pageSize: 100,
     injectFault: (kind: "rate-limit" | "malformed") => {
       if (kind === "rate-limit") h.sandbox.setFaults("429=2");
-      else h.garbleNext();
+      else h.garbleNext("shape");
     },
     clearFaults: () => {
       h.sandbox.setFaults("");

@@ -27,7 +27,13 @@ import {
   mustGetRawIssue,
   type GithubContext,
 } from "./reads.js";
-import { ensureLabels, ensureMilestone, listMilestones, type LabelSpec } from "./repo-meta.js";
+import {
+  ensureLabels,
+  ensureMilestone,
+  listLabels,
+  listMilestones,
+  type LabelSpec,
+} from "./repo-meta.js";
 import type { RawIssue } from "./schema.js";
 import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
 import {
@@ -195,6 +201,12 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     /** Creates missing labels and fixes colours/descriptions. */
     ensureLabels: (labels: readonly LabelSpec[], o?: CallOptions) =>
       ensureLabels(ctx, labels, o?.signal),
+    listLabels: async (o?: CallOptions) =>
+      (await listLabels(ctx, o?.signal)).map((l) => ({
+        name: l.name,
+        color: l.color ?? undefined,
+        description: l.description ?? undefined,
+      })),
     addSubIssue: (parent: string, child: string, o?: CallOptions) =>
       addSubIssue(ctx, parent, child, o?.signal),
     removeSubIssue: (parent: string, child: string, o?: CallOptions) =>

@@ -41,6 +41,8 @@ export interface GithubTracker extends Tracker {
     labels: readonly LabelSpec[],
     opts?: CallOptions,
   ): Promise<{ created: string[]; updated: string[] }>;
+  /** The repository's labels with colours and descriptions. */
+  listLabels(opts?: CallOptions): Promise<LabelSpec[]>;
   /** Attaches `child` (an issue number) under `parent`, by the child's id. */
   addSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
   removeSubIssue(parent: string, child: string, opts?: CallOptions): Promise<void>;
