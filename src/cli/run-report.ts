@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { ExitCode } from "../core/errors.js";
+import { ExitCode, InterruptedError } from "../core/errors.js";
 import { renderReport, shouldColor } from "../report/render.js";
 import type { Report, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
@@ -47,4 +47,24 @@ export function exitCodeOf(runs: readonly RunReport[]): number {
   return runs.some((r) => r.summary.failed > 0 || r.summary.conflicts > 0)
     ? ExitCode.itemsFailed
     : ExitCode.ok;
+}
+
+/**
+ * Sets the exit code of finished runs. A run stopped by SIGINT/SIGTERM returns normally (the
+ * engine marks the unfinished items as failed); that is an interruption, not failed items: 130.
+ */
+export function settleRuns(ctx: CliContext, runs: readonly RunReport[]): void {
+  if (ctx.signal.aborted) {
+    const done = runs.reduce(
+      (n, r) => n + r.summary.created + r.summary.updated + r.summary.deleted,
+      0,
+    );
+    throw new InterruptedError(
+      `Stopped by a signal after ${done} change${done === 1 ? "" : "s"}; the state is consistent.`,
+      {
+        hint: "Run the same command again: it resumes where this run stopped, without duplicates.",
+      },
+    );
+  }
+  ctx.exitCode = exitCodeOf(runs);
 }

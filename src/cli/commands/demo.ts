@@ -11,7 +11,7 @@ import type { WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CliContext } from "../context.js";
 import { runConfiguredJob } from "../job-run.js";
-import { exitCodeOf, printRun } from "../run-report.js";
+import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -135,6 +135,7 @@ async function demo(
     dryRun: false,
   });
   printRun(ctx, migration, {});
+  if (ctx.signal.aborted) settleRuns(ctx, [migration]);
   ctx.stdout.write(`\n== 2. Editing one story in tinyPM and one issue in ${name}\n`);
   const tinypmTracker = createTinypm({
     baseUrl: o.tinypm.url,
@@ -176,7 +177,7 @@ async function demo(
   ctx.stdout.write(`\n== 3. Syncing both ways\n`);
   const sync = await runConfiguredJob(demoCtx, session, job, { mode: "sync", dryRun: false });
   printRun(ctx, sync, {});
-  ctx.exitCode = exitCodeOf([migration, sync]);
+  settleRuns(ctx, [migration, sync]);
 }
 
 async function stories(tracker: Tracker): Promise<WorkItem[]> {

@@ -2,7 +2,7 @@ import { Option } from "commander";
 import type { ReportFormat } from "../../report/types.js";
 import { configOption, logOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
-import { exitCodeOf, printRun } from "../run-report.js";
+import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -43,6 +43,6 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
       dryRun: true,
     });
     printRun(ctx, run, { format: flags.format, out: flags.out, verbose: flags.verbose });
-    ctx.exitCode = exitCodeOf([run]);
+    settleRuns(ctx, [run]);
   });
 };

@@ -5,7 +5,7 @@ import type { ReportFormat } from "../../report/types.js";
 import type { RunReport } from "../../sync/engine.js";
 import { configOption, logOptions, parseDuration } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
-import { exitCodeOf, printRun } from "../run-report.js";
+import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { CliContext } from "../context.js";
 import type { RegisterCommand } from "./index.js";
@@ -56,13 +56,13 @@ export const registerSync: RegisterCommand = (program, ctx) => {
       jobs: flags.job === undefined ? undefined : [flags.job],
     });
     if (flags.watch !== true) {
-      ctx.exitCode = exitCodeOf(await syncOnce(ctx, session, flags));
+      settleRuns(ctx, await syncOnce(ctx, session, flags));
       return;
     }
     session.logger.info({ intervalMs: interval }, "watching: a sync every interval until stopped");
     for (;;) {
       const runs = await syncOnce(ctx, session, flags);
-      ctx.exitCode = exitCodeOf(runs);
+      settleRuns(ctx, runs);
       const stopped = await Promise.race([
         ctx.waitForStop().then(() => true),
         sleep(interval, false),
