@@ -79,4 +79,13 @@ describe("renderText", () => {
     expect(text).not.toContain("\u0007");
     expect(text).toContain('"Bell\\u0007 and \\u001b[31mred\\u001b[0m"');
   });
+
+  it("names a story with nothing to do above its tasks that have something", () => {
+    const report = emptySyncReport();
+    const [story, task] = report.items;
+    const items = [story!, { ...task!, action: "create" as const, reason: undefined }];
+    expect(renderText({ ...report, items })).toContain(
+      '  story "Checkout flow" (no changes)\n    + create   task "Pay with card"',
+    );
+  });
 });
