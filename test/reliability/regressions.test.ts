@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGithubTracker } from "../../src/adapters/github/index.js";
-import { RemoteUnavailableError } from "../../src/core/errors.js";
+import { RateLimitError, RemoteUnavailableError } from "../../src/core/errors.js";
+import type { WorkItemDraft } from "../../src/core/model.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { listAll } from "./snapshot.js";
 
 // Bugs the reliability suite found, each pinned by a small test of its own.
 describe("GitHub adapter under faults", () => {
@@ -36,5 +38,57 @@ describe("GitHub adapter under faults", () => {
       sandbox.setFaults("");
     }
     expect((await tracker().listUsers()).length).toBeGreaterThan(0);
+  });
+});
+
+describe("GitHub creates that fail half-way", () => {
+  let sandbox: GithubSandbox;
+  beforeAll(async () => {
+    sandbox = await startGithubSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  const tracker = () =>
+    createGithubTracker({
+      baseUrl: sandbox.url,
+      token: sandbox.token,
+      owner: sandbox.owner,
+      repo: sandbox.repo,
+    });
+  const draft = (kind: "story" | "task", originId: string, parentId?: string): WorkItemDraft => ({
+    kind,
+    title: `${kind} ${originId}`,
+    status: "open",
+    assignees: [],
+    labels: [],
+    parentId,
+    marker: { job: "regress", origin: "tinypm", originKind: kind, originId },
+  });
+  const SUB_ISSUES = "@POST /repos/*/*/issues/*/sub_issues";
+
+  it("finish the issue on a retry after a rate limit instead of creating a second one", async () => {
+    const t = tracker();
+    const story = await t.create(draft("story", "1"));
+    sandbox.setFaults(`429=0${SUB_ISSUES}`);
+    await expect(t.create(draft("task", "2", story.id))).rejects.toBeInstanceOf(RateLimitError);
+    sandbox.setFaults("");
+    const task = await t.create(draft("task", "2", story.id));
+    expect(task.parentId).toBe(story.id);
+    const titles = (await listAll(tracker())).map((i) => i.title);
+    expect(titles.filter((x) => x === "task 2")).toHaveLength(1);
+  });
+
+  it("finish the issue when a recovery by marker finds it after an ambiguous failure", async () => {
+    const t = tracker();
+    const story = await t.create(draft("story", "3"));
+    sandbox.setFaults(`500${SUB_ISSUES}`);
+    const task = draft("task", "4", story.id);
+    await expect(t.create(task)).rejects.toBeInstanceOf(RemoteUnavailableError);
+    sandbox.setFaults("");
+    const found = await t.findByMarker(task.marker!);
+    expect(found?.parentId).toBe(story.id);
+    const fresh = await tracker().get({ kind: "task", id: found?.id ?? "" });
+    expect(fresh?.parentId).toBe(story.id);
   });
 });

@@ -12,7 +12,7 @@ import type {
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./changes.js";
 import { createGithubClient } from "./client.js";
-import { createItem, type CreateDeps } from "./create.js";
+import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { createPacer, type Pacer } from "./pacer.js";
@@ -84,6 +84,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     milestones ??= await listMilestones(ctx, o?.signal);
     return ensureMilestone(ctx, draft, milestones, o?.signal);
   };
+  const unfinished = createUnfinished();
   const deps: CreateDeps = {
     ctx,
     milestoneFor: async (name, signal) => Number((await ensureIteration({ name }, { signal })).id),
@@ -141,7 +142,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {
       markerIndex = undefined;
-      return createItem(deps, draft, [], o?.signal);
+      return unfinished.create(deps, draft, o?.signal);
     },
     async createMany(drafts: readonly WorkItemDraft[], o?: CallOptions) {
       const out: (WorkItem | Error)[] = [];
@@ -174,8 +175,10 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       changeFeed(ctx, from, o?.signal),
     async findByMarker(marker: Marker, o?: CallOptions) {
       markerIndex ??= await buildIndex(o?.signal);
-      const raw = markerIndex.get(markerKey(marker));
-      return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+      const key = markerKey(marker);
+      const raw = markerIndex.get(key);
+      if (raw === undefined) return undefined;
+      return (await unfinished.found(ctx, key, raw, o?.signal)) ?? loadItem(ctx, raw, o?.signal);
     },
     async addComment(item: ItemRef, draft: CommentDraft, o?: CallOptions) {
       return createComment(ctx, item.id, draft, o?.signal);
