@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGithubTracker } from "../../src/adapters/github/index.js";
-import { RateLimitError, RemoteUnavailableError } from "../../src/core/errors.js";
+import { createTinypmTracker } from "../../src/adapters/tinypm/index.js";
+import { ConflictError, RateLimitError, RemoteUnavailableError } from "../../src/core/errors.js";
 import type { WorkItemDraft } from "../../src/core/model.js";
+import { startReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { listAll } from "./snapshot.js";
 
@@ -90,5 +92,30 @@ describe("GitHub creates that fail half-way", () => {
     expect(found?.parentId).toBe(story.id);
     const fresh = await tracker().get({ kind: "task", id: found?.id ?? "" });
     expect(fresh?.parentId).toBe(story.id);
+  });
+});
+
+describe("tinyPM full-replacement update repeated after a lost answer", () => {
+  it("finds its own earlier PUT and succeeds, writing nothing else", async () => {
+    const server = await startReferenceServer({ generate: "stories=2,tasks=1,comments=0" });
+    const t = createTinypmTracker({ baseUrl: server.url, token: server.token, projectId: 1 });
+    try {
+      const base = (await listAll(t)).find((i) => i.kind === "story");
+      if (base === undefined) throw new Error("no story");
+      const patch = { set: { description: "Changed once." }, base };
+      await t.update({ kind: "story", id: base.id }, patch);
+      // The retry of the same call (its answer was lost) must not report a conflict.
+      const again = await t.update({ kind: "story", id: base.id }, patch);
+      expect(again.description).toBe("Changed once.");
+      expect(again.title).toBe(base.title);
+      // A real concurrent change of another value is still a conflict.
+      const other = { set: { description: "Something else." }, base };
+      await expect(t.update({ kind: "story", id: base.id }, other)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+    } finally {
+      await t.close();
+      await server.close();
+    }
   });
 });

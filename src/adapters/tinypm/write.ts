@@ -88,7 +88,12 @@ export async function updateItem(
     ref.kind === "story" ? storyToItem(fresh.data, ctx, []) : taskToItem(fresh.data, ctx);
   if (patch.base) {
     const compared = comparedNames(patch.set, patch.base);
-    const changed = changedFields(patch.base, current).filter((n) => compared.has(n));
+    // A field already holding the value being written is no conflict: a retry after a lost
+    // answer finds its own earlier PUT there.
+    const pending = new Set(changedFields({ ...patch.base, ...patch.set }, current));
+    const changed = changedFields(patch.base, current).filter(
+      (n) => compared.has(n) && pending.has(n),
+    );
     if (changed.length > 0) {
       throw new ConflictError(
         `tinyPM ${ref.kind} ${ref.id} changed since it was planned against (${changed.join(", ")}); nothing was written.`,
