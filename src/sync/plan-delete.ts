@@ -31,10 +31,13 @@ export function deletion(
     ];
   const flows =
     side === "target" ? input.job.direction !== "to-tinypm" : input.job.direction !== "to-target";
+  // The other side's copy is gone too only if that side was scanned in full (a sync reads the
+  // target by its feed, which leaves out unchanged items).
+  const survivorGone =
+    survivor === undefined &&
+    (deletedOn === "tinypm" ? input.target.complete : input.tinypm.complete);
   const mode =
-    !flows || input.job.onDelete === "ignore" || survivor === undefined
-      ? "none"
-      : input.job.onDelete;
+    !flows || input.job.onDelete === "ignore" || survivorGone ? "none" : input.job.onDelete;
   return [
     {
       type: "delete",

@@ -113,7 +113,7 @@ export function planJob(input: PlanInput): Plan {
     }
     const targetItem = target.get(byKey(link.kind, link.targetId));
     if (targetItem === undefined && input.target.complete) {
-      deletes.push(...deletion(input, link, item.title, "tinypm", item));
+      deletes.push(...deletion(input, link, item.title, "target", item));
       continue;
     }
     others.push(pairAction(input, link, item, targetItem));
@@ -123,7 +123,7 @@ export function planJob(input: PlanInput): Plan {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
     deletes.push(
-      ...deletion(input, link, targetItem?.title ?? `#${link.targetId}`, "target", targetItem),
+      ...deletion(input, link, targetItem?.title ?? `#${link.targetId}`, "tinypm", targetItem),
     );
   }
 

@@ -1,0 +1,269 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { WorkItem } from "../core/model.js";
+import { compileMapping } from "../mapping/compile.js";
+import { loadMapping } from "../mapping/load.js";
+import type { ConflictPolicy, Direction } from "./merge.js";
+import { planJob, targetSnapshot, tinypmSnapshot, type PlanInput } from "./plan.js";
+import { actionBucket, type LinkView, type PlanAction } from "./plan-types.js";
+
+const mapping = compileMapping(
+  loadMapping(fileURLToPath(new URL("../../mappings/github.yaml", import.meta.url))),
+);
+const JOB = "widgets";
+const SYNCED = "2024-01-01T00:00:00.000Z";
+const NOW = new Date("2024-01-02T00:00:00.000Z");
+
+function story(id: string, over: Partial<WorkItem> = {}): WorkItem {
+  return {
+    system: "tinypm",
+    kind: "story",
+    id,
+    title: `Story ${id}`,
+    description: "Some text",
+    status: "PENDING",
+    priority: "SHOULD_HAVE",
+    estimate: 3,
+    assignees: [],
+    labels: ["ui"],
+    color: "WHITE",
+    position: Number(id),
+    comments: [],
+    timeEntries: [],
+    metadata: {},
+    ...over,
+  };
+}
+
+/** The GitHub copy of a tinyPM item, as the adapter would read it back. */
+function copyOf(t: WorkItem, id: string, over: Partial<WorkItem> = {}): WorkItem {
+  const draft = mapping.toTarget(t);
+  return {
+    ...draft,
+    system: "github",
+    id,
+    metadata: draft.metadata ?? {},
+    comments: t.comments.map((c) => mapping.commentToTarget(c)),
+    timeEntries: [],
+    marker: { job: JOB, origin: "tinypm", originKind: t.kind, originId: t.id },
+    updatedAt: SYNCED,
+    ...over,
+  };
+}
+
+function linkOf(t: WorkItem, g: WorkItem): LinkView {
+  return {
+    kind: t.kind,
+    tinypmId: t.id,
+    targetId: g.id,
+    origin: "tinypm",
+    baseTinypm: tinypmSnapshot(mapping, t),
+    baseTarget: targetSnapshot(mapping, g),
+    syncedAt: SYNCED,
+  };
+}
+
+function plan(o: {
+  tinypm?: WorkItem[];
+  target?: WorkItem[];
+  links?: LinkView[];
+  direction?: Direction;
+  conflicts?: ConflictPolicy;
+  onDelete?: "ignore" | "close" | "delete";
+  targetComplete?: boolean;
+  tinypmComplete?: boolean;
+  resolved?: PlanInput["resolved"];
+}): PlanAction[] {
+  return [
+    ...planJob({
+      job: {
+        name: JOB,
+        direction: o.direction ?? "both",
+        conflicts: o.conflicts ?? "manual",
+        onDelete: o.onDelete ?? "close",
+      },
+      mapping,
+      targetSystem: "github",
+      tinypm: { items: o.tinypm ?? [], complete: o.tinypmComplete ?? true },
+      target: { items: o.target ?? [], complete: o.targetComplete ?? true },
+      links: o.links ?? [],
+      resolved: o.resolved,
+      now: NOW,
+    }).actions,
+  ];
+}
+
+const s1 = story("1");
+const g1 = copyOf(s1, "101");
+const linked = { tinypm: [s1], target: [g1], links: [linkOf(s1, g1)] };
+const edited = story("1", { title: "Edited on tinyPM" });
+const editedOnTarget = copyOf(s1, "101", {
+  title: "Edited on GitHub",
+  updatedAt: NOW.toISOString(),
+});
+const both = { tinypm: [edited], target: [editedOnTarget], links: [linkOf(s1, g1)] };
+const newIssue: WorkItem = { ...copyOf(story("9"), "109"), marker: undefined };
+
+describe("planJob", () => {
+  it.each<[string, Parameters<typeof plan>[0], Partial<PlanAction> & Record<string, unknown>]>([
+    [
+      "an unlinked tinyPM story is created on the target",
+      { tinypm: [s1] },
+      { type: "create", toSide: "target" },
+    ],
+    [
+      "an unlinked issue becomes a story",
+      { target: [newIssue] },
+      { type: "create", toSide: "tinypm" },
+    ],
+    [
+      "to-target: an unlinked issue stays",
+      { target: [newIssue], direction: "to-target" },
+      { type: "skip", reason: "direction" },
+    ],
+    [
+      "to-tinypm: an unlinked story stays",
+      { tinypm: [s1], direction: "to-tinypm" },
+      { type: "skip", reason: "direction" },
+    ],
+    [
+      "an issue with our marker but no link is adopted",
+      { tinypm: [s1], target: [g1] },
+      { type: "adopt" },
+    ],
+    [
+      "a second copy of a linked story is filtered",
+      { ...linked, target: [g1, copyOf(s1, "102")] },
+      { type: "skip", reason: "filtered" },
+    ],
+    ["a linked pair with no change is unchanged", linked, { type: "skip", reason: "unchanged" }],
+    [
+      "our own write read back from the feed is an echo",
+      { ...linked, targetComplete: false },
+      { type: "skip", reason: "echo" },
+    ],
+    [
+      "a pair not in the feed is unchanged",
+      { ...linked, target: [], targetComplete: false },
+      { type: "skip", reason: "unchanged" },
+    ],
+    [
+      "a tinyPM edit goes to the target",
+      { ...linked, tinypm: [edited] },
+      { type: "update", targetSet: { title: "Edited on tinyPM" }, tinypmSet: {} },
+    ],
+    [
+      "a target edit goes to tinyPM",
+      { ...linked, target: [editedOnTarget] },
+      { type: "update", tinypmSet: { title: "Edited on GitHub" }, targetSet: {} },
+    ],
+    [
+      "both edited, manual: parked, nothing written",
+      both,
+      { type: "update", tinypmSet: {}, targetSet: {} },
+    ],
+    [
+      "both edited, policy tinypm",
+      { ...both, conflicts: "tinypm" },
+      { type: "update", targetSet: { title: "Edited on tinyPM" }, tinypmSet: {} },
+    ],
+    [
+      "both edited, policy target",
+      { ...both, conflicts: "target" },
+      { type: "update", tinypmSet: { title: "Edited on GitHub" }, targetSet: {} },
+    ],
+    [
+      "both edited, newest: the target's later change wins",
+      { ...both, conflicts: "newest" },
+      { type: "update", tinypmSet: { title: "Edited on GitHub" } },
+    ],
+    [
+      "both edited, resolved for tinyPM",
+      { ...both, resolved: new Map([["story:1", { title: "tinypm" as const }]]) },
+      { type: "update", targetSet: { title: "Edited on tinyPM" } },
+    ],
+    [
+      "an issue gone from a full scan closes the story",
+      { ...linked, target: [] },
+      { type: "delete", side: "tinypm", mode: "close", set: { status: "REJECTED" } },
+    ],
+    [
+      "a story gone from tinyPM closes the issue",
+      { ...linked, tinypm: [] },
+      { type: "delete", side: "target", mode: "close", set: { status: "closed:not_planned" } },
+    ],
+    [
+      "a story gone, onDelete delete",
+      { ...linked, tinypm: [], onDelete: "delete" },
+      { type: "delete", side: "target", mode: "delete" },
+    ],
+    [
+      "a story gone, onDelete ignore: only recorded",
+      { ...linked, tinypm: [], onDelete: "ignore" },
+      { type: "delete", side: "target", mode: "none" },
+    ],
+    [
+      "a story gone, issue not in the feed: still closed",
+      { ...linked, tinypm: [], target: [], targetComplete: false },
+      { type: "delete", side: "target", mode: "close" },
+    ],
+    [
+      "a deletion already mirrored is skipped",
+      {
+        ...linked,
+        target: [],
+        links: [{ ...linkOf(s1, g1), baseTarget: { ...linkOf(s1, g1).baseTarget, deleted: true } }],
+      },
+      { type: "skip", reason: "deleted" },
+    ],
+  ])("%s", (_row, input, expected) => {
+    const actions = plan(input);
+    const interesting = actions.filter((a) => a.type !== "skip" || actions.length === 1);
+    expect(interesting.length > 0 ? interesting : actions).toEqual(
+      expect.arrayContaining([expect.objectContaining(expected)]),
+    );
+  });
+
+  it("infers no deletion from a partial tinyPM scan", () => {
+    expect(plan({ ...linked, tinypm: [], tinypmComplete: false })).toEqual([]);
+  });
+
+  it("parks a conflict with both values and the base", () => {
+    const [a] = plan(both);
+    expect(a?.type).toBe("update");
+    expect(a && actionBucket(a)).toBe("conflicts");
+    expect(a?.type === "update" ? a.conflicts : []).toEqual([
+      {
+        field: "title",
+        base: "Story 1",
+        tinypm: "Edited on tinyPM",
+        target: "Edited on GitHub",
+        resolution: "parked",
+      },
+    ]);
+  });
+
+  it("puts a new story's marker on the copy and orders stories before tasks by id", () => {
+    const task: WorkItem = { ...story("3"), kind: "task", parentId: "10", status: "TO DO" };
+    const actions = plan({ tinypm: [task, story("10"), story("2")] });
+    expect(actions.map((a) => (a.type === "create" ? `${a.kind}:${a.source.id}` : a.type))).toEqual(
+      ["story:2", "story:10", "task:3"],
+    );
+    expect(actions[0]?.type === "create" && actions[0].draft.marker).toEqual({
+      job: JOB,
+      origin: "tinypm",
+      originKind: "story",
+      originId: "2",
+    });
+  });
+
+  it("copies a new comment across and never reads our own copy back as a change", () => {
+    const comment = { author: { name: "Ann" }, createdAt: "2024-01-01T10:00:00", body: "Hi" };
+    const withComment = story("1", { comments: [comment] });
+    const [a] = plan({ ...linked, tinypm: [withComment] });
+    expect(a?.type === "update" ? a.commentsToTarget.length : -1).toBe(1);
+    const g = copyOf(withComment, "101");
+    const after = plan({ tinypm: [withComment], target: [g], links: [linkOf(withComment, g)] });
+    expect(after).toEqual([expect.objectContaining({ type: "skip", reason: "unchanged" })]);
+  });
+});
