@@ -5,6 +5,7 @@ import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { loadMapping } from "../../mapping/load.js";
 import { loadUserMap } from "../../mapping/users.js";
 import { configOption } from "../options.js";
+import { credentialVars } from "../secret-hint.js";
 import type { RegisterCommand } from "./index.js";
 
 /**
@@ -67,13 +68,9 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
           [job.target.name, targetOf(job.target)],
         ];
         for (const [name, tracker] of trackers) {
-          const result = await probe(tracker);
-          const ok =
-            result.reachable && result.authenticated && result.projectVisible && result.canWrite;
-          if (!ok) failed++;
-          ctx.stdout.write(
-            `${ok ? "ok  " : "FAIL"} job ${job.job.name}: ${name}: ${result.details}\n`,
-          );
+          const line = probeLine(await probe(tracker), credentialVars(job, tracker.system));
+          if (line.startsWith("FAIL")) failed++;
+          ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
           await tracker.close();
         }
       }
@@ -100,6 +97,27 @@ function targetOf(t: ResolvedJob["target"]): Tracker {
         emailEnv: t.emailEnv,
         tokenEnv: t.tokenEnv,
       });
+}
+
+/** `ok   details`, or `FAIL [code] details (the variables holding the credentials)`. */
+export function probeLine(result: ProbeResult, vars: readonly string[]): string {
+  const code = !result.reachable
+    ? "remote_unavailable"
+    : !result.authenticated
+      ? "auth_failed"
+      : !result.projectVisible
+        ? "not_found"
+        : !result.canWrite
+          ? "permission_denied"
+          : undefined;
+  if (code === undefined) return `ok   ${result.details}`;
+  const tagged = result.details.startsWith("[") ? result.details : `[${code}] ${result.details}`;
+  const named = vars.filter((v) => !tagged.includes(v));
+  const credentials =
+    /^\[(auth_failed|permission_denied|not_found)\]/.test(tagged) && named.length > 0
+      ? ` (credentials from ${named.map((v) => `$${v}`).join(" and ")})`
+      : "";
+  return `FAIL ${tagged}${credentials}`;
 }
 
 async function probe(tracker: Tracker): Promise<ProbeResult> {
