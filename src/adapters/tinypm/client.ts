@@ -83,6 +83,15 @@ export interface TinypmClient {
 
 const SYSTEM = "tinypm" as const;
 
+/**
+ * got spreads `cacheOptions` (four keys, all undefined) first into the native options of every
+ * request, and V8 builds that large object several times slower after such a spread (measured:
+ * about a fifth of the CPU per request). No HTTP cache is used, so an empty object is equivalent.
+ */
+function emptyCacheOptions(options: { cacheOptions: object }): void {
+  options.cacheOptions = {};
+}
+
 export function createTinypmClient(options: ClientOptions): TinypmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
@@ -100,6 +109,7 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
       accept: "application/xml, text/xml",
       "user-agent": options.userAgent ?? "tinypm-sync",
     },
+    hooks: { beforeRequest: [emptyCacheOptions] },
   });
   const limiter = createLimiter(options.concurrency);
   let reads = 0;
