@@ -3,6 +3,7 @@
  * summary, a filter by action, per-item field diffs and conflicts, users and API cost. Every
  * text from the report is escaped.
  */
+import { createHash } from "node:crypto";
 import { escapeHtml as h } from "./escape.js";
 import { countActions, groupItems, isUnchanged } from "./group.js";
 import { HTML_SCRIPT, HTML_STYLE } from "./html-assets.js";
@@ -30,6 +31,15 @@ export interface HtmlOptions {
   readonly targetName?: string | undefined;
 }
 
+const sha256 = (text: string): string =>
+  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+/**
+ * Defence in depth behind the escaping: the page may run only its own script and style (by hash)
+ * and load nothing at all.
+ */
+const CSP = `default-src 'none'; script-src ${sha256(HTML_SCRIPT)}; style-src ${sha256(HTML_STYLE)}; base-uri 'none'; form-action 'none'`;
+
 /** A value, shortened, with the whole value as a tooltip. */
 function value(v: ReportValue, cls = ""): string {
   const full = formatValue(v, { max: Number.POSITIVE_INFINITY });
@@ -49,6 +59,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${h(title)}</title>
 <style>${HTML_STYLE}</style>

@@ -23,6 +23,7 @@ describe.skipIf(missing)(
     let browser: BrowserContext | undefined;
     let page: Page;
     const requests: string[] = [];
+    const messages: string[] = [];
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "report-html-"));
@@ -43,6 +44,7 @@ describe.skipIf(missing)(
       });
       page = await browser.newPage();
       page.on("request", (r) => requests.push(r.url()));
+      page.on("console", (m) => messages.push(m.text()));
     });
 
     afterAll(async () => {
@@ -115,6 +117,15 @@ describe.skipIf(missing)(
 
     it("fetches nothing: the file is self-contained", () => {
       expect(requests.filter((u) => !u.startsWith("file:"))).toEqual([]);
+    });
+
+    it("applies its own style and script under its Content-Security-Policy", async () => {
+      // An expression in a string: the test is compiled without DOM types.
+      const weight: unknown = await page.evaluate(
+        `getComputedStyle(document.querySelector("[data-stat=created] .n")).fontWeight`,
+      );
+      expect(weight).toBe("600");
+      expect(messages.filter((m) => m.includes("Content Security Policy"))).toEqual([]);
     });
 
     it("shows a <script> title as text and runs no script from the report's data", async () => {
