@@ -24,9 +24,10 @@ export interface World {
   readonly statePath: string;
   run(
     mode: RunMode,
-    job?: Partial<PlanJob> & { tinypmServer?: ReferenceServer },
+    job?: Partial<PlanJob> & { tinypmServer?: ReferenceServer; now?: () => Date },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
+  tinypmTracker(): Tracker;
   close(): Promise<void>;
 }
 
@@ -64,6 +65,7 @@ export async function startWorld(o: {
     target,
     statePath,
     targetTracker: () => createTarget(connection()),
+    tinypmTracker: () => createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 }),
     async run(mode, job = {}) {
       const server = job.tinypmServer ?? tinypm;
       const state: StateStore = openStateStore({ path: statePath });
@@ -82,13 +84,17 @@ export async function startWorld(o: {
             direction: "both",
             conflicts: "manual",
             onDelete: "close",
-            ...job,
+            ...(job.name === undefined ? {} : { name: job.name }),
+            ...(job.direction === undefined ? {} : { direction: job.direction }),
+            ...(job.conflicts === undefined ? {} : { conflicts: job.conflicts }),
+            ...(job.onDelete === undefined ? {} : { onDelete: job.onDelete }),
           },
           targetSystem: system,
           tinypm: tinypmTracker,
           target: targetTracker,
           mappingSpec: loadMapping(MAPPINGS[target.kind]),
           state,
+          ...(job.now === undefined ? {} : { now: job.now }),
           lanes: createLanes({
             limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 4 } },
           }),
