@@ -63,6 +63,10 @@ describe("escapeTerminal", () => {
     expect(escapeTerminal("\u001b[31mred\u001b[0m\u0007")).toBe("\\u001b[31mred\\u001b[0m\\u0007");
   });
 
+  it("shows bidirectional overrides instead of letting them reorder the line", () => {
+    expect(escapeTerminal("abc\u202edef")).toBe("abc\\u202edef");
+  });
+
   it("turns tabs and newlines into spaces", () => {
     expect(escapeTerminal("a\tb\nc")).toBe("a b c");
   });

@@ -54,13 +54,14 @@ export function markdownCode(text: string): string {
 }
 
 /**
- * Text safe on a terminal: control characters (escape sequences, carriage returns, bells) shown as
- * `\u001b`-style escapes instead of being obeyed; tabs and newlines become spaces.
+ * Text safe on a terminal: control characters (escape sequences, carriage returns, bells) and
+ * bidirectional overrides (which reorder what is shown) appear as `\u001b`-style escapes instead
+ * of being obeyed; tabs and newlines become spaces.
  */
 export function escapeTerminal(text: string): string {
   return text.replace(/[\t\n]/g, " ").replace(
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    /[\u0000-\u001f\u007f-\u009f]/g,
+    /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
