@@ -136,6 +136,7 @@ export function toReport(run: RunReport): Report {
       estimated[system] = (estimated[system] ?? 0) + n;
   }
   const dryRun = run.dryRun;
+  const titles = storyTitles(run.plan.actions);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     runId: run.runId,
