@@ -149,9 +149,7 @@ export function toReport(run: RunReport): Report {
     summary: { ...run.summary },
     apiCalls: run.apiCalls,
     ...(dryRun ? { estimatedWrites: estimated } : {}),
-    items: run.plan.actions.map((a) =>
-      withStory(item(a, failures), a, storyTitles(run.plan.actions)),
-    ),
+    items: run.plan.actions.map((a) => withStory(item(a, failures), a, titles)),
     users: {
       matches: run.users.matches.map((m) => ({
         tinypm: userKey(m.tinypm) ?? "?",
