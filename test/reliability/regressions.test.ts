@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGithubTracker } from "../../src/adapters/github/index.js";
+import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import { createTinypmTracker } from "../../src/adapters/tinypm/index.js";
 import { ConflictError, RateLimitError, RemoteUnavailableError } from "../../src/core/errors.js";
 import type { WorkItemDraft } from "../../src/core/model.js";
 import { startReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { listAll } from "./snapshot.js";
 
 // Bugs the reliability suite found, each pinned by a small test of its own.
@@ -117,5 +119,57 @@ describe("tinyPM full-replacement update repeated after a lost answer", () => {
       await t.close();
       await server.close();
     }
+  });
+});
+
+describe("Jira adapter under faults", () => {
+  let sandbox: JiraSandbox;
+  beforeAll(async () => {
+    sandbox = await startJiraSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  const tracker = () =>
+    createJiraTracker({
+      baseUrl: sandbox.url,
+      projectKey: sandbox.projectKey,
+      email: sandbox.email,
+      token: sandbox.token,
+      endpointRates: false,
+      issuePacing: false,
+    });
+
+  it("reports a JSON body cut off in transit as a transient failure", async () => {
+    sandbox.setFaults("truncate@GET /rest/api/3/field");
+    try {
+      const error: unknown = await listAll(tracker()).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RemoteUnavailableError);
+      expect((error as RemoteUnavailableError).transient).toBe(true);
+    } finally {
+      sandbox.setFaults("");
+    }
+  });
+
+  it("finishes a create whose transition was rate limited instead of creating it again", async () => {
+    const t = tracker();
+    const draft: WorkItemDraft = {
+      kind: "story",
+      title: "finished later",
+      status: "Done",
+      assignees: [],
+      labels: [],
+      marker: { job: "regress", origin: "tinypm", originKind: "story", originId: "77" },
+    };
+    sandbox.setFaults("429=0@POST /rest/api/3/issue/*/transitions");
+    await expect(t.create(draft)).rejects.toBeInstanceOf(RateLimitError);
+    sandbox.setFaults("");
+    const item = await t.create(draft);
+    expect(item.status).toBe("Done");
+    const same = (await listAll(tracker())).filter((i) => i.title === "finished later");
+    expect(same).toHaveLength(1);
   });
 });

@@ -195,3 +195,45 @@ export async function forEachLimit<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+
+/**
+ * Creates that this tracker started and did not finish (sprint move or transition failed), by
+ * marker key. A retry of the create, or a recovery by marker, runs the follow-ups on the issue
+ * that exists instead of creating a second one or returning it half done.
+ */
+export function createUnfinished(ctx: JiraContext) {
+  const started = new Map<string, WorkItemDraft>();
+  const finish = async (key: string, draft: WorkItemDraft, signal?: AbortSignal) => {
+    const results: Result[] = [];
+    await followUps(ctx, [{ index: 0, key, id: Number.NaN, draft }], results, signal);
+    return results[0];
+  };
+  const settle = (mk: string, result: Result | undefined): WorkItem => {
+    if (result === undefined || result instanceof Error)
+      throw result ?? new InternalError("Jira create answered nothing.");
+    started.delete(mk);
+    return result;
+  };
+  return {
+    async create(draft: WorkItemDraft, signal?: AbortSignal): Promise<WorkItem> {
+      if (draft.marker === undefined) {
+        const [result] = await createItems(ctx, [draft], signal);
+        if (result === undefined || result instanceof Error)
+          throw result ?? new InternalError("Jira create answered nothing.");
+        return result;
+      }
+      const mk = markerKey(draft.marker);
+      started.set(mk, draft);
+      const key = ctx.created.get(mk);
+      if (key !== undefined) return settle(mk, await finish(key, draft, signal));
+      const [result] = await createItems(ctx, [draft], signal);
+      return settle(mk, result);
+    },
+    /** Finishes a found issue when this tracker's create of it did not finish. */
+    async found(item: WorkItem, mk: string, signal?: AbortSignal): Promise<WorkItem> {
+      const draft = started.get(mk);
+      if (draft === undefined) return item;
+      return settle(mk, await finish(item.id, draft, signal));
+    },
+  };
+}

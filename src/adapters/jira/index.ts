@@ -10,7 +10,8 @@ import type {
 import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client.js";
 import type { JiraContext, JiraSettings } from "./context.js";
-import { createItems } from "./create.js";
+import { createItems, createUnfinished } from "./create.js";
+import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./feed.js";
 import { userRef } from "./map.js";
 import { createIssuePacer, JIRA_ISSUE_WRITE_WINDOWS } from "./pacer.js";
@@ -123,6 +124,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
 /** The Jira Cloud adapter: REST v3 + Agile through jira.js 5. */
 export function createJiraTracker(options: JiraTrackerOptions) {
   const ctx = buildContext(options);
+  const unfinished = createUnfinished(ctx);
   const tracker = {
     system: "jira" as const,
     capabilities: {
@@ -138,12 +140,8 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     list: (query: { kind?: "story" | "task" | undefined; parentId?: string | undefined }) =>
       listItems(ctx, query),
     get: (ref: ItemRef) => getItem(ctx, ref),
-    async create(draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) {
-      const [result] = await createItems(ctx, [draft], opts?.signal);
-      if (result === undefined || result instanceof Error)
-        throw result ?? new Error("Jira create answered nothing.");
-      return result;
-    },
+    create: (draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) =>
+      unfinished.create(draft, opts?.signal),
     createMany: (drafts: readonly WorkItemDraft[], opts?: { signal?: AbortSignal | undefined }) =>
       createItems(ctx, drafts, opts?.signal),
     update: (
@@ -154,7 +152,10 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     delete: (ref: ItemRef, opts?: { signal?: AbortSignal | undefined }) =>
       deleteItem(ctx, ref, opts?.signal),
     changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
-    findByMarker: (marker: Marker) => findItemByMarker(ctx, marker),
+    findByMarker: async (marker: Marker) => {
+      const item = await findItemByMarker(ctx, marker);
+      return item === undefined ? undefined : unfinished.found(item, markerKey(marker));
+    },
     addComment: (
       item: ItemRef,
       draft: Parameters<typeof addComment>[2],

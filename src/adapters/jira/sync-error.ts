@@ -145,6 +145,18 @@ export function toSyncError(
       details: { retryAfterMs: retryAfterMs(shape) },
     });
   }
+  if (status >= 200 && status < 300) {
+    // A success status with an error: the body did not parse (cut off in transit).
+    return new RemoteUnavailableError(
+      `Jira answered ${on} (${status}) with a body that does not parse (cut off in transit?).`,
+      remote,
+      {
+        transient: true,
+        cause,
+        hint: "The connection dropped mid-answer; the run can be retried.",
+      },
+    );
+  }
   return new PayloadInvalidError(`Jira rejected ${on} (${status})${evidence}.`, remote, {
     hint: "Check the field values against the project's create/edit screens.",
     cause,
