@@ -17,7 +17,9 @@ export async function runConfiguredJob(
   opts: { mode: RunMode; dryRun: boolean },
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });
-  const progress = createProgress(ctx);
+  const progress = createProgress(ctx, (state, line) => {
+    log.info({ progress: state }, `progress: ${line}`);
+  });
   const onEvent = (e: SyncEvent): void => {
     progress.event(e);
     logEvent(log, e);
