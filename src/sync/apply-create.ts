@@ -3,6 +3,7 @@ import { NotFoundError } from "../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../core/model.js";
 import { call, type EngineContext } from "./context.js";
 import { baseOf, linkRecord } from "./links.js";
+import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { CreateAction } from "./plan-types.js";
 import { commentKey, timeEntryKey, type Snapshot } from "./snapshot.js";
@@ -30,7 +31,7 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
     payloadHash: hashDraft(draft),
   });
   const tracker = toTarget ? ctx.target : ctx.tinypm;
-  const created = await call(ctx, action.toSide, {
+  const made = await call(ctx, action.toSide, {
     name: `create ${action.kind} "${action.title}"`,
     kind: "write",
     idempotent: false,
@@ -40,6 +41,8 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
         ? ctx.target.findByMarker(draft.marker)
         : findCreatedInTinypm(ctx, draft),
   });
+  // A create recovered by its marker may have stopped before the task was hung under its story.
+  const created = toTarget ? await ensureTargetParent(ctx, made, action.source) : made;
   const tinypmItem = toTarget ? action.source : created;
   const targetItem = toTarget ? created : action.source;
   const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });

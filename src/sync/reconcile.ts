@@ -1,6 +1,7 @@
 import type { WorkItem } from "../core/model.js";
 import type { EngineContext } from "./context.js";
 import { linkRecord } from "./links.js";
+import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -29,7 +30,8 @@ export async function reconcileIntents(
       continue;
     }
     const tinypmItem = toTarget ? source : found;
-    const targetItem = toTarget ? found : source;
+    // Before the link: if attaching fails, the intent stays and the next run tries again.
+    const targetItem = toTarget ? await ensureTargetParent(ctx, found, source) : source;
     const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
     ctx.state.confirmIntent(
       intent.id,
