@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
-import { runCliProcess } from "./spawn.js";
+import { runCliProcess, startCliProcess, waitForOutput } from "./spawn.js";
 
 let servers: Servers;
 let config: string;
@@ -71,4 +71,28 @@ describe("demo", () => {
       expect(r.stdout).toMatch(/Totals: 2 update/);
     },
   );
+});
+
+describe("demo --keep", () => {
+  it("leaves the servers running, prints how to reach them, and stops on SIGINT with exit 0", async () => {
+    const demo = startCliProcess(["demo", "--keep", "--stories", "2"]);
+    try {
+      await waitForOutput(demo, (o) => o.stdout.includes("Press Ctrl-C"));
+      const out = demo.output().stdout;
+      expect(out).toMatch(/^tinyPM reference server: http:\/\/127\.0\.0\.1:\d+\/tinypm\/api$/m);
+      expect(out).toMatch(/^GitHub sandbox: http:\/\/127\.0\.0\.1:\d+$/m);
+      const config = /^Config: (.+)$/m.exec(out)?.[1] ?? "";
+      const env = Object.fromEntries(
+        (/^Try: +export (.+)$/m.exec(out)?.[1] ?? "").split(" ").map((kv) => kv.split("=")),
+      ) as Record<string, string>;
+      expect(Object.keys(env)).toEqual(["TINYPM_TOKEN", "GITHUB_TOKEN"]);
+      const status = await runCliProcess(["status", "--config", config, "--json"], { env });
+      expect(status).toMatchObject({ code: 0 });
+      const parsed = JSON.parse(status.stdout) as { jobs: { links: number }[] };
+      expect(parsed.jobs[0]?.links).toBeGreaterThan(0);
+    } finally {
+      demo.kill("SIGINT");
+    }
+    expect((await demo.done).code).toBe(0);
+  });
 });

@@ -55,6 +55,27 @@ async function editBothSides(): Promise<void> {
   }
 }
 
+describe("logs", () => {
+  it("go to stderr as JSON lines, with no token in them; stdout has only the report", async () => {
+    const r = await cli("plan", "--job", "gh", "--log-level", "debug");
+    expect(r).toMatchObject({ code: 0 });
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    for (const token of Object.values(servers.env)) {
+      if (token.length > 8) expect(r.stderr + r.stdout).not.toContain(token);
+    }
+    expect(r.stdout).toMatch(/^Sync plan · job gh/);
+  });
+
+  it("--log-format pretty writes lines for people", async () => {
+    const r = await cli("plan", "--job", "gh", "--log-format", "pretty", "--log-level", "info");
+    expect(r).toMatchObject({ code: 0 });
+    expect(r.stderr).toContain("run started");
+    expect(r.stderr.trim().startsWith("{")).toBe(false);
+  });
+});
+
 describe("migrate and sync --json, status --json, conflicts", () => {
   it("migrate --json prints one summary that fits schemas/run-summary.schema.json", async () => {
     const r = await cli("migrate", "--job", "gh", "--json", "--log-level", "warn");

@@ -87,9 +87,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
       try {
         await demo(ctx, { dir, tinypm, target, kind: flags.target });
         if (flags.keep === true) {
-          ctx.stdout.write(
-            `\ntinyPM reference server: ${tinypm.url}\n  token: ${tinypm.token}\n${flags.target === "github" ? "GitHub" : "Jira"} sandbox: ${target.url}\n  token: ${target.token}\nConfig: ${join(dir, "config.json")}\nPress Ctrl-C to stop.\n`,
-          );
+          ctx.stdout.write(keepLines({ dir, tinypm, target, kind: flags.target }));
           await ctx.waitForStop();
         }
       } finally {
@@ -98,6 +96,33 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
       }
     });
 };
+
+/** What `--keep` prints: where the servers are, their (local, throwaway) tokens, how to go on. */
+function keepLines(o: {
+  dir: string;
+  tinypm: ReferenceServer;
+  target: Sandbox;
+  kind: "github" | "jira";
+}): string {
+  const config = join(o.dir, "config.json");
+  const exports = Object.entries({ TINYPM_TOKEN: o.tinypm.token, ...o.target.env })
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  return [
+    "",
+    `tinyPM reference server: ${o.tinypm.url}`,
+    `  token: ${o.tinypm.token}`,
+    `${o.kind === "github" ? "GitHub" : "Jira"} sandbox: ${o.target.url}`,
+    `  token: ${o.target.token}`,
+    ...(o.kind === "jira" ? [`  email: ${o.target.env.JIRA_EMAIL ?? ""}`] : []),
+    `Config: ${config}`,
+    `Try:   export ${exports}`,
+    `       tinypm-sync status --config ${config}`,
+    `       tinypm-sync plan --config ${config} --job demo --format html --out plan.html`,
+    "Press Ctrl-C to stop the servers.",
+    "",
+  ].join("\n");
+}
 
 async function demo(
   ctx: CliContext,
