@@ -1,0 +1,3 @@
+import { describeFaults } from "./fault-suite.js";
+
+describeFaults("github");

@@ -1,0 +1,179 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { createGithubTracker } from "../../src/adapters/github/index.js";
+import { createJiraTracker } from "../../src/adapters/jira/index.js";
+import { createTinypmTracker } from "../../src/adapters/tinypm/index.js";
+import type { SystemName } from "../../src/core/model.js";
+import type { Tracker } from "../../src/core/tracker.js";
+import { loadMapping } from "../../src/mapping/load.js";
+import { createLanes } from "../../src/queue/lanes.js";
+import type { RetryPolicy } from "../../src/queue/retry.js";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
+import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { openStateStore } from "../../src/state/sqlite-store.js";
+import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
+import type { PlanJob } from "../../src/sync/plan.js";
+
+export type TargetKind = "github" | "jira";
+const MAPPINGS = { github: "mappings/github.yaml", jira: "mappings/jira.yaml" } as const;
+
+/**
+ * Fast retries: millisecond backoff and many attempts. The engine reads a side as one lane call
+ * (a whole scan, retried as a unit), so at 10 % faults per request a tinyPM scan of ~20 requests
+ * succeeds only ~1 time in 8: see docs/reliability.md, "Known limits".
+ */
+export const FAST_RETRY: RetryPolicy = {
+  maxAttempts: 400,
+  baseDelayMs: 2,
+  maxDelayMs: 20,
+  maxTotalMs: 24 * 3_600_000,
+};
+
+/** A budget that gives up at once: a remote that stays down aborts the run. */
+export const SHORT_RETRY: RetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 1,
+  maxDelayMs: 5,
+  maxTotalMs: 2_000,
+};
+
+/** Client timeout short enough for `timeout` faults to cost little. */
+export const CLIENT_TIMEOUT_MS = 250;
+
+/**
+ * The lanes' clock, fast-forwarded: a wait the remote asks for (Retry-After, GitHub's 60 s
+ * secondary default) sleeps at most 25 ms of real time and moves the clock the rest of the way.
+ */
+function fastClock(): { now: () => number; sleep: (ms: number, s?: AbortSignal) => Promise<void> } {
+  let skew = 0;
+  return {
+    now: () => Date.now() + skew,
+    sleep: async (ms, signal) => {
+      const real = Math.min(ms, 25);
+      skew += ms - real;
+      await delay(real, undefined, signal ? { signal } : {});
+    },
+  };
+}
+
+/** A tinyPM reference server, a target sandbox, and a state file, wired to the real engine. */
+export interface ReliabilityWorld {
+  readonly tinypm: ReferenceServer;
+  readonly kind: TargetKind;
+  readonly target: GithubSandbox | JiraSandbox;
+  /** The state file of the current scenario (a fresh one after `reset`). */
+  readonly statePath: string;
+  /** Restores both servers' data, clears faults and stats, and starts a new state file. */
+  reset(): void;
+  run(mode: RunMode, opts?: RunOptions): Promise<RunReport>;
+  /** Trackers for the test's own reads and edits (a patient timeout, no faults expected). */
+  tinypmTracker(server?: ReferenceServer, timeoutMs?: number): Tracker;
+  targetTracker(timeoutMs?: number): Tracker;
+  targetWrites(): number;
+  close(): Promise<void>;
+}
+
+export interface RunOptions {
+  readonly job?: Partial<PlanJob>;
+  readonly tinypmServer?: ReferenceServer;
+  readonly policy?: RetryPolicy;
+}
+
+export async function startReliabilityWorld(o: {
+  target: TargetKind;
+  generate?: string;
+  seed?: number;
+}): Promise<ReliabilityWorld> {
+  const seed = o.seed ?? 1;
+  const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed });
+  const target =
+    o.target === "github" ? await startGithubSandbox({ seed }) : await startJiraSandbox({ seed });
+  const newStatePath = (): string => join(mkdtempSync(join(tmpdir(), "tps-rel-")), "state.db");
+  let statePath = newStatePath();
+  const targetTracker = (timeoutMs = 10_000): Tracker =>
+    o.target === "github"
+      ? createGithubTracker({
+          baseUrl: target.url,
+          token: target.token,
+          owner: (target as GithubSandbox).owner,
+          repo: (target as GithubSandbox).repo,
+          writesPerMinute: 1_000_000,
+          writesPerHour: 10_000_000,
+          timeScale: 1000,
+          timeoutMs,
+        })
+      : createJiraTracker({
+          baseUrl: target.url,
+          projectKey: (target as JiraSandbox).projectKey,
+          email: (target as JiraSandbox).email,
+          token: target.token,
+          timeScale: 1000,
+          endpointRates: false,
+          issuePacing: false,
+          timeoutMs,
+        });
+  const tinypmTracker = (server: ReferenceServer = tinypm, timeoutMs = 10_000): Tracker =>
+    createTinypmTracker({
+      baseUrl: server.url,
+      token: server.token,
+      projectId: 1,
+      timeoutMs,
+    });
+  return {
+    tinypm,
+    kind: o.target,
+    target,
+    get statePath() {
+      return statePath;
+    },
+    reset() {
+      tinypm.setFaults("");
+      target.setFaults("");
+      tinypm.reset();
+      target.reset();
+      statePath = newStatePath();
+    },
+    tinypmTracker,
+    targetTracker,
+    targetWrites: () => target.stats().writes,
+    async run(mode, opts = {}) {
+      const state = openStateStore({ path: statePath });
+      const t = tinypmTracker(opts.tinypmServer, CLIENT_TIMEOUT_MS);
+      const g = targetTracker(CLIENT_TIMEOUT_MS);
+      const system: SystemName = o.target;
+      try {
+        return await runJob({
+          mode,
+          job: {
+            name: "widgets",
+            direction: "both",
+            conflicts: "manual",
+            onDelete: "close",
+            ...opts.job,
+          },
+          targetSystem: system,
+          tinypm: t,
+          target: g,
+          mappingSpec: loadMapping(MAPPINGS[o.target]),
+          state,
+          lanes: createLanes({
+            limits: { tinypm: { concurrency: 4 }, [system]: { concurrency: 4 } },
+            policy: opts.policy ?? FAST_RETRY,
+            ...fastClock(),
+          }),
+        });
+      } finally {
+        state.close();
+        await t.close();
+        await g.close();
+      }
+    },
+    async close() {
+      await tinypm.close();
+      await target.close();
+    },
+  };
+}
