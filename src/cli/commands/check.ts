@@ -62,13 +62,18 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
               baseUrl: job.tinypm.baseUrl,
               token: job.tinypm.token,
               projectId: job.job.tinypmProject,
-              timeoutMs: 15_000,
+              timeoutMs: job.tinypm.timeoutMs ?? 15_000,
             }),
           ],
           [job.target.name, targetOf(job.target)],
         ];
         for (const [name, tracker] of trackers) {
-          const line = probeLine(await probe(tracker), credentialVars(job, tracker.system));
+          // Writes are needed only on the side(s) the job's direction writes to.
+          const writes =
+            tracker.system === "tinypm"
+              ? job.job.direction !== "to-target"
+              : job.job.direction !== "to-tinypm";
+          const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
           if (line.startsWith("FAIL")) failed++;
           ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
           await tracker.close();
@@ -99,15 +104,18 @@ function targetOf(t: ResolvedJob["target"]): Tracker {
       });
 }
 
-/** `ok   details`, or `FAIL [code] details (the variables holding the credentials)`. */
-export function probeLine(result: ProbeResult, vars: readonly string[]): string {
+/**
+ * `ok   details`, or `FAIL [code] details (the variables holding the credentials)`. A side the
+ * job only reads from passes without write permission.
+ */
+export function probeLine(result: ProbeResult, vars: readonly string[], needsWrite = true): string {
   const code = !result.reachable
     ? "remote_unavailable"
     : !result.authenticated
       ? "auth_failed"
       : !result.projectVisible
         ? "not_found"
-        : !result.canWrite
+        : needsWrite && !result.canWrite
           ? "permission_denied"
           : undefined;
   if (code === undefined) return `ok   ${result.details}`;
