@@ -44,15 +44,20 @@ function commanderExit(
   }
 }
 
-/** Names the valid commands or flags after an unknown one. */
+/** Names the valid commands or flags after an unknown one, at the depth the error was found. */
 function validChoices(error: CommanderError, program: Command, argv: readonly string[]): string {
+  let cmd = program;
+  for (const word of argv) {
+    const sub = cmd.commands.find((c) => c.name() === word);
+    if (sub !== undefined) cmd = sub;
+  }
+  const where = cmd === program ? "" : ` for ${cmd.name()}`;
   if (error.code === "commander.unknownCommand") {
-    return `. Valid commands: ${program.commands.map((c) => c.name()).join(", ")}.`;
+    return `. Valid commands${where}: ${cmd.commands.map((c) => c.name()).join(", ")}.`;
   }
   if (error.code === "commander.unknownOption") {
-    const sub = program.commands.find((c) => argv.includes(c.name()));
-    const options = (sub ?? program).options.map((o) => o.long ?? o.short ?? "");
-    return `. Valid options${sub ? ` for ${sub.name()}` : ""}: ${[...options, "--help"].filter(Boolean).join(", ")}.`;
+    const options = cmd.options.map((o) => o.long ?? o.short ?? "");
+    return `. Valid options${where}: ${[...options, "--help"].filter(Boolean).join(", ")}.`;
   }
   return "";
 }

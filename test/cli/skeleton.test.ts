@@ -32,4 +32,13 @@ describe("the command-line skeleton", () => {
     expect(r.stderr).toMatch(/error \[usage\]: unknown option '--frobnicate'/);
     expect(r.stderr).toContain("--version");
   });
+
+  it("names the valid subcommands and flags at the level of the mistake", async () => {
+    const sub = await runCliProcess(["conflicts", "frob"]);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain("Valid commands for conflicts: list, resolve.");
+    const flag = await runCliProcess(["conflicts", "list", "--config", "x.json", "--frob"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/Valid options for list: --config, --json, --help\./);
+  });
 });
