@@ -224,6 +224,13 @@ describe("planJob", () => {
     );
   });
 
+  it("moves a stale base without writing when both sides made the same change", () => {
+    const same = story("1", { title: "Same on both" });
+    const [a] = plan({ ...linked, tinypm: [same], target: [copyOf(same, "101")] });
+    expect(a).toMatchObject({ type: "update", tinypmSet: {}, targetSet: {}, conflicts: [] });
+    expect(a && actionBucket(a)).toBe("unchanged");
+  });
+
   it("infers no deletion from a partial tinyPM scan", () => {
     expect(plan({ ...linked, tinypm: [], tinypmComplete: false })).toEqual([]);
   });

@@ -10,7 +10,7 @@ import { mergePair, type ConflictPolicy, type Direction, type Side } from "./mer
 import { planUpdate } from "./plan-update.js";
 import { deletion } from "./plan-delete.js";
 import type { CreateAction, LinkView, Plan, PlanAction, SkipReason } from "./plan-types.js";
-import { snapshotOf, type Snapshot } from "./snapshot.js";
+import { sameJson, snapshotOf, type Snapshot } from "./snapshot.js";
 
 export interface PlanJob {
   readonly name: string;
@@ -218,7 +218,11 @@ function pairAction(
   if (targetItem === undefined) return skip("unchanged");
   // The feed returned the target item (it changed since the checkpoint) yet it holds what we
   // last synced: the change was our own write read back.
-  if (nothing) return skip(input.target.complete ? "unchanged" : "echo");
+  if (nothing && sameSnapshot(t, link.baseTinypm) && sameSnapshot(g, link.baseTarget))
+    return skip(input.target.complete ? "unchanged" : "echo");
+  // Nothing to write but a stale base (both sides made the same change, or an update was
+  // interrupted after its first write): the update writes nothing and only moves the base, so
+  // that a later change on one side is not taken for a conflict.
   return planUpdate({ mapping: input.mapping, link, item, targetItem, t, g, merge });
 }
 
@@ -239,4 +243,12 @@ function skipOf(
   ids: { tinypmId?: string; targetId?: string },
 ): PlanAction {
   return { type: "skip", kind: item.kind, title: item.title, ...ids, reason };
+}
+
+function sameSnapshot(a: Snapshot, b: Snapshot): boolean {
+  return (
+    sameJson(a.fields, b.fields) &&
+    sameJson(a.comments, b.comments) &&
+    sameJson(a.timeEntries, b.timeEntries)
+  );
 }
