@@ -9,7 +9,7 @@ describe("round trip tinyPM → GitHub → tinyPM", () => {
   let destination: ReferenceServer;
 
   beforeAll(async () => {
-    world = await startWorld({ target: "github", generate: "small" });
+    world = await startWorld({ target: "github", generate: "stories=25,tasks=3,comments=2" });
     destination = await startReferenceServer({ generate: "empty", seed: 1 });
   });
   afterAll(async () => {

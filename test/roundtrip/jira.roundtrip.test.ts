@@ -9,7 +9,7 @@ describe("round trip tinyPM → Jira → tinyPM", () => {
   let destination: ReferenceServer;
 
   beforeAll(async () => {
-    world = await startWorld({ target: "jira", generate: "small" });
+    world = await startWorld({ target: "jira", generate: "stories=25,tasks=3,comments=2" });
     destination = await startReferenceServer({ generate: "empty", seed: 1 });
   });
   afterAll(async () => {
