@@ -1,4 +1,5 @@
 import { XMLParser } from "fast-xml-parser";
+import { readPlainXml } from "./xml-tree.js";
 
 /** A parsed XML element: text, or an object of children (repeated children as arrays). */
 export type XmlValue = string | XmlNode | XmlValue[];
@@ -202,6 +203,16 @@ function dropIndentation(value: XmlValue): XmlValue {
 /** Parses a checked document into `{ rootName, root }`. */
 export function parseXml(text: string, limits: XmlLimits): { name: string; root: XmlValue } {
   checkHostileXml(text, limits);
+  // tinyPM's documents are plain: read them in one pass; anything else goes to fast-xml-parser.
+  const plain = readPlainXml(text, decodeXmlText, repeatedChild);
+  if (plain !== undefined) return plain;
+  return parseXmlWithParser(text);
+}
+
+const repeatedChild = (parent: string, name: string): boolean => REPEATED.has(`${parent}.${name}`);
+
+/** fast-xml-parser's reading of a checked document (the path for anything not plain). */
+export function parseXmlWithParser(text: string): { name: string; root: XmlValue } {
   let parsed: unknown;
   try {
     parsed = parser.parse(text);
