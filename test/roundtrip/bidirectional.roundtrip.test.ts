@@ -135,6 +135,16 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     expect((await get(target, "story", p.targetId)).title).toBe(expected);
   });
 
+  it("closes the copy of a story deleted on tinyPM (onDelete: close)", async () => {
+    const p = pair(0);
+    await tinypm.delete({ kind: "story", id: p.tinypmId });
+    await sync();
+    const status = (await get(target, "story", p.targetId)).status;
+    expect(kind === "github" ? status : status.toLowerCase()).toBe(
+      kind === "github" ? "closed:not_planned" : "rejected",
+    );
+  });
+
   it("settles: one more sync writes nothing anywhere", async () => {
     await sync();
     const targetWrites = world.target.server.stats().writes;
