@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess, startCliProcess, waitForOutput } from "./spawn.js";
@@ -47,6 +49,33 @@ describe("check", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error [config_invalid]");
     expect(r.stderr).toContain("GITHUB_TOKEN");
+  });
+});
+
+describe("check: files", () => {
+  it("--offline validates without secrets or network", async () => {
+    const r = await runCliProcess(["check", "--config", config, "--offline"]);
+    expect(r).toMatchObject({ code: 0 });
+    expect(r.stdout).toMatch(/^Config .*: ok/m);
+    expect(r.stdout).not.toContain("job gh:");
+  });
+
+  it("lists every mapping problem at once, each with its file and path", async () => {
+    const bad = join(tmp.dir, "bad.yaml");
+    writeFileSync(bad, "version: 1\nto: jira\n");
+    const users = join(tmp.dir, "users.yaml");
+    writeFileSync(users, "policy: sometimes\nusers: 7\n");
+    const text = readFileSync(config, "utf8").replace(
+      /"mapping": "[^"]*github\.yaml"/,
+      `"mapping": ${JSON.stringify(bad)}`,
+    );
+    const file = join(tmp.dir, "two-problems.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(text), users }));
+    const r = await runCliProcess(["check", "--config", file, "--offline"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error [mapping_invalid]");
+    expect(r.stderr).toContain(`${bad} > from`);
+    expect(r.stderr).toMatch(/users\.yaml > policy: found "sometimes"; valid choices: skip/);
   });
 });
 

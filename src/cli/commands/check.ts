@@ -1,9 +1,15 @@
 import { createTarget, createTinypm } from "../../adapters/registry.js";
-import { loadConfig, type ResolvedJob } from "../../config/load.js";
-import { ConfigError, SyncError, type ValidationIssue } from "../../core/errors.js";
+import { loadConfig, type LoadedConfig, type ResolvedJob } from "../../config/load.js";
+import {
+  MappingError,
+  SyncError,
+  ValidationError,
+  type ValidationIssue,
+} from "../../core/errors.js";
 import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { loadMapping } from "../../mapping/load.js";
 import { loadUserMap } from "../../mapping/users.js";
+import type { CliContext } from "../context.js";
 import { configOption } from "../options.js";
 import { credentialVars } from "../secret-hint.js";
 import type { RegisterCommand } from "./index.js";
@@ -19,69 +25,83 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
   configOption(cmd)
     .option("--offline", "validate files only; do not contact any system")
     .action(async (flags: { config: string; offline?: boolean }) => {
-      const loaded = loadConfig(flags.config, { env: ctx.env });
-      const issues: ValidationIssue[] = [];
-      const collect = (fn: () => unknown): void => {
-        try {
-          fn();
-        } catch (error) {
-          if (error instanceof SyncError && "issues" in error)
-            issues.push(...(error as ConfigError).issues);
-          else throw error;
-        }
-      };
-      for (const job of loaded.jobs) {
-        collect(() => {
-          const spec = loadMapping(job.mappingPath);
-          if (spec.to !== job.target.type) {
-            issues.push({
-              file: job.mappingPath,
-              path: ["to"],
-              message: `job "${job.job.name}" targets ${job.target.type} but this mapping maps to ${spec.to}`,
-            });
-          }
-        });
-      }
-      if (loaded.usersPath !== undefined) collect(() => loadUserMap(loaded.usersPath ?? ""));
-      if (issues.length > 0) {
-        throw new ConfigError(
-          `The configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,
-          { issues, hint: "Fix each problem listed, then run check again." },
-        );
-      }
+      // Offline, the secrets are not needed: the files can be checked on a machine without them.
+      const loaded = loadConfig(flags.config, {
+        env: ctx.env,
+        secrets: flags.offline === true ? "optional" : "require",
+      });
+      validateFiles(loaded);
       ctx.stdout.write(
         `Config ${loaded.file}: ok (${loaded.jobs.length} job${loaded.jobs.length === 1 ? "" : "s"}, mappings and user map valid)\n`,
       );
       if (flags.offline === true) return;
       let failed = 0;
-      for (const job of loaded.jobs) {
-        const trackers: [string, Tracker][] = [
-          [
-            "tinyPM",
-            createTinypm({
-              baseUrl: job.tinypm.baseUrl,
-              token: job.tinypm.token,
-              projectId: job.job.tinypmProject,
-              timeoutMs: job.tinypm.timeoutMs ?? 15_000,
-            }),
-          ],
-          [job.target.name, targetOf(job.target)],
-        ];
-        for (const [name, tracker] of trackers) {
-          // Writes are needed only on the side(s) the job's direction writes to.
-          const writes =
-            tracker.system === "tinypm"
-              ? job.job.direction !== "to-target"
-              : job.job.direction !== "to-tinypm";
-          const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
-          if (line.startsWith("FAIL")) failed++;
-          ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
-          await tracker.close();
-        }
-      }
+      for (const job of loaded.jobs) failed += await probeJob(ctx, job);
       ctx.exitCode = failed > 0 ? 3 : 0;
     });
 };
+
+/** Loads every job's mapping and the user map; throws one MappingError listing every problem. */
+function validateFiles(loaded: LoadedConfig): void {
+  const issues: ValidationIssue[] = [];
+  const collect = (fn: () => unknown): void => {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof ValidationError) issues.push(...error.issues);
+      else throw error;
+    }
+  };
+  for (const job of loaded.jobs) {
+    collect(() => {
+      const spec = loadMapping(job.mappingPath);
+      if (spec.to !== job.target.type) {
+        issues.push({
+          file: job.mappingPath,
+          path: ["to"],
+          message: `job "${job.job.name}" targets ${job.target.type} but this mapping maps to ${spec.to}`,
+        });
+      }
+    });
+  }
+  const users = loaded.usersPath;
+  if (users !== undefined) collect(() => loadUserMap(users));
+  if (issues.length > 0) {
+    throw new MappingError(
+      `The mappings have ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,
+      { issues, hint: "Fix each problem listed (docs/mappings.md), then run check again." },
+    );
+  }
+}
+
+/** Probes tinyPM and the target of one job, prints a line for each; returns how many failed. */
+async function probeJob(ctx: CliContext, job: ResolvedJob): Promise<number> {
+  const trackers: [string, Tracker][] = [
+    [
+      "tinyPM",
+      createTinypm({
+        baseUrl: job.tinypm.baseUrl,
+        token: job.tinypm.token,
+        projectId: job.job.tinypmProject,
+        timeoutMs: job.tinypm.timeoutMs ?? 15_000,
+      }),
+    ],
+    [job.target.name, targetOf(job.target)],
+  ];
+  let failed = 0;
+  for (const [name, tracker] of trackers) {
+    // Writes are needed only on the side(s) the job's direction writes to.
+    const writes =
+      tracker.system === "tinypm"
+        ? job.job.direction !== "to-target"
+        : job.job.direction !== "to-tinypm";
+    const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
+    if (line.startsWith("FAIL")) failed++;
+    ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
+    await tracker.close();
+  }
+  return failed;
+}
 
 function targetOf(t: ResolvedJob["target"]): Tracker {
   return t.type === "github"
