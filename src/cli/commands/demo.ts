@@ -98,12 +98,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
 };
 
 /** What `--keep` prints: where the servers are, their (local, throwaway) tokens, how to go on. */
-function keepLines(o: {
-  dir: string;
-  tinypm: ReferenceServer;
-  target: Sandbox;
-  kind: "github" | "jira";
-}): string {
+function keepLines(o: DemoServers): string {
   const config = join(o.dir, "config.json");
   const exports = Object.entries({ TINYPM_TOKEN: o.tinypm.token, ...o.target.env })
     .map(([k, v]) => `${k}=${v}`)
@@ -124,10 +119,8 @@ function keepLines(o: {
   ].join("\n");
 }
 
-async function demo(
-  ctx: CliContext,
-  o: { dir: string; tinypm: ReferenceServer; target: Sandbox; kind: "github" | "jira" },
-): Promise<void> {
+/** Writes the demo's config (the embedded default job against the local servers). */
+function writeDemoConfig(o: DemoServers): string {
   const config = {
     tinypm: { baseUrl: o.tinypm.url, tokenEnv: "TINYPM_TOKEN" },
     targets: { [o.kind]: o.target.target },
@@ -147,6 +140,18 @@ async function demo(
   };
   const file = join(o.dir, "config.json");
   writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+interface DemoServers {
+  dir: string;
+  tinypm: ReferenceServer;
+  target: Sandbox;
+  kind: "github" | "jira";
+}
+
+async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
+  const file = writeDemoConfig(o);
   const demoCtx: CliContext = Object.assign(Object.create(ctx) as CliContext, {
     env: { ...ctx.env, TINYPM_TOKEN: o.tinypm.token, ...o.target.env },
   });
@@ -162,6 +167,15 @@ async function demo(
   printRun(ctx, migration, {});
   if (ctx.signal.aborted) settleRuns(ctx, [migration]);
   ctx.stdout.write(`\n== 2. Editing one story in tinyPM and one issue in ${name}\n`);
+  await editBothSides(ctx, o, name);
+  ctx.stdout.write(`\n== 3. Syncing both ways\n`);
+  const sync = await runConfiguredJob(demoCtx, session, job, { mode: "sync", dryRun: false });
+  printRun(ctx, sync, {});
+  settleRuns(ctx, [migration, sync]);
+}
+
+/** Renames the first story in tinyPM and edits the second one's copy on the target. */
+async function editBothSides(ctx: CliContext, o: DemoServers, name: string): Promise<void> {
   const tinypmTracker = createTinypm({
     baseUrl: o.tinypm.url,
     token: o.tinypm.token,
@@ -199,10 +213,6 @@ async function demo(
   } finally {
     await Promise.allSettled([tinypmTracker.close(), targetTracker.close()]);
   }
-  ctx.stdout.write(`\n== 3. Syncing both ways\n`);
-  const sync = await runConfiguredJob(demoCtx, session, job, { mode: "sync", dryRun: false });
-  printRun(ctx, sync, {});
-  settleRuns(ctx, [migration, sync]);
 }
 
 async function stories(tracker: Tracker): Promise<WorkItem[]> {
