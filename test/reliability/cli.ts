@@ -1,0 +1,87 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/**
+ * A private build of the CLI: `dist/` is rebuilt by other test runs at any moment, and a
+ * half-written `dist/` makes a child process fail for reasons that are not the test's.
+ */
+const BUILD = join(tmpdir(), `tinypm-sync-reliability-build-${process.getuid?.() ?? 0}`);
+export const CLI = join(BUILD, "dist/cli/main.js");
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the private copy when a source is newer than it (one build at a time, by flock). */
+export function ensureBuilt(): void {
+  const stamp = join(BUILD, "built.stamp");
+  const builtAt = (): number => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0);
+  if (builtAt() > newestSource(join(ROOT, "src"))) return;
+  mkdirSync(BUILD, { recursive: true });
+  const fresh = `[ -f "${stamp}" ] && [ -z "$(find src -name '*.ts' -newer "${stamp}" | head -1)" ]`;
+  const build = [
+    `rm -rf "${BUILD}/dist.new"`,
+    `npx tsc -p tsconfig.build.json --outDir "${BUILD}/dist.new" --declaration false --sourceMap false`,
+    `rm -rf "${BUILD}/dist"`,
+    `mv "${BUILD}/dist.new" "${BUILD}/dist"`,
+    `cp package.json "${BUILD}/package.json"`,
+    `ln -sfn "${ROOT}node_modules" "${BUILD}/node_modules"`,
+    `ln -sfn "${ROOT}mappings" "${BUILD}/mappings"`,
+    `touch "${stamp}"`,
+  ].join(" && ");
+  const script = `${fresh} || (${build})`;
+  execFileSync(
+    "flock",
+    [join(tmpdir(), "tinypm-sync-reliability-build.lock"), "sh", "-c", script],
+    {
+      cwd: ROOT,
+      stdio: "ignore",
+    },
+  );
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts the built CLI; the caller may kill it. */
+export function spawnCli(
+  args: readonly string[],
+  opts: { env?: Record<string, string>; cwd?: string },
+): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** Runs the built CLI to completion and collects its output. */
+export function runCli(
+  args: readonly string[],
+  opts: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(args, opts);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

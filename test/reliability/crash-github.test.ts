@@ -1,0 +1,3 @@
+import { describeCrashes } from "./crash-suite.js";
+
+describeCrashes("github", 9001);
