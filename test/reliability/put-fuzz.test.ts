@@ -17,8 +17,8 @@ type Flat = Record<string, Record<string, unknown>>;
 function flatten(archive: TinypmArchive): Flat {
   const out: Flat = {};
   for (const { tasks, ...story } of archive.stories) {
-    out[`story:${story.id}`] = story;
-    for (const task of tasks) out[`task:${task.id}`] = task;
+    out[`story:${story.id}`] = { ...story };
+    for (const task of tasks) out[`task:${task.id}`] = { ...task };
   }
   return out;
 }
