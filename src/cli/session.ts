@@ -118,14 +118,8 @@ export function openJob(
           logger: logger.child({ system: "jira" }),
         });
   const lanes = createLanes({
-    limits: {
-      tinypm: { concurrency: tinypmLimits.concurrency },
-      [targetSystem]: {
-        concurrency: targetLimits.concurrency,
-        writesPerMinute: targetLimits.writesPerMinute,
-        writesPerHour: targetLimits.writesPerHour,
-      },
-    },
+    // Every configured limit, reads included (architecture.md: `limits` on every system).
+    limits: { tinypm: tinypmLimits, [targetSystem]: targetLimits },
     signal,
     onEvent: (e) => {
       if (e.type === "rate_limited")

@@ -24,35 +24,37 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
             conflicts: state.conflicts({ job: job.name, status: "open" }),
           }),
         );
+        const out: StatusJson = { state: loaded.statePath, jobs };
         if (flags.json === true) {
-          const out: StatusJson = { state: loaded.statePath, jobs };
           ctx.stdout.write(`${JSON.stringify(out)}\n`);
           return;
         }
-        const lines = [`State: ${loaded.statePath}`];
-        for (const j of jobs) {
-          lines.push(
-            "",
-            `Job ${j.job} → ${j.target}: ${j.links} linked item${j.links === 1 ? "" : "s"}`,
-          );
-          const last = j.lastRuns[0];
-          lines.push(
-            last
-              ? `  last run: ${last.mode} ${last.outcome} at ${last.finishedAt ?? last.startedAt} ${JSON.stringify(last.counts)}`
-              : "  never run",
-          );
-          lines.push(`  parked failures: ${j.failures.length}`);
-          for (const f of j.failures)
-            lines.push(
-              `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts}×)`,
-            );
-          lines.push(
-            `  open conflicts: ${j.conflicts.length}${j.conflicts.length > 0 ? " (see `tinypm-sync conflicts list`)" : ""}`,
-          );
-        }
-        ctx.stdout.write(`${lines.join("\n")}\n`);
+        ctx.stdout.write(statusText(out));
       } finally {
         state.close();
       }
     });
 };
+
+/** The status for people: one block per job. */
+function statusText(status: StatusJson): string {
+  const lines = [`State: ${status.state}`];
+  for (const j of status.jobs) {
+    lines.push("", `Job ${j.job} → ${j.target}: ${j.links} linked item${j.links === 1 ? "" : "s"}`);
+    const last = j.lastRuns[0];
+    lines.push(
+      last
+        ? `  last run: ${last.mode} ${last.outcome} at ${last.finishedAt ?? last.startedAt} ${JSON.stringify(last.counts)}`
+        : "  never run",
+    );
+    lines.push(`  parked failures: ${j.failures.length}`);
+    for (const f of j.failures)
+      lines.push(
+        `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts}×)`,
+      );
+    lines.push(
+      `  open conflicts: ${j.conflicts.length}${j.conflicts.length > 0 ? " (see `tinypm-sync conflicts list`)" : ""}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
