@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTarget, createTinypm } from "../../src/adapters/registry.js";
 import { RunSummaryJson, StatusJson } from "../../src/cli/json-output.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
-import { runCliProcess } from "./spawn.js";
+import { runCliProcess, startCliProcess, waitForOutput } from "./spawn.js";
 
 let servers: Servers;
 let config: string;
@@ -131,6 +131,36 @@ describe("migrate and sync --json, status --json, conflicts", () => {
       expect(copy?.title).toBe("Renamed in tinyPM");
     } finally {
       await github.close();
+    }
+  });
+});
+
+describe("export and sync --watch", () => {
+  it("export prints the project as a JSON archive, and nothing else, on stdout", async () => {
+    const r = await cli("export", "--job", "gh", "--log-level", "warn");
+    expect(r).toMatchObject({ code: 0 });
+    const archive = JSON.parse(r.stdout) as { stories: unknown[] };
+    expect(archive.stories).toHaveLength(3);
+  });
+
+  it("--interval without --watch is a usage error", async () => {
+    const r = await cli("sync", "--interval", "5m");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error [usage]: --interval needs --watch.");
+  });
+
+  it("sync --watch runs every interval and stops on SIGINT between runs with exit 0", async () => {
+    const watch = startCliProcess(
+      ["sync", "--config", config, "--job", "gh", "--watch", "--interval", "3s", "--json"],
+      { env: servers.env },
+    );
+    // Right after the second summary the process sleeps for 3 s: the signal lands between runs.
+    await waitForOutput(watch, (o) => o.stdout.trim().split("\n").length >= 2);
+    watch.kill("SIGINT");
+    const r = await watch.done;
+    expect(r.code).toBe(0);
+    for (const line of r.stdout.trim().split("\n")) {
+      expect(RunSummaryJson.parse(JSON.parse(line)).summary.created).toBe(0);
     }
   });
 });
