@@ -5,9 +5,9 @@ import { applyDelete, applyUpdate } from "./apply-update.js";
 import type { EngineContext } from "./context.js";
 import type { RunSummary } from "./events.js";
 import { linkRecord } from "./links.js";
-import { targetSnapshot, tinypmSnapshot } from "./plan.js";
+import { targetSnapshot } from "./plan.js";
 import { actionBucket, type Plan, type PlanAction } from "./plan-types.js";
-import type { Snapshot } from "./snapshot.js";
+import { EMPTY_SNAPSHOT, type Snapshot } from "./snapshot.js";
 
 /** Errors that stop the whole run (exit 3): nothing more can succeed until the user acts. */
 export function isFatal(error: unknown): boolean {
@@ -84,7 +84,8 @@ function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkItem): 
       targetId: targetItem.id,
       origin: "tinypm",
       parentTinypmId: tinypmItem.parentId,
-      baseTinypm: copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
+      // tinyPM's base is empty: whatever the copy still lacks flows on the next plan.
+      baseTinypm: EMPTY_SNAPSHOT,
       baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
       now: ctx.now(),
     }),

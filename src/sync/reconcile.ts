@@ -3,7 +3,7 @@ import type { EngineContext } from "./context.js";
 import { linkRecord } from "./links.js";
 import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
-import type { Snapshot } from "./snapshot.js";
+import { EMPTY_SNAPSHOT, type Snapshot } from "./snapshot.js";
 
 /**
  * Settles the creates an interrupted run left unconfirmed: a target create is found by its
@@ -43,8 +43,10 @@ export async function reconcileIntents(
         targetId: targetItem.id,
         origin: toTarget ? "tinypm" : ctx.targetSystem,
         parentTinypmId: tinypmItem.parentId,
-        baseTinypm: copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
-        baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
+        // The copy may have been cut short (GitHub: created, not yet closed): the origin's base
+        // is empty, so every field where the copy still differs flows on the next plan.
+        baseTinypm: toTarget ? EMPTY_SNAPSHOT : copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
+        baseTarget: toTarget ? copied(targetSnapshot(ctx.mapping, targetItem)) : EMPTY_SNAPSHOT,
         now: ctx.now(),
       }),
     );
