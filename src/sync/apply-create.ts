@@ -31,15 +31,20 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
     payloadHash: hashDraft(draft),
   });
   const tracker = toTarget ? ctx.target : ctx.tinypm;
+  let recovered = false;
   const made = await call(ctx, action.toSide, {
     name: `create ${action.kind} "${action.title}"`,
     kind: "write",
     idempotent: false,
     run: () => tracker.create(draft),
-    recover: () =>
-      toTarget && draft.marker
-        ? ctx.target.findByMarker(draft.marker)
-        : findCreatedInTinypm(ctx, draft),
+    recover: async () => {
+      const found =
+        toTarget && draft.marker
+          ? await ctx.target.findByMarker(draft.marker)
+          : await findCreatedInTinypm(ctx, draft);
+      recovered = found !== undefined;
+      return found;
+    },
   });
   // A create recovered by its marker may have stopped before the task was hung under its story.
   const created = toTarget ? await ensureTargetParent(ctx, made, action.source) : made;
@@ -68,14 +73,16 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
     sourceId: action.source.id,
   });
   await copyExtras(ctx, action, created);
+  // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
+  // the origin's fields get an empty base, so whatever the copy lacks flows on the next run.
+  const origin = (s: Snapshot): Snapshot => (recovered ? { ...s, fields: {} } : s);
+  const t = tinypmSnapshot(ctx.mapping, tinypmItem);
+  const g = targetSnapshot(ctx.mapping, withExtras(targetItem, action, toTarget, ctx));
   ctx.state.updateBase(
     ctx.job.name,
     action.kind,
     tinypmItem.id,
-    baseOf(
-      tinypmSnapshot(ctx.mapping, tinypmItem),
-      targetSnapshot(ctx.mapping, withExtras(targetItem, action, toTarget, ctx)),
-    ),
+    toTarget ? baseOf(origin(t), g) : baseOf(t, origin(g)),
   );
   return created;
 }
