@@ -1,4 +1,10 @@
-import { AuthError, PermissionError, RemoteUnavailableError, SyncError } from "../core/errors.js";
+import {
+  AuthError,
+  InterruptedError,
+  PermissionError,
+  RemoteUnavailableError,
+  SyncError,
+} from "../core/errors.js";
 import type { WorkItem } from "../core/model.js";
 import { applyCreate } from "./apply-create.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
@@ -9,9 +15,13 @@ import { targetSnapshot } from "./plan.js";
 import { actionBucket, type Plan, type PlanAction } from "./plan-types.js";
 import { EMPTY_SNAPSHOT, type Snapshot } from "./snapshot.js";
 
-/** Errors that stop the whole run (exit 3): nothing more can succeed until the user acts. */
+/**
+ * Errors that stop the whole run: nothing more can succeed until the user acts (exit 3), or the
+ * user stopped it (exit 130; the items not reached are not failures, the next run does them).
+ */
 export function isFatal(error: unknown): boolean {
   return (
+    error instanceof InterruptedError ||
     error instanceof AuthError ||
     error instanceof PermissionError ||
     error instanceof RemoteUnavailableError
@@ -28,11 +38,14 @@ export async function applyPlan(
   plan: Plan,
   summary: RunSummary,
 ): Promise<void> {
+  const total = plan.actions.filter((a) => a.type !== "skip").length;
+  let done = 0;
   for (const action of plan.actions) {
     if (action.type === "skip") {
       summary.unchanged++;
       continue;
     }
+    ctx.emit({ type: "progress", phase: "apply", done: done++, total });
     try {
       await applyOne(ctx, action);
       summary[actionBucket(action)]++;
@@ -43,6 +56,7 @@ export async function applyPlan(
       park(ctx, action, error);
     }
   }
+  if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
 }
 
 async function applyOne(

@@ -1,3 +1,4 @@
+import { InterruptedError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
@@ -92,8 +93,10 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
       });
     return report;
   } catch (error) {
-    if (!dry)
-      o.state.finishRun(runId, { outcome: "failed", counts: { ...summary }, apiCalls: apiUse(o) });
+    if (!dry) {
+      const outcome = error instanceof InterruptedError ? "interrupted" : "failed";
+      o.state.finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) });
+    }
     throw error;
   }
 }
