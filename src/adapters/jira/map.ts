@@ -91,7 +91,8 @@ export function toWorkItem(raw: RawIssue, ctx: MapContext, extras: IssueExtras =
     id: raw.key,
     ...(isTask && f.parent && { parentId: f.parent.key }),
     title: f.summary,
-    description: richToMarkdown(f.description),
+    // No description (null, or an empty document) is "none" in the canonical model.
+    description: richToMarkdown(f.description) || undefined,
     status: f.status.name,
     ...(f.priority && { priority: f.priority.name }),
     ...(typeof points === "number" && { estimate: points }),
