@@ -45,6 +45,12 @@ export function createIssuePacer(options: IssuePacerOptions = {}): IssuePacer {
       const t = now();
       sweep(t);
       const times = booked.get(key) ?? [];
+      // Writes to one issue are sequential: by the time the next one is asked for, the previous
+      // one has been answered. Counting it from now (its completion) rather than from when it
+      // was booked means a slow request can never squeeze 21 arrivals into Jira's window.
+      const last = times.length - 1;
+      const previous = times[last];
+      if (previous !== undefined && previous < t) times[last] = Math.min(t, previous + longest);
       let at = t;
       for (const w of windows) {
         // The write may happen once fewer than `max` writes lie within (at − ms, at].
