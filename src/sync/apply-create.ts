@@ -6,7 +6,7 @@ import { baseOf, linkRecord } from "./links.js";
 import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { CreateAction } from "./plan-types.js";
-import { commentKey, timeEntryKey, type Snapshot } from "./snapshot.js";
+import { commentKey, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the
@@ -74,15 +74,24 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
   });
   await copyExtras(ctx, action, created);
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
-  // the origin's fields get an empty base, so whatever the copy lacks flows on the next run.
-  const origin = (s: Snapshot): Snapshot => (recovered ? { ...s, fields: {} } : s);
+  // the origin's fields the copy lacks get an empty base, so they flow on the next run. Fields
+  // the copy holds keep their base: a later edit of one on the other side is no conflict.
+  const origin = (s: Snapshot, copy: Snapshot): Snapshot =>
+    recovered
+      ? {
+          ...s,
+          fields: Object.fromEntries(
+            Object.entries(s.fields).filter(([k, v]) => sameJson(v, copy.fields[k])),
+          ),
+        }
+      : s;
   const t = tinypmSnapshot(ctx.mapping, tinypmItem);
   const g = targetSnapshot(ctx.mapping, withExtras(targetItem, action, toTarget, ctx));
   ctx.state.updateBase(
     ctx.job.name,
     action.kind,
     tinypmItem.id,
-    toTarget ? baseOf(origin(t), g) : baseOf(t, origin(g)),
+    toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t)),
   );
   return created;
 }
