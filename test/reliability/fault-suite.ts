@@ -40,6 +40,9 @@ export function describeFaults(target: "github" | "jira"): void {
       for (const report of r.reports) {
         expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
       }
+      const missing = Object.keys(clean.afterSync.counts).filter((k) => !(k in r.afterSync.counts));
+      figures.add({ duplicates: duplicates(r.afterSync).length, itemsLost: missing.length });
+      expect(missing).toEqual([]);
       expect(duplicates(r.afterSync)).toEqual([]);
       expect(r.afterMigrate).toEqual(clean.afterMigrate);
       expect(r.afterSync).toEqual(clean.afterSync);
