@@ -117,9 +117,8 @@ describe("writes", () => {
     });
   });
 
-  it("clears fields set to undefined", () => {
+  it("clears fields set to undefined, but never the priority (Jira cannot clear it)", () => {
     expect(setToFields({ priority: undefined, assignees: [] }, "cf")).toEqual({
-      priority: null,
       assignee: null,
     });
   });

@@ -138,8 +138,9 @@ export function setToFields(
   const fields: Record<string, unknown> = {};
   if (set.title !== undefined) fields.summary = set.title;
   if ("description" in set) fields.description = markdownToAdf(set.description ?? "");
-  if ("priority" in set)
-    fields.priority = set.priority === undefined ? null : { name: set.priority };
+  // Jira always has a priority (the scheme's default when none is given): it cannot be cleared,
+  // so "no priority" leaves the priority as it is.
+  if (set.priority !== undefined) fields.priority = { name: set.priority };
   if ("estimate" in set && storyPointsField !== undefined)
     fields[storyPointsField] = set.estimate ?? null;
   if (set.labels !== undefined) fields.labels = [...set.labels];
