@@ -165,9 +165,7 @@ export function describeCrashes(target: "github" | "jira", seed: number): void {
       expectConsistentState();
     });
 
-    // Known bug (docs/reliability.md): after a kill, the rerun of Jira → tinyPM parks sub-tasks
-    // with Jira's 400 "priority: Specify a valid 'id' or 'name'". Skipped on Jira until fixed.
-    it.skipIf(target === "jira")(
+    it(
       "reverse migration into an empty tinyPM: the same project, once",
       async () => {
         await crashThenFinish(["migrate", "--config", cfg, "--job", "back"]);
