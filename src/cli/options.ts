@@ -6,6 +6,17 @@ export function configOption(cmd: Command): Command {
   return cmd.requiredOption("-c, --config <file>", "the config file (see config.example.json)");
 }
 
+/** `--format` and `--out`: how and where a run's report is written (plan, migrate, sync). */
+export function reportOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option("-f, --format <format>", "report format")
+        .choices(["text", "json", "markdown", "html"])
+        .default("text"),
+    )
+    .option("-o, --out <file>", "write the report to a file instead of stdout");
+}
+
 /** Logging flags shared by the job commands. Logs go to stderr; stdout is for reports. */
 export function logOptions(cmd: Command): Command {
   return cmd

@@ -1,6 +1,5 @@
-import { Option } from "commander";
 import type { ReportFormat } from "../../report/types.js";
-import { configOption, logOptions } from "../options.js";
+import { configOption, logOptions, reportOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
@@ -29,13 +28,8 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
   configOption(cmd);
   cmd
     .option("--dry-run", "plan only: the same as `plan --migrate`")
-    .option("--json", "print the run summary as one JSON object")
-    .addOption(
-      new Option("-f, --format <format>", "report format")
-        .choices(["text", "json", "markdown", "html"])
-        .default("text"),
-    )
-    .option("-o, --out <file>", "write the report to a file instead of stdout");
+    .option("--json", "print the run summary as one JSON object");
+  reportOptions(cmd);
   logOptions(cmd).action(async (flags: MigrateFlags) => {
     const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
     const [resolved] = session.loaded.jobs;

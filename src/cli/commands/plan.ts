@@ -1,6 +1,5 @@
-import { Option } from "commander";
 import type { ReportFormat } from "../../report/types.js";
-import { configOption, logOptions } from "../options.js";
+import { configOption, logOptions, reportOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
@@ -26,14 +25,10 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
     )
     .requiredOption("-j, --job <name>", "the job to plan");
   configOption(cmd);
-  cmd
-    .addOption(
-      new Option("-f, --format <format>", "report format")
-        .choices(["text", "json", "markdown", "html"])
-        .default("text"),
-    )
-    .option("-o, --out <file>", "write the report to a file instead of stdout")
-    .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`");
+  reportOptions(cmd).option(
+    "--migrate",
+    "plan what `migrate` would do (one-way copy) instead of `sync`",
+  );
   logOptions(cmd).action(async (flags: PlanFlags) => {
     const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
     const [resolved] = session.loaded.jobs;

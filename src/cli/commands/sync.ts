@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Option } from "commander";
 import { ExitCode, InterruptedError, UsageError } from "../../core/errors.js";
 import type { ReportFormat } from "../../report/types.js";
 import type { RunReport } from "../../sync/engine.js";
-import { configOption, logOptions, parseDuration } from "../options.js";
+import { configOption, logOptions, reportOptions, parseDuration } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
@@ -37,13 +36,8 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     .option("--dry-run", "plan only: the same as `plan`")
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
-    .option("--json", "print each run's summary as one JSON object per line")
-    .addOption(
-      new Option("-f, --format <format>", "report format")
-        .choices(["text", "json", "markdown", "html"])
-        .default("text"),
-    )
-    .option("-o, --out <file>", "write the report to a file instead of stdout");
+    .option("--json", "print each run's summary as one JSON object per line");
+  reportOptions(cmd);
   logOptions(cmd).action(async (flags: SyncFlags) => {
     if (flags.watch !== true && cmd.getOptionValueSource("interval") === "cli") {
       throw new UsageError("--interval needs --watch.", {
