@@ -30,25 +30,39 @@ export interface StartedSandbox {
 
 type SandboxStarter = (flags: SandboxFlags) => Promise<StartedSandbox>;
 
+/** Checks --rate-limits with the sandbox's own parser; a bad spec is a usage error with an example. */
+function checkRateLimits(parse: (spec: string) => unknown, spec: string, example: string): void {
+  try {
+    parse(spec);
+  } catch (error) {
+    throw new UsageError(`--rate-limits: ${(error as Error).message}`, {
+      hint: `Use off, real, or e.g. ${example}.`,
+    });
+  }
+}
+
+/** The options every sandbox takes from the command line. */
+function common(flags: SandboxFlags) {
+  return {
+    host: flags.host,
+    port: flags.port,
+    rateLimits: flags.rateLimits,
+    timeScale: flags.timeScale,
+    seed: flags.seed,
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+    ...(flags.faults === undefined ? {} : { faults: flags.faults }),
+  };
+}
+
 /** One entry per bundled sandbox: name → starter. */
 const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
   github: async (flags) => {
-    try {
-      parseRateLimitSpec(flags.rateLimits);
-    } catch (error) {
-      throw new UsageError(`--rate-limits: ${(error as Error).message}`, {
-        hint: "Use off, real, or e.g. core=5000/h,creates=80/min,creates=500/h,search=30/min.",
-      });
-    }
-    const sandbox = await startGithubSandbox({
-      host: flags.host,
-      port: flags.port,
-      rateLimits: flags.rateLimits,
-      timeScale: flags.timeScale,
-      seed: flags.seed,
-      ...(flags.token === undefined ? {} : { token: flags.token }),
-      ...(flags.faults === undefined ? {} : { faults: flags.faults }),
-    });
+    checkRateLimits(
+      parseRateLimitSpec,
+      flags.rateLimits,
+      "core=5000/h,creates=80/min,creates=500/h,search=30/min",
+    );
+    const sandbox = await startGithubSandbox(common(flags));
     return {
       banner: `GitHub sandbox listening on ${sandbox.url}`,
       lines: [
@@ -60,22 +74,12 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     };
   },
   jira: async (flags) => {
-    try {
-      parseJiraRateLimitSpec(flags.rateLimits);
-    } catch (error) {
-      throw new UsageError(`--rate-limits: ${(error as Error).message}`, {
-        hint: "Use off, real, or e.g. get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s.",
-      });
-    }
-    const sandbox = await startJiraSandbox({
-      host: flags.host,
-      port: flags.port,
-      rateLimits: flags.rateLimits,
-      timeScale: flags.timeScale,
-      seed: flags.seed,
-      ...(flags.token === undefined ? {} : { token: flags.token }),
-      ...(flags.faults === undefined ? {} : { faults: flags.faults }),
-    });
+    checkRateLimits(
+      parseJiraRateLimitSpec,
+      flags.rateLimits,
+      "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
+    );
+    const sandbox = await startJiraSandbox(common(flags));
     return {
       banner: `Jira sandbox listening on ${sandbox.url}`,
       lines: [
