@@ -16,14 +16,15 @@ function fakeClock() {
 }
 
 /** Runs `n` sequential writes that each take `latency` ms; returns their start and end times. */
-async function run(n: number, latency: number, opts: PacerOptions = {}) {
+async function run(n: number, latency: number | ((i: number) => number), opts: PacerOptions = {}) {
+  const latencyOf = typeof latency === "number" ? () => latency : latency;
   const clock = fakeClock();
   const pacer = createPacer({ ...opts, now: clock.now, sleep: clock.sleep });
   const writes: { start: number; end: number }[] = [];
   for (let i = 0; i < n; i++) {
     const release = await pacer.acquire();
     const start = clock.now();
-    clock.advance(latency);
+    clock.advance(latencyOf(i));
     release();
     writes.push({ start, end: clock.now() });
   }
@@ -96,6 +97,35 @@ describe("createPacer", () => {
     for (let i = 500; i < writes.length; i++) {
       expect(writes[i]!.start - writes[i - 500]!.end).toBeGreaterThanOrEqual(3_600_000);
     }
+  });
+
+  it("keeps the twelfth hourly burst as dense as the first under jittery latencies", async () => {
+    // Mostly fast answers with a slow one now and then, as on a loaded machine: followed write by
+    // write, each burst would inherit the previous bursts' slow answers and thin out.
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const { writes } = await run(6000, () =>
+      random() < 0.1 ? 500 + 2500 * random() : 60 + 60 * random(),
+    );
+    for (let i = 500; i < writes.length; i++) {
+      expect(writes[i]!.start - writes[i - 500]!.end).toBeGreaterThanOrEqual(3_600_000);
+    }
+    for (let i = 80; i < writes.length; i++) {
+      expect(writes[i]!.start - writes[i - 80]!.end).toBeGreaterThanOrEqual(60_000);
+    }
+    // Per burst of 500: writes per minute over its first 480 (six whole minutes' worth).
+    const rates = Array.from({ length: 12 }, (_, b) => {
+      const first = writes[b * 500]!.start;
+      return 480 / ((writes[b * 500 + 480]!.start - first) / 60_000);
+    });
+    expect(rates[0]!).toBeGreaterThan(0.95 * 80);
+    expect(rates[11]!).toBeGreaterThan(0.99 * rates[0]!);
+    // Each burst starts about an hour after the previous one, not later and later.
+    const hours = (writes[5500]!.start - writes[0]!.start) / 3_600_000;
+    expect(hours).toBeLessThan(11.1);
   });
 
   it("serves concurrent callers in order, one slot each", async () => {

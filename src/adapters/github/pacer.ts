@@ -11,6 +11,10 @@
  *   received write k − N before it answered, and receives write k after it is sent, so the two
  *   are a full window apart on GitHub's side whatever the network latency; the price is one
  *   round trip per N writes (≥ 98% of the permitted rate at GitHub's latencies).
+ * - when the hour window binds, a burst of up to 500 writes starts: its first write waits until
+ *   every write of the burst can follow at the minute's pace and still be an hour after the
+ *   answer of the write 500 before it. Bursts stay as dense as the first one; followed write by
+ *   write, each burst would inherit every earlier burst's slow answers (−9% by the twelfth).
  *
  * `timeScale` runs the clock N times faster: a testing and benchmark aid for sandboxes that run
  * their limits on a scaled clock too.
@@ -107,14 +111,44 @@ export function nextSlot(args: {
   // A slot up to one interval in the past is still granted as scheduled: a late timer then does
   // not push every later write back (the windows below keep GitHub's side safe regardless).
   let t = last === undefined ? now : Math.max(now - plan.intervalMs, last.start + plan.intervalMs);
-  for (const w of plan.windows) {
+  for (const [index, w] of plan.windows.entries()) {
     if (slots.length < w.count) continue;
     const anchor = slots[slots.length - w.count];
     if (anchor === undefined) continue;
     if (anchor.end === undefined) return undefined;
-    t = Math.max(t, anchor.end + w.ms);
+    const own = anchor.end + w.ms;
+    // A larger window that binds starts a burst: start it late enough for the whole burst to run
+    // at the pace of the smaller windows, rather than following the previous burst's answers
+    // write by write (which would carry each burst's latency jitter into every later burst).
+    t = Math.max(t, own > t && index > 0 ? burstStart(slots, plan, index) : own);
   }
   return t;
+}
+
+/**
+ * The earliest start of a burst that the window `index` (count N, span W) allows to run at the
+ * full pace of the spacing and the smaller windows: the latest, over the next N writes j, of
+ * (end of write j − N) + W − (the least time the smaller rules put between the burst's first
+ * write and write j). Each later write of the burst is then clear of the window by construction.
+ * Writes j − N not yet answered are left to the per-write rule.
+ */
+function burstStart(slots: readonly SlotRecord[], plan: PacerPlan, index: number): number {
+  const w = plan.windows[index];
+  if (w === undefined) return Number.NEGATIVE_INFINITY;
+  const smaller = plan.windows.slice(0, index);
+  const base = slots.length - w.count;
+  /** least[m]: the least time between the burst's first write and its write m. */
+  const least: number[] = [];
+  let start = Number.NEGATIVE_INFINITY;
+  for (let m = 0; m < w.count; m++) {
+    let gap = m === 0 ? 0 : (least[m - 1] ?? 0) + plan.intervalMs;
+    for (const s of smaller)
+      if (m >= s.count) gap = Math.max(gap, (least[m - s.count] ?? 0) + s.ms);
+    least.push(gap);
+    const end = slots[base + m]?.end;
+    if (end !== undefined) start = Math.max(start, end + w.ms - gap);
+  }
+  return start;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
