@@ -8,6 +8,7 @@ import {
 } from "../core/errors.js";
 import type { LaneLimits, LaneOp, LanesOptions, QueueEvent } from "./lanes.js";
 import { createLanes } from "./lanes.js";
+import { remoteRead } from "../core/remote-read.js";
 import type { RetryPolicy } from "./retry.js";
 import { createVirtualClock } from "./virtual-clock.js";
 
@@ -204,6 +205,97 @@ describe("createLanes: rate limits and retries", () => {
     expect(events).toEqual([
       { type: "rate_limited", system: "github", waitMs: 2_000, operation: "headers" },
     ]);
+  });
+});
+
+describe("createLanes: requests within a read", () => {
+  /** A request that fails with the script's errors first, then answers its name. */
+  const flaky = (name: string, failures: Error[]) => {
+    let calls = 0;
+    return {
+      read: () =>
+        remoteRead(name, () =>
+          calls < failures.length ? Promise.reject(failures[calls++]!) : Promise.resolve(name),
+        ),
+      calls: () => calls,
+    };
+  };
+
+  it("retries each failed request on its own instead of the whole read", async () => {
+    const { events, lanes } = setup();
+    const pages = [
+      flaky("page 1", []),
+      flaky("page 2", [timeout(), timeout()]),
+      flaky("page 3", [timeout()]),
+    ];
+    let runs = 0;
+    const read = lanes.run("github", {
+      name: "list issues",
+      kind: "read",
+      idempotent: true,
+      run: async () => {
+        runs++;
+        const out: string[] = [];
+        for (const page of pages) out.push(await page.read());
+        return out;
+      },
+    });
+    await expect(read).resolves.toEqual(["page 1", "page 2", "page 3"]);
+    expect(runs).toBe(1);
+    expect(pages.map((p) => p.calls())).toEqual([0, 2, 1]);
+    expect(events.filter((e) => e.type === "retry").map((e) => e.operation)).toEqual([
+      "page 2",
+      "page 2",
+      "page 3",
+    ]);
+  });
+
+  it("does not start the read over once a request spent its own retries", async () => {
+    const { lanes } = setup();
+    const last = timeout();
+    const page = flaky("page 1", [timeout(), timeout(), timeout(), last]);
+    let runs = 0;
+    const op: LaneOp<string> = {
+      name: "list issues",
+      kind: "read",
+      idempotent: true,
+      run: () => {
+        runs++;
+        return page.read();
+      },
+    };
+    await expect(lanes.run("github", op)).rejects.toBe(last);
+    expect([runs, page.calls()]).toEqual([1, 4]);
+  });
+
+  it("waits out a rate-limit pause between requests, and leaves writes whole", async () => {
+    const { clock, lanes } = setup();
+    const limited = new RateLimitError("429", ctx, { retryAfterMs: 5_000 });
+    const page = flaky("page 1", [limited]);
+    await expect(
+      lanes.run("github", { name: "read", kind: "read", idempotent: true, run: () => page.read() }),
+    ).resolves.toBe("page 1");
+    expect(clock.now()).toBe(5_000);
+    // In a write, a request runs once: the write is retried as a unit.
+    const inWrite = flaky("fresh GET", [timeout()]);
+    let writes = 0;
+    const write = lanes.run("github", {
+      name: "update",
+      kind: "write",
+      idempotent: true,
+      run: () => {
+        writes++;
+        return inWrite.read();
+      },
+    });
+    await expect(write).resolves.toBe("fresh GET");
+    expect([writes, inWrite.calls()]).toEqual([2, 1]);
+  });
+
+  it("runs a request once outside any lane", async () => {
+    const page = flaky("page", [timeout()]);
+    await expect(page.read()).rejects.toBeInstanceOf(RemoteUnavailableError);
+    await expect(page.read()).resolves.toBe("page");
   });
 });
 

@@ -1,6 +1,8 @@
 import PQueue from "p-queue";
 import { ConfigError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
+import type { RemoteReadRunner } from "../core/remote-read.js";
+import { withRemoteReads, withoutRemoteReads } from "../core/remote-read.js";
 import type { RateWindow } from "./pacer.js";
 import { createPacer } from "./pacer.js";
 import type { RetryPolicy } from "./retry.js";
@@ -186,9 +188,20 @@ export function createLanes(o: LanesOptions): Lanes {
       const lane = laneOf(system);
       // The signal is checked when the call's turn comes rather than handed to p-queue, which
       // would add one abort listener per queued call (thousands in a migration).
+      // Within a read, each remote request is retried on its own (`remoteRead`): a scan of
+      // thousands of requests is not started over for one failed page. A write stays one unit
+      // (its fresh GET and its PUT are retried together), whichever call p-queue started it from.
+      const perRequest: RemoteReadRunner = (name, read) => runner.executeRequest(lane, name, read);
+      const scoped: LaneOp<T> = {
+        ...op,
+        run: (s) =>
+          op.kind === "read"
+            ? withRemoteReads(perRequest, () => op.run(s))
+            : withoutRemoteReads(() => op.run(s)),
+      };
       return lane.queue.add(() => {
         if (signal.aborted) throw runner.interrupted(lane, op, signal.reason);
-        return runner.execute(lane, op);
+        return runner.execute(lane, scoped);
       });
     },
     pause: (system, ms, operation) => {

@@ -69,10 +69,24 @@ export function createRunner(d: RunnerDeps) {
     }
     lane.counters[kind === "read" ? "reads" : "writes"]++;
   };
-  const call = async <T>(lane: Lane, kind: "read" | "write", fn: () => Promise<T>): Promise<T> => {
-    await gate(lane, kind);
+  /** A request inside a lane call: it waits out a pause, but the call was already paced. */
+  const unpaused = async (lane: Lane): Promise<void> => {
+    while (lane.pausedUntil > clock.now()) await sleepUntil(lane.pausedUntil);
+  };
+  const call = async <T>(
+    lane: Lane,
+    kind: "read" | "write",
+    fn: () => Promise<T>,
+    inner = false,
+  ): Promise<T> => {
+    if (inner) await unpaused(lane);
+    else await gate(lane, kind);
     return fn();
   };
+  /** Failures a request inside a lane call was already retried for: the call does not repeat. */
+  const exhausted = new WeakSet<object>();
+  const wasExhausted = (failure: unknown): boolean =>
+    failure instanceof Object && exhausted.has(failure);
 
   /** Tries `op.recover` after an ambiguous failure; `found` when it returned a result. */
   const tryRecover = async <T>(
@@ -93,6 +107,7 @@ export function createRunner(d: RunnerDeps) {
     lane: Lane,
     op: LaneOp<T>,
     recoverFirst: boolean,
+    inner: boolean,
   ): Promise<Attempt<T>> => {
     if (recoverFirst) {
       const recovered = await tryRecover(lane, op);
@@ -101,7 +116,7 @@ export function createRunner(d: RunnerDeps) {
         return { done: false, failure: recovered.error, idempotent: true, recoverFirst: true };
     }
     try {
-      return { done: true, value: await call(lane, op.kind, () => op.run(signal)) };
+      return { done: true, value: await call(lane, op.kind, () => op.run(signal), inner) };
     } catch (error) {
       if (op.idempotent || op.recover === undefined || !isAmbiguous(error) || signal.aborted) {
         return { done: false, failure: error, idempotent: op.idempotent, recoverFirst: false };
@@ -116,23 +131,33 @@ export function createRunner(d: RunnerDeps) {
     }
   };
 
-  /** Runs `op` until it succeeds, the policy gives up (throws the last error) or the run stops. */
-  const execute = async <T>(lane: Lane, op: LaneOp<T>): Promise<T> => {
+  /**
+   * Runs `op` until it succeeds, the policy gives up (throws the last error) or the run stops.
+   * `inner`: a request made within a running lane call (see `remoteRead`): not paced again, and
+   * when it gives up, the enclosing call is not repeated for that failure.
+   */
+  const execute = async <T>(lane: Lane, op: LaneOp<T>, inner = false): Promise<T> => {
     const started = clock.now();
     let recoverFirst = false;
     for (let attempt = 1; ; attempt++) {
-      const outcome: Attempt<T> = await attemptOnce(lane, op, recoverFirst);
+      const outcome: Attempt<T> = await attemptOnce(lane, op, recoverFirst, inner);
       if (outcome.done) return outcome.value;
       if (signal.aborted) throw interrupted(lane, op, outcome.failure);
       recoverFirst = outcome.recoverFirst;
-      await backoff(lane, op, {
-        attempt,
-        failure: outcome.failure,
-        idempotent: outcome.idempotent,
-        started,
-      });
+      const failure = outcome.failure;
+      if (wasExhausted(failure)) throw failure;
+      try {
+        await backoff(lane, op, { attempt, failure, idempotent: outcome.idempotent, started });
+      } catch (error) {
+        if (inner && error === failure && error instanceof Object) exhausted.add(error);
+        throw error;
+      }
     }
   };
+
+  /** One idempotent request within a running lane call, retried on its own. */
+  const executeRequest = <T>(lane: Lane, name: string, read: () => Promise<T>): Promise<T> =>
+    execute(lane, { name, kind: "read", idempotent: true, run: () => read() }, true);
 
   const backoff = async (
     lane: Lane,
@@ -166,5 +191,5 @@ export function createRunner(d: RunnerDeps) {
     }
   };
 
-  return { execute, pause, interrupted };
+  return { execute, executeRequest, pause, interrupted };
 }

@@ -1,6 +1,7 @@
 import { throttling } from "@octokit/plugin-throttling";
 import type { ThrottlingOptions } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
+import { remoteRead } from "../../core/remote-read.js";
 import {
   AuthError,
   InterruptedError,
@@ -137,11 +138,12 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
   return {
     async request(req) {
       const write = req.method !== "GET";
-      const release = write ? await opts.pacer.acquire(req.signal) : undefined;
+      if (!write) return remoteRead(`GET ${req.url}`, () => attempt(req, false));
+      const release = await opts.pacer.acquire(req.signal);
       try {
-        return await attempt(req, write);
+        return await attempt(req, true);
       } finally {
-        release?.();
+        release();
       }
     },
     counts: () => ({ ...counts }),

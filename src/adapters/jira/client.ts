@@ -3,6 +3,7 @@ import https from "node:https";
 import { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
+import { remoteRead } from "../../core/remote-read.js";
 import { httpShape, isRecord, toSyncError, type ErrorContext } from "./sync-error.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
 
@@ -74,26 +75,33 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
   let writes = 0;
   const byKind = new Map<string, number>();
 
+  async function sendOnce<T>(spec: CallSpec<T>): Promise<T> {
+    if (spec.write) writes++;
+    else reads++;
+    byKind.set(spec.kind, (byKind.get(spec.kind) ?? 0) + 1);
+    const wait = options.endpointPacer?.reserve(spec.operation) ?? 0;
+    if (wait > 0 && options.sleep) await options.sleep(wait);
+    const started = Date.now();
+    try {
+      const result = await spec.call(apis);
+      options.logger?.debug(
+        { system: "jira", op: spec.operation, id: spec.id, ms: Date.now() - started },
+        "jira call",
+      );
+      return result;
+    } catch (error) {
+      const ctx: ErrorContext = { system: "jira", operation: spec.operation, id: spec.id };
+      throw toSyncError(error, ctx, options);
+    }
+  }
+
   return {
     baseUrl,
-    async send(spec) {
-      if (spec.write) writes++;
-      else reads++;
-      byKind.set(spec.kind, (byKind.get(spec.kind) ?? 0) + 1);
-      const wait = options.endpointPacer?.reserve(spec.operation) ?? 0;
-      if (wait > 0 && options.sleep) await options.sleep(wait);
-      const started = Date.now();
-      try {
-        const result = await spec.call(apis);
-        options.logger?.debug(
-          { system: "jira", op: spec.operation, id: spec.id, ms: Date.now() - started },
-          "jira call",
-        );
-        return result;
-      } catch (error) {
-        const ctx: ErrorContext = { system: "jira", operation: spec.operation, id: spec.id };
-        throw toSyncError(error, ctx, options);
-      }
+    send(spec) {
+      if (spec.write) return sendOnce(spec);
+      return remoteRead(`${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`, () =>
+        sendOnce(spec),
+      );
     },
     parse(schema, data, ctx) {
       const result = schema.safeParse(data);

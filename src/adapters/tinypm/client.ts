@@ -14,6 +14,7 @@ import {
   type RemoteContext,
 } from "../../core/errors.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
+import { remoteRead } from "../../core/remote-read.js";
 import { createLimiter } from "./limiter.js";
 import { rawError } from "./schema.js";
 import {
@@ -164,7 +165,12 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
 
   const client: TinypmClient = {
     baseUrl,
-    send: (spec) => limiter.run(() => sendOnce(spec)),
+    send: (spec) =>
+      spec.method === "GET"
+        ? remoteRead(`${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`, () =>
+            limiter.run(() => sendOnce(spec)),
+          )
+        : limiter.run(() => sendOnce(spec)),
     async getXml(spec, schema) {
       const res = await client.send({ ...spec, method: "GET" });
       return client.parse(spec, res.body, schema);
