@@ -6,7 +6,7 @@ import { baseOf, linkRecord } from "./links.js";
 import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { CreateAction } from "./plan-types.js";
-import { commentKey, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
+import { commentKey, sameJson, type Snapshot } from "./snapshot.js";
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the
@@ -104,7 +104,11 @@ async function copyExtras(
 ): Promise<void> {
   const ref = { kind: action.kind, id: created.id };
   for (const comment of action.comments) await addComment(ctx, action.toSide, ref, comment);
-  for (const entry of action.timeEntries) await addTimeEntry(ctx, action.toSide, ref, entry);
+  const added: TimeEntryDraft[] = [];
+  for (const entry of action.timeEntries) {
+    await addTimeEntry(ctx, action.toSide, ref, entry, added);
+    added.push(entry);
+  }
 }
 
 export async function addComment(
@@ -127,13 +131,22 @@ export async function addComment(
   });
 }
 
+/**
+ * Adds one time entry. `before`: the entries the item had before this call, as far as the run
+ * knows (what it read plus what it added), so that after an ambiguous failure the entry counts as
+ * made only when the item now has one more like it. Entries are compared by date and hours alone:
+ * a Jira worklog's author is always the API user, whoever the entry is for.
+ */
 export async function addTimeEntry(
   ctx: EngineContext,
   side: "tinypm" | "target",
   ref: { kind: WorkItem["kind"]; id: string },
   entry: TimeEntryDraft,
+  before: readonly Pick<TimeEntryDraft, "date" | "hours">[],
 ): Promise<void> {
   const tracker = side === "target" ? ctx.target : ctx.tinypm;
+  const like = (e: Pick<TimeEntryDraft, "date" | "hours">): boolean =>
+    e.date === entry.date && Math.abs(e.hours - entry.hours) < 1 / 3600;
   await call(ctx, side, {
     name: `time entry on ${ref.kind} ${ref.id}`,
     kind: "write",
@@ -142,8 +155,8 @@ export async function addTimeEntry(
     run: () => tracker.addTimeEntry(ref, entry),
     recover: async () => {
       const item = await tracker.get(ref);
-      const key = timeEntryKey(entry);
-      return item?.timeEntries.find((e) => timeEntryKey(e) === key);
+      const now = item?.timeEntries.filter(like) ?? [];
+      return now.length > before.filter(like).length ? now.at(-1) : undefined;
     },
   });
 }

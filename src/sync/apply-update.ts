@@ -1,4 +1,4 @@
-import type { WorkItem, WorkItemFieldName } from "../core/model.js";
+import type { TimeEntryDraft, WorkItem, WorkItemFieldName } from "../core/model.js";
 import { addComment, addTimeEntry } from "./apply-create.js";
 import { call, type EngineContext } from "./context.js";
 import { baseOf } from "./links.js";
@@ -41,8 +41,16 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   }
   for (const c of a.commentsToTarget) await addComment(ctx, "target", targetRef, c);
   for (const c of a.commentsToTinypm) await addComment(ctx, "tinypm", tinypmRef, c);
-  for (const e of a.timeToTarget) await addTimeEntry(ctx, "target", targetRef, e);
-  for (const e of a.timeToTinypm) await addTimeEntry(ctx, "tinypm", tinypmRef, e);
+  const targetTime: TimeEntryDraft[] = [...a.targetItem.timeEntries];
+  for (const e of a.timeToTarget) {
+    await addTimeEntry(ctx, "target", targetRef, e, targetTime);
+    targetTime.push(e);
+  }
+  const tinypmTime: TimeEntryDraft[] = [...a.tinypmItem.timeEntries];
+  for (const e of a.timeToTinypm) {
+    await addTimeEntry(ctx, "tinypm", tinypmRef, e, tinypmTime);
+    tinypmTime.push(e);
+  }
 
   const tinypmItem: WorkItem = {
     ...tinypmAfter,

@@ -31,10 +31,7 @@ export function describeFaults(target: "github" | "jira"): void {
       const spec = `${kind}:0.1`;
       // tinyPM has no secondary limit: that kind goes to the GitHub sandbox only.
       const onTinypm = kind.startsWith("403-secondary") ? "" : spec;
-      // Known gap (docs/reliability.md): a Jira answer cut off in transit can still leave a
-      // wrong value behind; truncation is injected on tinyPM only in the Jira world.
-      const onTarget = target === "jira" && kind === "truncate" ? "" : spec;
-      const r = await runScenario(world, { tinypm: onTinypm, target: onTarget });
+      const r = await runScenario(world, { tinypm: onTinypm, target: spec });
       const injected = Object.values(r.faults).reduce((a, b) => a + b, 0);
       expect(injected).toBeGreaterThan(0);
       for (const report of r.reports) {
