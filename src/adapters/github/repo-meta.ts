@@ -1,4 +1,5 @@
 import type { Iteration, IterationDraft } from "../../core/model.js";
+import { PayloadInvalidError } from "../../core/errors.js";
 import { toIteration } from "./map.js";
 import { fetchOne, pages, parse, type GithubContext } from "./reads.js";
 import { rawLabelSchema, rawMilestoneSchema, type RawLabel } from "./schema.js";
@@ -115,15 +116,37 @@ export async function ensureMilestone(
   if (draft.goal !== undefined) params.description = draft.goal;
   if (draft.endDate !== undefined) params.due_on = `${draft.endDate}T00:00:00Z`;
   if (draft.state === "closed") params.state = "closed";
-  const res = await fetchOne(ctx, {
-    method: "POST",
-    url: "/repos/{owner}/{repo}/milestones",
-    params,
-    operation,
-    id: draft.name,
-    signal,
-  });
+  let res: Awaited<ReturnType<typeof fetchOne>>;
+  try {
+    res = await fetchOne(ctx, {
+      method: "POST",
+      url: "/repos/{owner}/{repo}/milestones",
+      params,
+      operation,
+      id: draft.name,
+      signal,
+    });
+  } catch (error) {
+    // Created by an earlier attempt whose answer was lost (or by someone else since `known` was
+    // read): take the existing milestone rather than fail on GitHub's `already_exists`.
+    if (!alreadyExists(error)) throw error;
+    const again = (await listMilestones(ctx, signal)).find((m) => m.name === draft.name);
+    if (again === undefined) throw error;
+    all.push(again);
+    return again;
+  }
   const made = toIteration(parse(rawMilestoneSchema, res.data, { operation }));
   all.push(made);
   return made;
+}
+
+function alreadyExists(error: unknown): boolean {
+  if (!(error instanceof PayloadInvalidError)) return false;
+  const errors = error.details.errors;
+  return (
+    Array.isArray(errors) &&
+    (errors as unknown[]).some(
+      (e) => e instanceof Object && (e as { code?: unknown }).code === "already_exists",
+    )
+  );
 }
