@@ -165,19 +165,16 @@ export function describeCrashes(target: "github" | "jira", seed: number): void {
       expectConsistentState();
     });
 
-    it(
-      "reverse migration into an empty tinyPM: the same project, once",
-      async () => {
-        await crashThenFinish(["migrate", "--config", cfg, "--job", "back"]);
-        const copy = (await tinypmView(back)) as { stories: { name: string }[] };
-        const original = (await tinypmView(w.tinypm)) as { stories: { name: string }[] };
-        const names = copy.stories.map((s) => s.name);
-        expect(new Set(names).size).toBe(names.length);
-        expect(copy.stories.length).toBe(original.stories.length);
-        expectConsistentState();
-        const lost = original.stories.length - copy.stories.length;
-        figures.add({ itemsLost: Math.max(0, lost) });
-      },
-    );
+    it("reverse migration into an empty tinyPM: the same project, once", async () => {
+      await crashThenFinish(["migrate", "--config", cfg, "--job", "back"]);
+      const copy = (await tinypmView(back)) as { stories: { name: string }[] };
+      const original = (await tinypmView(w.tinypm)) as { stories: { name: string }[] };
+      const names = copy.stories.map((s) => s.name);
+      expect(new Set(names).size).toBe(names.length);
+      expect(copy.stories.length).toBe(original.stories.length);
+      expectConsistentState();
+      const lost = original.stories.length - copy.stories.length;
+      figures.add({ itemsLost: Math.max(0, lost) });
+    });
   });
 }
