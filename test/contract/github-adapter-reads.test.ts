@@ -26,6 +26,35 @@ function ids(pages: readonly ChangePage[]): string[] {
 }
 
 describe("GitHub adapter reads", () => {
+  it("follows link URLs as given: the query stays the same size from page to page", async () => {
+    const urls: string[] = [];
+    h = await startGithubHarness(
+      {},
+      {
+        fetch: async (input, init) => {
+          urls.push(input instanceof Request ? input.url : String(input));
+          return fetch(input, init);
+        },
+      },
+    );
+    const headers = { authorization: `token ${h.sandbox.token}`, "user-agent": "test" };
+    for (let n = 1; n <= 301; n++) {
+      await fetch(`${h.sandbox.url}/repos/${h.sandbox.owner}/${h.sandbox.repo}/issues`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ title: `Issue ${n}` }),
+      }).then((r) => r.text());
+    }
+    const pages = await collect(h.tracker.changes(undefined));
+    expect(new Set(ids(pages)).size).toBe(301);
+    const lists = urls.filter((u) => /\/issues(\?|$)/.test(u)).map((u) => new URL(u));
+    expect(lists.length).toBeGreaterThanOrEqual(4);
+    for (const url of lists) {
+      expect(url.searchParams.getAll("owner")).toEqual([]);
+      expect(url.searchParams.getAll("state")).toEqual(["all"]);
+    }
+  });
+
   it("makes only 304s on an unchanged second changes()", async () => {
     h = await startGithubHarness();
     for (let n = 1; n <= 3; n++) await h.tracker.create(story(n));

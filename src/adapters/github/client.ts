@@ -176,8 +176,10 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       res = await send({
         method: req.method,
         url: req.url,
-        owner: opts.owner,
-        repo: opts.repo,
+        // Only for URL templates: Octokit appends unused parameters to the query, so a `link`
+        // URL followed as given would grow by `owner=…&repo=…` on every page (past 150 pages
+        // the `link` header that echoes it overflows the client's header limit).
+        ...(req.url.includes("{owner}") ? { owner: opts.owner, repo: opts.repo } : {}),
         ...req.params,
         headers,
         request: { signal },
