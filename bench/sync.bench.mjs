@@ -1,12 +1,33 @@
 // The sync engine end to end (runJob, the real adapters, lanes and SQLite state) against the
-// tinyPM reference server and the GitHub sandbox (limits off), all in this process.
+// tinyPM reference server and a target sandbox (limits off), all in this process. The target is
+// BENCH_SYNC_TARGET: `github` (the default), `jira`, or `both` (GitHub, then Jira; every figure
+// name is then prefixed with `github: ` or `jira: `).
 //
 // 1. migrate: BENCH_SYNC_STORIES stories (default 200; the issue's size is 2,000) with 4 tasks and
 //    2 comments each (time entries as the generator makes them): wall time, items per second,
-//    GitHub API calls per created item against the minimum the default mapping needs (one
-//    create per item, one sub-issue link per task, one PATCH per item created closed — GitHub
-//    cannot create closed issues —, one call per comment, one per milestone; time entries travel
-//    in the issue body: no call), and peak RSS.
+//    target API calls per created item against the minimum the default mapping needs, and peak
+//    RSS.
+//    GitHub (mappings/github.yaml): one create per item, one sub-issue link per task, one PATCH
+//    per item created closed — GitHub cannot create closed issues —, one call per comment, one
+//    per milestone; time entries travel in the issue body: no call.
+//    Jira (mappings/jira.yaml, the sandbox's default workflow), with S stories and T sub-tasks:
+//      minimum = B + Σ_items max(0, d(status) − 1) + sprints + comments + worklogs
+//    - B: bulk creates (POST /rest/api/3/issue/bulk, ≤ 50 issues each). A sub-task names its
+//      story's key, so the first call holds stories alone; after it, sub-tasks and stories may
+//      share calls: B = max(⌈(S+T)/50⌉, 1 + ⌈T/50⌉) (⌈S/50⌉ without sub-tasks).
+//    - No call for what the create itself carries: summary, ADF description, priority, story
+//      points, labels (tags and color-*), assignee, parent, the sprint (the Sprint field takes a
+//      sprint id in the create's fields, so no POST /rest/agile/1.0/sprint/{id}/issue is needed;
+//      sub-tasks follow their story's sprint) and the `tinypm-sync` entity property (marker and
+//      metadata: position, startedAt, completedAt, acceptingUser) in the create's `properties`.
+//    - Status: only transitions change it. d(status) is the fewest transitions from the initial
+//      status (To Do): In Progress 1, Rejected 1, Testing 2, Done 3. Each element of a bulk
+//      create may carry one `transition` ("to move the issues … to a workflow step other than the
+//      default start step"), with the resolution it requires, so an item costs d − 1 calls.
+//    - sprints: one POST /rest/agile/1.0/sprint per iteration the stories use (the board has none).
+//    - one POST …/comment per comment and one POST …/worklog per time entry (no bulk endpoints).
+//    Neither minimum counts reads (a client needs a constant few: Jira's field list, board and
+//    transitions); requests / minimum shows what the reads cost on top of the writes.
 // 2. a sync with nothing changed, at each size of BENCH_SYNC_QUIET (default "100,1000" stories
 //    with 4 tasks each; the issue's sizes are 1,000 and 10,000): wall time and requests per
 //    system, measured on the second sync after the migration (the first stores the checkpoint),
@@ -21,41 +42,76 @@ import { loadMapping } from "../dist/mapping/load.js";
 import { createLanes } from "../dist/queue/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
+import { startJiraSandbox } from "../dist/sandboxes/jira/index.js";
+import { DEFAULT_WORKFLOW, findStatus, shortestPath } from "../dist/sandboxes/jira/workflow.js";
 import { openStateStore } from "../dist/state/sqlite-store.js";
 import { runJob } from "../dist/sync/engine.js";
 
 const MIGRATE_STORIES = Number(process.env.BENCH_SYNC_STORIES ?? 200);
 const QUIET_SIZES = (process.env.BENCH_SYNC_QUIET ?? "100,1000").split(",").map(Number);
-const MAPPING = new URL("../mappings/github.yaml", import.meta.url).pathname;
+const TARGET = process.env.BENCH_SYNC_TARGET ?? "github";
+const mappingPath = (file) => new URL(`../mappings/${file}`, import.meta.url).pathname;
 
-async function world(generate) {
+const TARGETS = {
+  github: {
+    label: "GitHub",
+    mapping: mappingPath("github.yaml"),
+    start: () => startGithubSandbox({ rateLimits: "off" }),
+    tracker: (sandbox) =>
+      createTarget({
+        type: "github",
+        baseUrl: sandbox.url,
+        owner: sandbox.owner,
+        repo: sandbox.repo,
+        token: sandbox.token,
+        writesPerMinute: 1e9,
+        writesPerHour: 1e9,
+      }),
+    minimum: githubMinimum,
+  },
+  jira: {
+    label: "Jira",
+    mapping: mappingPath("jira.yaml"),
+    start: () => startJiraSandbox({ rateLimits: "off" }),
+    // createTarget takes no `endpointRates`/`issuePacing`: a time scale of 10^6 shrinks the
+    // adapter's pacing windows (endpoint bursts, 20 writes per issue per 2 s) to microseconds,
+    // so that pacing never waits, as the sandbox's limits are off.
+    tracker: (sandbox) =>
+      createTarget({
+        type: "jira",
+        baseUrl: sandbox.url,
+        project: sandbox.projectKey,
+        email: sandbox.email,
+        token: sandbox.token,
+        timeScale: 1e6,
+      }),
+    minimum: jiraMinimum,
+  },
+};
+
+async function world(system, generate) {
+  const t = TARGETS[system];
   const tinypm = await startReferenceServer({ generate, seed: 11 });
-  const github = await startGithubSandbox({ rateLimits: "off" });
+  const remote = await t.start();
   const dir = mkdtempSync(join(tmpdir(), "tps-bench-sync-"));
-  const spec = loadMapping(MAPPING);
+  const spec = loadMapping(t.mapping);
   const run = async (mode) => {
     const state = openStateStore({ path: join(dir, "state.db") });
     const tinypmTracker = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
-    const target = createTarget({
-      type: "github",
-      baseUrl: github.url,
-      owner: github.owner,
-      repo: github.repo,
-      token: github.token,
-      writesPerMinute: 1e9,
-      writesPerHour: 1e9,
-    });
+    const target = t.tracker(remote);
     const started = performance.now();
     try {
       const report = await runJob({
         mode,
         job: { name: "bench", direction: "both", conflicts: "manual", onDelete: "close" },
-        targetSystem: "github",
+        targetSystem: system,
         tinypm: tinypmTracker,
         target,
         mappingSpec: spec,
         state,
-        lanes: createLanes({ limits: { tinypm: { concurrency: 8 }, github: { concurrency: 8 } } }),
+        lanes: createLanes({
+          limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 8 } },
+        }),
       });
       if (report.summary.failed > 0) throw new Error(`${mode}: ${report.summary.failed} failed`);
       return { report, ms: performance.now() - started };
@@ -67,37 +123,77 @@ async function world(generate) {
   };
   return {
     tinypm,
-    github,
+    remote,
     run,
     close: async () => {
       await tinypm.close();
-      await github.close();
+      await remote.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** The fewest GitHub calls the default mapping needs to copy the project. */
-async function minimumCalls(tinypm) {
-  const mapping = compileMapping(loadMapping(MAPPING));
+/** Reads the tinyPM project once, handing each item and its target draft to `visit`. */
+async function eachItem(tinypm, mapping, visit) {
   const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
+  try {
+    for await (const item of source.list({})) visit(item, mapping.toTarget(item));
+  } finally {
+    await source.close();
+  }
+}
+
+/** The fewest GitHub calls the default mapping needs to copy the project. */
+async function githubMinimum(tinypm) {
+  const mapping = compileMapping(loadMapping(TARGETS.github.mapping));
   let items = 0;
   let calls = 0;
   let timeEntries = 0;
   const milestones = new Set();
-  try {
-    for await (const item of source.list({})) {
-      items++;
-      const draft = mapping.toTarget(item);
-      calls += 1 + (item.kind === "task" ? 1 : 0) + item.comments.length;
-      if (draft.status.startsWith("closed")) calls++;
-      if (draft.iteration !== undefined) milestones.add(draft.iteration.name);
-      timeEntries += item.timeEntries.length;
-    }
-  } finally {
-    await source.close();
-  }
+  await eachItem(tinypm, mapping, (item, draft) => {
+    items++;
+    calls += 1 + (item.kind === "task" ? 1 : 0) + item.comments.length;
+    if (draft.status.startsWith("closed")) calls++;
+    if (draft.iteration !== undefined) milestones.add(draft.iteration.name);
+    timeEntries += item.timeEntries.length;
+  });
   return { items, calls: calls + milestones.size, timeEntries };
+}
+
+/** The fewest Jira calls the default mapping needs to copy the project (formula at the top). */
+async function jiraMinimum(tinypm) {
+  const mapping = compileMapping(loadMapping(TARGETS.jira.mapping));
+  const workflow = DEFAULT_WORKFLOW;
+  let stories = 0;
+  let tasks = 0;
+  let transitions = 0;
+  let comments = 0;
+  let worklogs = 0;
+  let timeEntries = 0;
+  const sprints = new Set();
+  await eachItem(tinypm, mapping, (item, draft) => {
+    if (item.kind === "task") tasks++;
+    else stories++;
+    const status = findStatus(workflow, draft.status);
+    const path = status && shortestPath(workflow, workflow.initialStatusId, status.id);
+    if (path === undefined) throw new Error(`Jira status "${draft.status}" is unreachable`);
+    transitions += Math.max(0, path.length - 1);
+    if (item.kind === "story" && draft.iteration !== undefined) sprints.add(draft.iteration.name);
+    comments += item.comments.length;
+    worklogs += mapping.timeEntriesToTarget(item).length;
+    timeEntries += item.timeEntries.length;
+  });
+  const bulk =
+    tasks === 0
+      ? Math.ceil(stories / 50)
+      : Math.max(Math.ceil((stories + tasks) / 50), 1 + Math.ceil(tasks / 50));
+  const calls = bulk + transitions + sprints.size + comments + worklogs;
+  return {
+    items: stories + tasks,
+    calls,
+    timeEntries,
+    breakdown: `${calls} = ${bulk} bulk creates + ${transitions} transitions + ${sprints.size} sprints + ${comments} comments + ${worklogs} worklogs`,
+  };
 }
 
 function peakRss() {
@@ -113,15 +209,25 @@ function peakRss() {
 
 const round = (x, d = 2) => Number(x.toFixed(d));
 
-async function migrateFigures() {
-  const w = await world(`stories=${MIGRATE_STORIES},tasks=4,comments=2`);
+/** Requests per route between two stats snapshots, most first. */
+function routeDiff(before, after) {
+  const diff = Object.entries(after.byRoute)
+    .map(([route, n]) => [route, n - (before.byRoute[route] ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return JSON.stringify(Object.fromEntries(diff));
+}
+
+async function migrateFigures(system) {
+  const { label, minimum } = TARGETS[system];
+  const w = await world(system, `stories=${MIGRATE_STORIES},tasks=4,comments=2`);
   try {
-    const min = await minimumCalls(w.tinypm);
-    const before = w.github.stats();
+    const min = await minimum(w.tinypm);
+    const before = w.remote.stats();
     const stop = peakRss();
     const { report, ms } = await w.run("migrate");
     const peak = stop();
-    const after = w.github.stats();
+    const after = w.remote.stats();
     const writes = after.writes - before.writes;
     const requests = after.requests - before.requests;
     return {
@@ -129,11 +235,21 @@ async function migrateFigures() {
       "migrate: comments, time entries": `${report.plan.actions.reduce((n, a) => n + (a.type === "create" ? a.comments.length : 0), 0)}, ${min.timeEntries}`,
       "migrate: wall time (s)": round(ms / 1000),
       "migrate: items per second": round(min.items / (ms / 1000), 1),
-      "migrate: GitHub writes per created item": round(writes / min.items, 3),
-      "migrate: GitHub requests (reads + writes) per created item": round(requests / min.items, 3),
+      [`migrate: ${label} writes per created item`]: round(writes / min.items, 3),
+      [`migrate: ${label} requests (reads + writes) per created item`]: round(
+        requests / min.items,
+        3,
+      ),
       "migrate: minimum calls per item (mapping)": round(min.calls / min.items, 3),
+      ...(min.breakdown === undefined ? {} : { "migrate: minimum calls (mapping)": min.breakdown }),
       "migrate: writes / minimum": round(writes / min.calls, 3),
       "migrate: requests / minimum": round(requests / min.calls, 3),
+      ...(system === "github"
+        ? {}
+        : {
+            [`migrate: ${label} writes, requests`]: `${writes}, ${requests}`,
+            [`migrate: ${label} requests by route`]: routeDiff(before, after),
+          }),
       "migrate: peak RSS (MB)": round(peak / 1e6, 0),
       ...(MIGRATE_STORIES === 2000
         ? {}
@@ -149,23 +265,23 @@ async function migrateFigures() {
   }
 }
 
-async function quietSync(stories) {
-  const w = await world(`stories=${stories},tasks=4,comments=0`);
+async function quietSync(system, stories) {
+  const w = await world(system, `stories=${stories},tasks=4,comments=0`);
   try {
     await w.run("migrate");
     await w.run("sync");
-    const g0 = w.github.stats();
+    const r0 = w.remote.stats();
     const t0 = w.tinypm.stats();
     const { report, ms } = await w.run("sync");
-    const g1 = w.github.stats();
+    const r1 = w.remote.stats();
     const t1 = w.tinypm.stats();
     return {
       ms,
       tinypmRequests: t1.requests - t0.requests,
       tinypmWrites: t1.writes - t0.writes,
-      githubRequests: g1.requests - g0.requests,
-      github304: g1.notModified - g0.notModified,
-      githubWrites: g1.writes - g0.writes,
+      remoteRequests: r1.requests - r0.requests,
+      remote304: r1.notModified - r0.notModified,
+      remoteWrites: r1.writes - r0.writes,
       updated: report.summary.updated + report.summary.created,
     };
   } finally {
@@ -173,17 +289,20 @@ async function quietSync(stories) {
   }
 }
 
-export async function run() {
-  const figures = await migrateFigures();
+async function targetFigures(system) {
+  const { label } = TARGETS[system];
+  const figures = await migrateFigures(system);
   const quiet = [];
   for (const size of QUIET_SIZES) {
-    const q = await quietSync(size);
+    const q = await quietSync(system, size);
     quiet.push({ size, ...q });
-    const label = `quiet sync ${size} stories + ${size * 4} tasks`;
-    figures[`${label}: wall time (s)`] = round(q.ms / 1000);
-    figures[`${label}: tinyPM requests (writes)`] = `${q.tinypmRequests} (${q.tinypmWrites})`;
-    figures[`${label}: GitHub requests (304s, writes)`] =
-      `${q.githubRequests} (${q.github304}, ${q.githubWrites})`;
+    const name = `quiet sync ${size} stories + ${size * 4} tasks`;
+    figures[`${name}: wall time (s)`] = round(q.ms / 1000);
+    figures[`${name}: tinyPM requests (writes)`] = `${q.tinypmRequests} (${q.tinypmWrites})`;
+    if (system === "github")
+      figures[`${name}: GitHub requests (304s, writes)`] =
+        `${q.remoteRequests} (${q.remote304}, ${q.remoteWrites})`;
+    else figures[`${name}: ${label} requests (writes)`] = `${q.remoteRequests} (${q.remoteWrites})`;
   }
   const first = quiet[0];
   const last = quiet.at(-1);
@@ -202,12 +321,37 @@ export async function run() {
         0,
       );
   }
+  const targets = {
+    "writes / minimum": "≤ 1.05",
+    "quiet sync":
+      system === "github"
+        ? "zero writes on every system; GitHub: 304s only"
+        : "zero writes on every system",
+  };
+  return { figures, targets };
+}
+
+const prefixed = (prefix, record) =>
+  Object.fromEntries(Object.entries(record).map(([k, v]) => [`${prefix}${k}`, v]));
+
+export async function run() {
+  const systems = TARGET === "both" ? ["github", "jira"] : [TARGET];
+  for (const s of systems)
+    if (TARGETS[s] === undefined)
+      throw new Error(`BENCH_SYNC_TARGET must be github, jira or both (got "${TARGET}")`);
+  const figures = {};
+  const targets = {};
+  for (const system of systems) {
+    const result = await targetFigures(system);
+    const prefix = systems.length > 1 ? `${system}: ` : "";
+    Object.assign(figures, prefixed(prefix, result.figures));
+    Object.assign(targets, prefixed(prefix, result.targets));
+  }
+  const sandboxes =
+    systems.length > 1 ? "GitHub and Jira sandboxes" : `${TARGETS[systems[0]].label} sandbox`;
   return {
-    name: "sync engine: migrate and quiet sync (reference server + GitHub sandbox)",
+    name: `sync engine: migrate and quiet sync (reference server + ${sandboxes})`,
     figures,
-    targets: {
-      "writes / minimum": "≤ 1.05",
-      "quiet sync": "zero writes on every system; GitHub: 304s only",
-    },
+    targets,
   };
 }
