@@ -1,3 +1,6 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { AgileClient } from "jira.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthError, PayloadInvalidError, RateLimitError } from "../../src/core/errors.js";
 import type { WorkItem, WorkItemDraft } from "../../src/core/model.js";
@@ -340,5 +343,256 @@ describe("Jira adapter: markers and ADF", () => {
       { author: {}, createdAt: "2026-01-01T00:00:00.000", body: "a\nb" },
     );
     expect(comment.body).toBe("a\nb");
+  });
+});
+
+/** A proxy in front of the sandbox that rewrites the JSON body of bulk creates. */
+async function bulkCreateRewriter(
+  target: string,
+  rewrite: (body: { issueUpdates: Record<string, unknown>[] }) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        let body: string | undefined = Buffer.concat(chunks).toString("utf8");
+        if (req.method === "POST" && req.url === "/rest/api/3/issue/bulk") {
+          const parsed = JSON.parse(body) as { issueUpdates: Record<string, unknown>[] };
+          rewrite(parsed);
+          body = JSON.stringify(parsed);
+        }
+        if (req.method === "GET" || req.method === "HEAD") body = undefined;
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) {
+          if (["host", "content-length", "connection"].includes(k) || v === undefined) continue;
+          headers[k] = Array.isArray(v) ? v.join(", ") : v;
+        }
+        const answer = await fetch(`${target}${req.url ?? ""}`, {
+          method: req.method ?? "GET",
+          headers,
+          ...(body !== undefined && { body }),
+        });
+        const out: Record<string, string> = {};
+        answer.headers.forEach((v, k) => {
+          if (
+            !["content-length", "content-encoding", "transfer-encoding", "connection"].includes(k)
+          )
+            out[k] = v;
+        });
+        res.writeHead(answer.status, out);
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+interface Counted {
+  apiCallsByKind(): Readonly<Record<string, number>>;
+}
+
+describe("Jira adapter: calls per create", () => {
+  const calls = (tracker: Counted, kind: string) => tracker.apiCallsByKind()[kind] ?? 0;
+  const counter = (tracker: Counted) => {
+    const start = { ...tracker.apiCallsByKind() };
+    return (kind: string) => calls(tracker, kind) - (start[kind] ?? 0);
+  };
+
+  it("makes the first transition in the create: two steps away is one transition call", async () => {
+    const { tracker } = await setup();
+    await tracker.create(story(0, { status: "In Progress" })); // learns the initial status
+    const since = counter(tracker);
+    const created = await tracker.create(story(1, { status: "Testing" }));
+    expect(created.status).toBe("Testing");
+    expect(since("issue.bulkCreate")).toBe(1);
+    expect(since("transition.do")).toBe(1);
+    expect(since("issue.search")).toBe(1); // one read-back, after the transitions
+    const done = await tracker.create(story(2, { status: "Done" }));
+    expect(done.status).toBe("Done");
+    expect(since("transition.do")).toBe(3);
+  });
+
+  it("creates one issue first to learn the workflow, then the rest with their first step", async () => {
+    const { sandbox, tracker } = await setup();
+    const statuses = ["Done", "Testing", "In Progress", "To Do", "Rejected", "Done"];
+    const results = await tracker.createMany(statuses.map((status, i) => story(i, { status })));
+    expect(results.map((r) => ok(r).status)).toEqual(statuses);
+    expect(calls(tracker, "issue.bulkCreate")).toBe(2);
+    // 3 for the first (it learns the workflow), then 1 (Testing) and 2 (Done): d − 1 each
+    expect(calls(tracker, "transition.do")).toBe(6);
+    const rejected = await rawIssue(sandbox, ok(results[4]).id);
+    expect((rejected.fields.resolution as { name: string }).name).toBe("Won't Do");
+  });
+
+  it("fills the resolution of the transition made by the create", async () => {
+    const { sandbox, tracker } = await setup({}, { statusResolutions: { Rejected: "Won't Do" } });
+    await tracker.create(story(0, { status: "In Progress" }));
+    const since = counter(tracker);
+    const created = await tracker.create(story(1, { status: "Rejected" }));
+    expect(created.status).toBe("Rejected");
+    expect(since("transition.do")).toBe(0);
+    const raw = await rawIssue(sandbox, created.id);
+    expect((raw.fields.resolution as { name: string }).name).toBe("Won't Do");
+  });
+
+  it("falls back to separate transitions when the create's transition fails", async () => {
+    const sandbox = await startJiraSandbox();
+    opened.push(sandbox);
+    let sent = 0;
+    const proxy = await bulkCreateRewriter(sandbox.url, (body) => {
+      for (const u of body.issueUpdates) {
+        if (u.transition === undefined) continue;
+        sent++;
+        u.transition = { id: "999" }; // not valid from To Do: Jira reports it, the issue stays
+      }
+    });
+    opened.push(proxy);
+    const tracker = createJiraTracker({
+      baseUrl: proxy.url,
+      email: sandbox.email,
+      token: sandbox.token,
+      projectKey: sandbox.projectKey,
+    });
+    opened.push(tracker);
+    await tracker.create(story(0, { status: "In Progress" }));
+    const since = counter(tracker);
+    const [a, b] = await tracker.createMany([
+      story(1, { status: "Testing" }),
+      story(2, { status: "To Do" }),
+    ]);
+    expect(sent).toBe(1);
+    expect(ok(a).status).toBe("Testing");
+    expect(ok(b).status).toBe("To Do");
+    expect(since("transition.do")).toBe(2);
+    expect(since("issue.bulkCreate")).toBe(1);
+  });
+
+  it("puts stories into their sprint in the create, listing the board's sprints once", async () => {
+    const { tracker } = await setup();
+    const sprint = await tracker.ensureIteration({ name: "Sprint 7" });
+    const since = counter(tracker);
+    const stories: WorkItem[] = [];
+    for (let i = 0; i < 5; i++)
+      stories.push(await tracker.create(story(i, { iteration: { name: "Sprint 7" } })));
+    const byId = await tracker.create(
+      story(9, { status: "In Progress", iteration: { id: sprint.id, name: "Sprint 7" } }),
+    );
+    const task = await tracker.create({
+      kind: "task",
+      parentId: stories[0]?.id,
+      title: "T",
+      status: "To Do",
+      assignees: [],
+      labels: [],
+      iteration: { name: "Sprint 7" },
+    });
+    for (const s of [...stories, byId])
+      expect(s.iteration).toEqual({ id: sprint.id, name: "Sprint 7" });
+    expect(byId.status).toBe("In Progress");
+    expect(task.kind).toBe("task");
+    expect(since("sprint.move")).toBe(0);
+    expect(since("agile.sprints")).toBe(1);
+    expect(since("issue.bulkCreate")).toBe(7);
+  });
+
+  it("creates a sprint a story names once, and lists the board again after creating it", async () => {
+    const { tracker } = await setup();
+    const since = counter(tracker);
+    const [a, b] = await tracker.createMany([
+      story(1, { iteration: { name: "New" } }),
+      story(2, { iteration: { name: "New" } }),
+    ]);
+    const c = await tracker.create(story(3, { iteration: { name: "New" } }));
+    expect(ok(a).iteration?.name).toBe("New");
+    expect(ok(b).iteration?.id).toBe(ok(a).iteration?.id);
+    expect(c.iteration?.id).toBe(ok(a).iteration?.id);
+    expect(since("sprint.create")).toBe(1);
+    expect(since("agile.sprints")).toBe(2);
+  });
+
+  it("refuses a closed sprint in the create and creates nothing", async () => {
+    const { sandbox, tracker } = await setup();
+    const sprint = await tracker.ensureIteration({
+      name: "Old",
+      startDate: "2026-01-05",
+      durationDays: 14,
+    });
+    const agile = new AgileClient({
+      host: sandbox.url,
+      authentication: { basic: { email: sandbox.email, apiToken: sandbox.token } },
+    });
+    const sprintId = Number(sprint.id);
+    await agile.sprint.partiallyUpdateSprint({ sprintId, state: "active" });
+    await agile.sprint.partiallyUpdateSprint({ sprintId, state: "closed" });
+    const [result] = await tracker.createMany([
+      story(1, { iteration: { id: sprint.id, name: "Old" } }),
+    ]);
+    expect(result).toBeInstanceOf(PayloadInvalidError);
+    expect((result as Error).message).toMatch(/closed/);
+    const all: WorkItem[] = [];
+    for await (const item of tracker.list({})) all.push(item);
+    expect(all).toHaveLength(0);
+  });
+
+  it("finishes a create whose later transitions failed, from the step the create made", async () => {
+    const { sandbox, tracker } = await setup();
+    await tracker.create(story(0, { status: "In Progress" }));
+    const marker = {
+      job: "j",
+      origin: "tinypm" as const,
+      originKind: "story" as const,
+      originId: "5",
+    };
+    sandbox.setFaults("500@POST /rest/api/3/issue/*/transitions");
+    await expect(tracker.create(story(1, { status: "Done", marker }))).rejects.toThrow();
+    sandbox.setFaults("");
+    const found = await tracker.findByMarker(marker);
+    expect(found?.status).toBe("Done");
+    const all: WorkItem[] = [];
+    for await (const item of tracker.list({})) all.push(item);
+    expect(all.filter((i) => i.title === "Story 1")).toHaveLength(1);
+
+    sandbox.setFaults("500@POST /rest/api/3/issue/*/transitions");
+    const again = { ...marker, originId: "6" };
+    await expect(tracker.create(story(2, { status: "Testing", marker: again }))).rejects.toThrow();
+    sandbox.setFaults("");
+    const retried = await tracker.create(story(2, { status: "Testing", marker: again }));
+    expect(retried.status).toBe("Testing");
+    expect(calls(tracker, "issue.bulkCreate")).toBe(3);
+  });
+
+  it("finishes what createMany started: by marker, or when the same drafts come again", async () => {
+    const { sandbox, tracker } = await setup();
+    await tracker.create(story(0, { status: "In Progress" }));
+    const marker = (originId: string) => ({
+      job: "j",
+      origin: "tinypm" as const,
+      originKind: "story" as const,
+      originId,
+    });
+    const drafts = [
+      story(1, { status: "Done", marker: marker("1") }),
+      story(2, { status: "Testing", marker: marker("2") }),
+    ];
+    sandbox.setFaults("500@POST /rest/api/3/issue/*/transitions");
+    const failed = await tracker.createMany(drafts);
+    expect(failed.every((r) => r instanceof Error)).toBe(true);
+    sandbox.setFaults("");
+    expect((await tracker.findByMarker(marker("1")))?.status).toBe("Done");
+    const again = await tracker.createMany(drafts.slice(1));
+    expect(ok(again[0]).status).toBe("Testing");
+    expect(calls(tracker, "issue.bulkCreate")).toBe(2);
   });
 });

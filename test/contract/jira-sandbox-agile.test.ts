@@ -128,6 +128,31 @@ describe("the Jira sandbox: sprints", () => {
     expect(found.issues).toHaveLength(2);
   });
 
+  it("sets the Sprint field on create by sprint id, and refuses a closed sprint there", async () => {
+    const id = await newSprint();
+    const created = await client.issues.createIssues({
+      issueUpdates: [story("a", { customfield_10020: id })],
+    });
+    const key = created.issues?.[0]?.key ?? "";
+    const got = await client.issues.getIssue({ issueIdOrKey: key, fields: ["customfield_10020"] });
+    expect(got.fields.customfield_10020).toEqual([
+      expect.objectContaining({ id, state: "future" }),
+    ]);
+    await agile.sprint.partiallyUpdateSprint({
+      sprintId: id,
+      state: "active",
+      startDate: "2026-11-01T00:00:00.000Z",
+      endDate: "2026-11-14T00:00:00.000Z",
+    });
+    await agile.sprint.partiallyUpdateSprint({ sprintId: id, state: "closed" });
+    const refused = await failure(
+      client.issues.createIssues({ issueUpdates: [story("b", { customfield_10020: id })] }),
+    );
+    expect(refused.status).toBe(400); // every element failed
+    const body = refused.data as { errors: { elementErrors: { errors: object } }[] };
+    expect(body.errors[0]?.elementErrors.errors).toHaveProperty("customfield_10020");
+  });
+
   it("refuses to move more than 50 issues in one call", async () => {
     const id = await newSprint();
     const created = await client.issues.createIssues({

@@ -278,4 +278,33 @@ describe("the Jira sandbox: issue links and metadata", () => {
     const got = await client.issues.getIssue({ issueIdOrKey: created.key, fields: ["status"] });
     expect(got.fields.status.name).toBe("In Progress");
   });
+
+  it("reports a transition on create that fails, and keeps the issue in its initial status", async () => {
+    const created = await client.issues.createIssues({
+      issueUpdates: [
+        { ...story("Moved"), transition: { id: "11" } },
+        { ...story("Kept"), transition: { id: "31" } },
+        {
+          ...story("Rejected"),
+          fields: { ...story("Rejected").fields, resolution: { name: "Won't Do" } },
+          transition: { id: "41" },
+        },
+      ],
+    });
+    const [moved, kept, rejected] = created.issues ?? [];
+    expect(moved?.transition?.status).toBe(204);
+    expect(kept?.transition?.status).toBe(400);
+    expect(rejected?.transition?.status).toBe(204);
+    const got = await client.issues.getIssue({
+      issueIdOrKey: kept?.key ?? "",
+      fields: ["status"],
+    });
+    expect(got.fields.status.name).toBe("To Do");
+    const done = await client.issues.getIssue({
+      issueIdOrKey: rejected?.key ?? "",
+      fields: ["status", "resolution"],
+    });
+    expect(done.fields.status.name).toBe("Rejected");
+    expect(done.fields.resolution?.name).toBe("Won't Do");
+  });
 });

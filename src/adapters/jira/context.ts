@@ -1,5 +1,6 @@
 import type { JiraClient, JiraEndpoints } from "./client.js";
 import type { IssuePacer } from "./pacer.js";
+import type { RawSprint } from "./schema.js";
 import type { SiteInfo } from "./site.js";
 import type { WorkflowEdge } from "./workflow.js";
 
@@ -35,6 +36,16 @@ export interface JiraContext {
   readonly markerIndex: { readonly keys: Map<string, string>; scannedToMs: number | undefined };
   /** Keys this instance created, by marker key (search may lag behind creates). */
   readonly created: Map<string, string>;
+  /** The status a created issue starts in, by issue type (learned from the first create). */
+  readonly initialStatus: Map<string, string>;
+  /**
+   * The board's sprints, listed once (shared by concurrent callers) and dropped when this adapter
+   * creates a sprint; `ensuring` holds sprint creates in flight by name (no duplicate sprints).
+   */
+  readonly sprints: {
+    promise?: Promise<RawSprint[]> | undefined;
+    readonly ensuring: Map<string, Promise<RawSprint>>;
+  };
 }
 
 /** Waits for the pacer's slot on `key` before a write to that issue. */

@@ -3,53 +3,198 @@ import type { WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { IssueWrite } from "./client.js";
 import { markerKey, type JiraContext } from "./context.js";
 import { draftToFields, propertyValue } from "./map.js";
-import { readByKeys } from "./reads.js";
-import { PROPERTY_KEY, rawBulkCreated, type RawBulkCreated, type RawSprint } from "./schema.js";
-import { listSprints, moveToSprint, resolveSprint } from "./sprints.js";
-import { transitionTo } from "./transition.js";
+import { getItem, readByKeys } from "./reads.js";
+import { PROPERTY_KEY, rawBulkCreated, type RawBulkCreated, type RawCreated } from "./schema.js";
+import { resolveSprint } from "./sprints.js";
+import { httpShape, isRecord } from "./sync-error.js";
+import { firstStepOnCreate, transitionTo } from "./transition.js";
+import type { WorkflowEdge } from "./workflow.js";
 
 export const BULK_CREATE_MAX = 50;
 const FOLLOW_UP_CONCURRENCY = 8;
+/** At most this many drafts are created alone to learn the workflow (per createItems call). */
+const MAX_PROBES = 8;
+const BULK_OPERATION = "POST /rest/api/3/issue/bulk";
 
 interface Created {
   readonly index: number;
   readonly key: string;
   readonly id: number;
   readonly draft: WorkItemDraft;
+  /** The create's answer to its `transition`, when it carried one. */
+  readonly transition?: RawCreated["transition"];
+}
+
+/** An issue to finish: its status when known, and whether it is as the create left it. */
+interface FollowUp {
+  readonly index: number;
+  readonly key: string;
+  readonly id: number;
+  readonly draft: WorkItemDraft;
+  readonly status: string | undefined;
+  /** Created just now without a transition: its status is the issue type's initial status. */
+  readonly initial: boolean;
+}
+
+/** One element of a bulk create (IssueUpdateDetails), with the transition Jira makes on create. */
+interface CreateWrite extends IssueWrite {
+  readonly transition?: { readonly id: string } | undefined;
+}
+
+interface Planned {
+  readonly draft: WorkItemDraft;
+  readonly issueType: string;
+  readonly write: CreateWrite;
+  /** The first step towards the draft's status, made by the create itself. */
+  readonly step: WorkflowEdge | undefined;
 }
 
 type Result = WorkItem | Error;
 
-/** Creates drafts through bulk create (≤ 50 per call), then sprint moves and transitions. */
+/**
+ * Creates drafts through bulk create (≤ 50 per call). Each create carries the story's sprint and
+ * the first transition towards the draft's status; the remaining transitions follow, then one
+ * read-back per chunk.
+ */
 export async function createItems(
   ctx: JiraContext,
   drafts: readonly WorkItemDraft[],
   signal?: AbortSignal,
 ): Promise<Result[]> {
-  const results: Result[] = [];
-  for (let base = 0; base < drafts.length; base += BULK_CREATE_MAX) {
+  const results: Result[] = new Array<Result>(drafts.length);
+  const store = (part: readonly { index: number }[], answers: readonly Result[]) => {
+    part.forEach(({ index }, i) => {
+      results[index] = answers[i] ?? new InternalError("Jira create answered nothing.");
+    });
+  };
+  let pending = drafts.map((draft, index) => ({ draft, index }));
+  const probed = new Set<string>();
+  for (let n = 0; n < MAX_PROBES; n++) {
+    const probe = nextProbe(ctx, pending, probed);
+    if (probe === undefined) break;
     signal?.throwIfAborted();
-    const chunk = drafts.slice(base, base + BULK_CREATE_MAX);
-    results.push(...(await createChunk(ctx, chunk, signal)));
+    probed.add(`${issueTypeOf(ctx, probe.draft)}|${probe.draft.status}`);
+    store([probe], await createChunk(ctx, [probe.draft], signal));
+    pending = pending.filter((e) => e !== probe);
+  }
+  for (let base = 0; base < pending.length; base += BULK_CREATE_MAX) {
+    signal?.throwIfAborted();
+    const part = pending.slice(base, base + BULK_CREATE_MAX);
+    store(
+      part,
+      await createChunk(
+        ctx,
+        part.map((e) => e.draft),
+        signal,
+      ),
+    );
   }
   return results;
 }
 
-async function issueWrites(
+/**
+ * A draft to create on its own first, while the workflow is not known well enough for the others'
+ * creates to carry their first transition: for an issue type whose initial status is unknown (when
+ * its drafts go to more than one status), or for a status no known path leads to (when more drafts
+ * go there). Its follow-ups learn the initial status and the transitions on the way.
+ */
+function nextProbe<T extends { readonly draft: WorkItemDraft }>(
+  ctx: JiraContext,
+  pending: readonly T[],
+  probed: ReadonlySet<string>,
+): T | undefined {
+  const statuses = new Map<string, Set<string>>();
+  const counts = new Map<string, number>();
+  for (const { draft } of pending) {
+    const type = issueTypeOf(ctx, draft);
+    statuses.set(type, (statuses.get(type) ?? new Set<string>()).add(draft.status));
+    const key = `${type}|${draft.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return pending.find(({ draft }) => {
+    const type = issueTypeOf(ctx, draft);
+    const key = `${type}|${draft.status}`;
+    if (probed.has(key)) return false;
+    const initial = ctx.initialStatus.get(type);
+    if (initial === undefined) return (statuses.get(type)?.size ?? 0) > 1;
+    if (draft.status === initial || firstStepOnCreate(ctx, type, draft.status)) return false;
+    return (counts.get(key) ?? 0) > 1;
+  });
+}
+
+function issueTypeOf(ctx: JiraContext, draft: WorkItemDraft): string {
+  return draft.kind === "task" ? ctx.settings.subtaskType : ctx.settings.storyType;
+}
+
+/** The create payloads; a draft whose sprint cannot be resolved is an error (nothing created). */
+async function planWrites(
   ctx: JiraContext,
   chunk: readonly WorkItemDraft[],
-): Promise<IssueWrite[]> {
+): Promise<(Planned | Error)[]> {
   const site = await ctx.site();
   const createCtx = {
     projectKey: ctx.settings.projectKey,
     storyPointsField: site.storyPointsField,
     storyType: ctx.settings.storyType,
     subtaskType: ctx.settings.subtaskType,
+    sprintField: site.sprintField,
   };
-  return chunk.map((d) => ({
-    fields: draftToFields(d, createCtx),
-    properties: [{ key: PROPERTY_KEY, value: propertyValue(d.marker, d.metadata) }],
-  }));
+  const planned: (Planned | Error)[] = [];
+  for (const draft of chunk) {
+    let sprintId: number | undefined;
+    // A sub-task follows its parent's sprint: Jira sets it, the create must not.
+    if (draft.kind !== "task" && draft.iteration !== undefined) {
+      try {
+        sprintId = await resolveSprint(ctx, draft.iteration);
+      } catch (error) {
+        planned.push(asError(error));
+        continue;
+      }
+    }
+    const issueType = issueTypeOf(ctx, draft);
+    const step = firstStepOnCreate(ctx, issueType, draft.status);
+    planned.push({
+      draft,
+      issueType,
+      step: step?.edge,
+      write: {
+        fields: draftToFields(draft, createCtx, { sprintId, transitionFields: step?.fields }),
+        properties: [{ key: PROPERTY_KEY, value: propertyValue(draft.marker, draft.metadata) }],
+        ...(step && { transition: { id: step.edge.id } }),
+      },
+    });
+  }
+  return planned;
+}
+
+/** A created-issues answer: Jira answers 400 with the same body when every element failed. */
+function bulkBody(error: unknown): unknown {
+  const shape = httpShape(error);
+  if (shape?.status === 400 && isRecord(shape.data) && Array.isArray(shape.data.errors))
+    return shape.data;
+  throw error;
+}
+
+/** `POST /rest/api/3/issue/bulk` with each element's `transition` (IssueUpdateDetails). */
+function sendCreates(ctx: JiraContext, writes: readonly CreateWrite[]): Promise<unknown> {
+  return ctx.client.send({
+    operation: BULK_OPERATION,
+    kind: "issue.bulkCreate",
+    write: true,
+    call: ({ v3 }) =>
+      v3.issues
+        .createIssues<unknown>({
+          issueUpdates: writes.map((w) => ({
+            ...(w.fields && { fields: w.fields }),
+            ...(w.update && { update: w.update }),
+            ...(w.properties && {
+              properties: w.properties.map((p) => ({ key: p.key, value: p.value })),
+            }),
+            ...(w.transition && { transition: { id: w.transition.id } }),
+          })),
+        })
+        .catch(bulkBody),
+  });
 }
 
 async function createChunk(
@@ -57,22 +202,57 @@ async function createChunk(
   chunk: readonly WorkItemDraft[],
   signal?: AbortSignal,
 ): Promise<Result[]> {
-  const writes = await issueWrites(ctx, chunk);
+  const results: Result[] = new Array<Result>(chunk.length);
+  const planned = await planWrites(ctx, chunk);
+  const sent: { index: number; plan: Planned }[] = [];
+  planned.forEach((plan, index) => {
+    if (plan instanceof Error) results[index] = plan;
+    else sent.push({ index, plan });
+  });
+  if (sent.length === 0) return results;
   let body: RawBulkCreated;
   try {
-    body = ctx.client.parse(rawBulkCreated, await ctx.api.createIssues(writes), {
-      operation: "POST /rest/api/3/issue/bulk",
-    });
+    body = ctx.client.parse(
+      rawBulkCreated,
+      await sendCreates(
+        ctx,
+        sent.map((s) => s.plan.write),
+      ),
+      {
+        operation: BULK_OPERATION,
+      },
+    );
   } catch (error) {
-    return chunk.map(() => asError(error));
+    for (const s of sent) results[s.index] = asError(error);
+    return results;
   }
-  const results: Result[] = new Array<Result>(chunk.length);
-  const created = splitBulkAnswer(body, chunk, results);
+  const sentResults: Result[] = new Array<Result>(sent.length);
+  const created = splitBulkAnswer(
+    body,
+    sent.map((s) => s.plan.draft),
+    sentResults,
+  );
+  const { sprintField } = await ctx.site();
+  if (body.errors.some((e) => e.elementErrors?.errors?.[sprintField] !== undefined))
+    ctx.sprints.promise = undefined; // a cached sprint was refused (closed or gone): list again
   for (const c of created) if (c.draft.marker) ctx.created.set(markerKey(c.draft.marker), c.key);
-  await followUps(ctx, created, results, signal);
+  const followUps = created.map((c): FollowUp => {
+    const plan = sent[c.index]?.plan;
+    const issueType = issueTypeOf(ctx, c.draft);
+    const step = plan?.step;
+    const moved = step !== undefined && transitionMade(c.transition);
+    return {
+      ...c,
+      status: step === undefined ? ctx.initialStatus.get(issueType) : moved ? step.to : undefined,
+      initial: step === undefined,
+    };
+  });
+  await finishCreated(ctx, followUps, sentResults, signal);
+  sent.forEach((s, i) => {
+    results[s.index] = sentResults[i] ?? new InternalError("Jira create answered nothing.");
+  });
   return results;
 }
-
 /** Maps a bulk answer onto the drafts: errors by `failedElementNumber`, successes in order. */
 export function splitBulkAnswer(
   body: RawBulkCreated,
@@ -106,7 +286,13 @@ export function splitBulkAnswer(
       );
       return;
     }
-    created.push({ index, key: issue.key, id: Number(issue.id), draft });
+    created.push({
+      index,
+      key: issue.key,
+      id: Number(issue.id),
+      draft,
+      ...(issue.transition && { transition: issue.transition }),
+    });
   });
   return created;
 }
@@ -115,69 +301,76 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new InternalError(String(error));
 }
 
-async function followUps(
+/** Whether the create's transition was made (Jira answers its status; 204 when made). */
+function transitionMade(answer: RawCreated["transition"]): boolean {
+  return answer?.status !== undefined && answer.status >= 200 && answer.status < 300;
+}
+
+/**
+ * The follow-ups of created issues: the transitions the create did not make (from the status
+ * known after the create, else read back once), then one read-back of the final state.
+ */
+async function finishCreated(
   ctx: JiraContext,
-  created: readonly Created[],
+  items: readonly FollowUp[],
   results: Result[],
   signal?: AbortSignal,
 ): Promise<void> {
   const failed = new Map<string, Error>();
-  await moveCreatedToSprints(ctx, created, failed);
-  const read = await readByKeys(
-    ctx,
-    created.map((c) => c.key),
-    created.map((c) => c.id),
-  );
-  const moved = new Set<string>();
-  await forEachLimit(created, FOLLOW_UP_CONCURRENCY, async (c) => {
-    const item = read.get(c.key);
-    if (!item || failed.has(c.key) || item.status === c.draft.status) return;
-    const issueType = c.draft.kind === "task" ? ctx.settings.subtaskType : ctx.settings.storyType;
+  const unknown = items.filter((c) => c.status === undefined);
+  const before =
+    unknown.length > 0
+      ? await readByKeys(
+          ctx,
+          unknown.map((c) => c.key),
+          unknown.map((c) => c.id),
+        )
+      : new Map<string, WorkItem>();
+  for (const c of unknown) {
+    const read = before.get(c.key);
+    if (c.initial && read) ctx.initialStatus.set(issueTypeOf(ctx, c.draft), read.status);
+  }
+  const unchanged = new Set<string>();
+  await forEachLimit(items, FOLLOW_UP_CONCURRENCY, async (c) => {
+    const status = c.status ?? before.get(c.key)?.status;
+    const issueType = issueTypeOf(ctx, c.draft);
     try {
-      await transitionTo(ctx, c.key, c.draft.status, {
-        signal,
-        current: { status: item.status, issueType },
-      });
-      moved.add(c.key);
+      const steps =
+        status === c.draft.status
+          ? 0
+          : await transitionTo(ctx, c.key, c.draft.status, {
+              signal,
+              current: status === undefined ? undefined : { status, issueType },
+            });
+      if (steps === 0) unchanged.add(c.key);
     } catch (error) {
       failed.set(c.key, asError(error));
     }
   });
-  const reread = moved.size > 0 ? await readByKeys(ctx, [...moved]) : new Map<string, WorkItem>();
-  for (const c of created) {
-    const item = reread.get(c.key) ?? read.get(c.key);
+  const reuse = (c: FollowUp) => unchanged.has(c.key) && before.has(c.key);
+  const reread = items.filter((c) => !failed.has(c.key) && !reuse(c));
+  const after =
+    reread.length > 0
+      ? await readByKeys(
+          ctx,
+          reread.map((c) => c.key),
+          reread.map((c) => c.id),
+        )
+      : new Map<string, WorkItem>();
+  await forEachLimit(items, FOLLOW_UP_CONCURRENCY, async (c) => {
+    const error = failed.get(c.key);
+    if (error) {
+      results[c.index] = error;
+      return;
+    }
+    // Search may not see the issue yet (no id to reconcile): then read it directly.
+    const item = reuse(c)
+      ? before.get(c.key)
+      : (after.get(c.key) ??
+        (await getItem(ctx, { kind: c.draft.kind, id: c.key }).catch(asError)));
     results[c.index] =
-      failed.get(c.key) ??
-      item ??
-      new InternalError(`Jira issue ${c.key} was created but could not be read back.`);
-  }
-}
-
-async function moveCreatedToSprints(
-  ctx: JiraContext,
-  created: readonly Created[],
-  failed: Map<string, Error>,
-): Promise<void> {
-  const bySprint = new Map<number, string[]>();
-  let cache: RawSprint[] | undefined;
-  for (const c of created) {
-    const ref = c.draft.iteration;
-    if (!ref) continue;
-    try {
-      if (ref.id === undefined) cache ??= await listSprints(ctx);
-      const id = await resolveSprint(ctx, ref, cache);
-      bySprint.set(id, [...(bySprint.get(id) ?? []), c.key]);
-    } catch (error) {
-      failed.set(c.key, asError(error));
-    }
-  }
-  for (const [sprintId, keys] of bySprint) {
-    try {
-      await moveToSprint(ctx, sprintId, keys);
-    } catch (error) {
-      for (const k of keys) failed.set(k, asError(error));
-    }
-  }
+      item ?? new InternalError(`Jira issue ${c.key} was created but could not be read back.`);
+  });
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
@@ -203,9 +396,17 @@ export async function forEachLimit<T>(
  */
 export function createUnfinished(ctx: JiraContext) {
   const started = new Map<string, WorkItemDraft>();
-  const finish = async (key: string, draft: WorkItemDraft, signal?: AbortSignal) => {
+  // The create is atomic (fields, sprint, its transition): what may be missing are the later
+  // transitions, made from the status the issue has now.
+  const finish = async (
+    key: string,
+    draft: WorkItemDraft,
+    status: string | undefined,
+    signal?: AbortSignal,
+  ) => {
     const results: Result[] = [];
-    await followUps(ctx, [{ index: 0, key, id: Number.NaN, draft }], results, signal);
+    const item: FollowUp = { index: 0, key, id: Number.NaN, draft, status, initial: false };
+    await finishCreated(ctx, [item], results, signal);
     return results[0];
   };
   const settle = (mk: string, result: Result | undefined): WorkItem => {
@@ -225,15 +426,48 @@ export function createUnfinished(ctx: JiraContext) {
       const mk = markerKey(draft.marker);
       started.set(mk, draft);
       const key = ctx.created.get(mk);
-      if (key !== undefined) return settle(mk, await finish(key, draft, signal));
+      if (key !== undefined) return settle(mk, await finish(key, draft, undefined, signal));
       const [result] = await createItems(ctx, [draft], signal);
       return settle(mk, result);
+    },
+    /** Like `create` for many drafts: one result per draft, errors in place. */
+    async createMany(drafts: readonly WorkItemDraft[], signal?: AbortSignal): Promise<Result[]> {
+      const results: Result[] = new Array<Result>(drafts.length);
+      const fresh: number[] = [];
+      const freshDrafts: WorkItemDraft[] = [];
+      for (const [index, draft] of drafts.entries()) {
+        if (draft.marker === undefined) {
+          fresh.push(index);
+          freshDrafts.push(draft);
+          continue;
+        }
+        const mk = markerKey(draft.marker);
+        started.set(mk, draft);
+        const key = ctx.created.get(mk);
+        if (key === undefined) {
+          fresh.push(index);
+          freshDrafts.push(draft);
+        } else {
+          const result = await finish(key, draft, undefined, signal).catch(asError);
+          results[index] = result ?? new InternalError("Jira create answered nothing.");
+        }
+      }
+      const created = await createItems(ctx, freshDrafts, signal);
+      fresh.forEach((index, i) => {
+        results[index] = created[i] ?? new InternalError("Jira create answered nothing.");
+      });
+      for (const [index, draft] of drafts.entries()) {
+        if (draft.marker !== undefined && !(results[index] instanceof Error))
+          started.delete(markerKey(draft.marker));
+      }
+      return results;
     },
     /** Finishes a found issue when this tracker's create of it did not finish. */
     async found(item: WorkItem, mk: string, signal?: AbortSignal): Promise<WorkItem> {
       const draft = started.get(mk);
       if (draft === undefined) return item;
-      return settle(mk, await finish(item.id, draft, signal));
+      if (item.status === draft.status) return settle(mk, item);
+      return settle(mk, await finish(item.id, draft, item.status, signal));
     },
   };
 }

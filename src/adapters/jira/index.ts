@@ -10,7 +10,7 @@ import type {
 import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client.js";
 import type { JiraContext, JiraSettings } from "./context.js";
-import { createItems, createUnfinished } from "./create.js";
+import { createUnfinished } from "./create.js";
 import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./feed.js";
 import { userRef } from "./map.js";
@@ -118,6 +118,8 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     statuses: {},
     markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
+    initialStatus: new Map(),
+    sprints: { ensuring: new Map() },
   };
 }
 
@@ -143,7 +145,7 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     create: (draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) =>
       unfinished.create(draft, opts?.signal),
     createMany: (drafts: readonly WorkItemDraft[], opts?: { signal?: AbortSignal | undefined }) =>
-      createItems(ctx, drafts, opts?.signal),
+      unfinished.createMany(drafts, opts?.signal),
     update: (
       ref: ItemRef,
       patch: Parameters<typeof updateItem>[2],
@@ -167,10 +169,14 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       opts?: { signal?: AbortSignal | undefined },
     ) => addTimeEntry(ctx, item, draft, opts?.signal),
     async listIterations(): Promise<readonly Iteration[]> {
-      return (await listSprints(ctx)).map(toIteration);
+      const sprints = await listSprints(ctx);
+      ctx.sprints.promise = Promise.resolve(sprints); // the freshest listing serves creates too
+      return sprints.map(toIteration);
     },
     async ensureIteration(draft: IterationDraft): Promise<Iteration> {
-      return toIteration(await ensureSprint(ctx, draft));
+      // A fresh listing: an iteration is ensured once per run, and a stale cache could miss a
+      // sprint made elsewhere since (and create a duplicate).
+      return toIteration(await ensureSprint(ctx, draft, await listSprints(ctx)));
     },
     async listUsers(): Promise<readonly UserRef[]> {
       const raw = await ctx.api.assignableUsers(ctx.settings.projectKey, 0);

@@ -117,6 +117,25 @@ describe("writes", () => {
     });
   });
 
+  it("sets a story's sprint and the create transition's fields, never a sub-task's sprint", () => {
+    const ctx = {
+      projectKey: "WID",
+      storyPointsField: undefined,
+      storyType: "Story",
+      subtaskType: "Sub-task",
+      sprintField: "customfield_10020",
+    };
+    const base = { title: "T", status: "Rejected", assignees: [], labels: [] };
+    const extras = { sprintId: 7, transitionFields: { resolution: { name: "Won't Do" } } };
+    expect(draftToFields({ ...base, kind: "story" }, ctx, extras)).toMatchObject({
+      customfield_10020: 7,
+      resolution: { name: "Won't Do" },
+    });
+    const task = draftToFields({ ...base, kind: "task", parentId: "WID-1" }, ctx, extras);
+    expect(task).not.toHaveProperty("customfield_10020");
+    expect(draftToFields({ ...base, kind: "story" }, ctx)).not.toHaveProperty("customfield_10020");
+  });
+
   it("clears fields set to undefined, but never the priority (Jira cannot clear it)", () => {
     expect(setToFields({ priority: undefined, assignees: [] }, "cf")).toEqual({
       assignee: null,

@@ -113,16 +113,34 @@ export interface CreateContext {
   readonly storyPointsField: string | undefined;
   readonly storyType: string;
   readonly subtaskType: string;
+  /** The Sprint custom field (`com.pyxis.greenhopper.jira:gh-sprint`). */
+  readonly sprintField?: string | undefined;
 }
 
-/** The `fields` of a create request (status and sprint are follow-ups). */
-export function draftToFields(draft: WorkItemDraft, ctx: CreateContext): Record<string, unknown> {
+/** What a create sets beyond the draft's own fields (resolved by the caller). */
+export interface CreateExtras {
+  /** The sprint a story goes into (a sub-task follows its parent's sprint: never set). */
+  readonly sprintId?: number | undefined;
+  /** Fields the create's transition requires (e.g. the resolution of Reject). */
+  readonly transitionFields?: Record<string, unknown> | undefined;
+}
+
+/** The `fields` of a create request (the status is reached by transitions). */
+export function draftToFields(
+  draft: WorkItemDraft,
+  ctx: CreateContext,
+  extras: CreateExtras = {},
+): Record<string, unknown> {
   const isTask = draft.kind === "task";
   return {
     project: { key: ctx.projectKey },
     issuetype: { name: isTask ? ctx.subtaskType : ctx.storyType },
     ...(isTask && draft.parentId !== undefined && { parent: { key: draft.parentId } }),
     ...setToFields(draft, ctx.storyPointsField),
+    ...(!isTask &&
+      extras.sprintId !== undefined &&
+      ctx.sprintField !== undefined && { [ctx.sprintField]: extras.sprintId }),
+    ...extras.transitionFields,
   };
 }
 

@@ -155,7 +155,7 @@ export async function readByKeys(
   const out = new Map<string, WorkItem>();
   for (let i = 0; i < keys.length; i += 50) {
     const chunk = keys.slice(i, i + 50);
-    const reconcile = ids.slice(i, i + 50);
+    const reconcile = ids.slice(i, i + 50).filter((id) => Number.isFinite(id));
     for await (const page of searchIssues(
       ctx,
       keysJql(chunk),

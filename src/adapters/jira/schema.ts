@@ -131,7 +131,24 @@ export const rawMarkerScanPage = z.looseObject({
   isLast: z.boolean().optional(),
 });
 
-export const rawCreated = z.looseObject({ id: z.string(), key: z.string() });
+/** A created issue; `transition` answers the create's transition (failed: the issue stays). */
+export const rawCreated = z.looseObject({
+  id: z.string(),
+  key: z.string(),
+  transition: z
+    .looseObject({
+      status: z.number().optional(),
+      errorCollection: z
+        .looseObject({
+          errorMessages: z.array(z.string()).optional(),
+          errors: z.record(z.string(), z.string()).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+
+export type RawCreated = z.infer<typeof rawCreated>;
 
 export const rawBulkCreated = z.looseObject({
   issues: z.array(rawCreated).default([]),

@@ -57,37 +57,60 @@ export async function listSprints(ctx: JiraContext): Promise<RawSprint[]> {
   }
 }
 
+/** The board's sprints, listed once per adapter (until it creates a sprint). */
+export function cachedSprints(ctx: JiraContext): Promise<RawSprint[]> {
+  const cache = ctx.sprints;
+  if (cache.promise) return cache.promise;
+  const pending: Promise<RawSprint[]> = listSprints(ctx).catch((error: unknown) => {
+    if (cache.promise === pending) cache.promise = undefined;
+    throw error;
+  });
+  cache.promise = pending;
+  return pending;
+}
+
 /** Finds the sprint named like the iteration on the board, or creates a future sprint. */
 export async function ensureSprint(
   ctx: JiraContext,
   draft: IterationDraft,
   known?: RawSprint[],
 ): Promise<RawSprint> {
-  const sprints = known ?? (await listSprints(ctx));
+  const sprints = known ?? (await cachedSprints(ctx));
   const found = sprints.find((s) => s.name === draft.name);
   if (found) return found;
-  const created = ctx.client.parse(
-    rawSprint,
-    await ctx.api.createSprint({
-      name: draft.name,
-      originBoardId: await boardId(ctx),
-      ...sprintDates(draft),
-      goal: draft.goal,
-    }),
-    { operation: "POST /rest/agile/1.0/sprint" },
-  );
+  const inFlight = ctx.sprints.ensuring.get(draft.name);
+  if (inFlight) return inFlight;
+  const creating = createSprint(ctx, draft).finally(() => {
+    ctx.sprints.ensuring.delete(draft.name);
+  });
+  ctx.sprints.ensuring.set(draft.name, creating);
+  const created = await creating;
   known?.push(created);
   return created;
 }
 
-/** The sprint id an iteration reference points at (by id, else by name). */
-export async function resolveSprint(
-  ctx: JiraContext,
-  ref: IterationRef,
-  cache: RawSprint[] | undefined,
-): Promise<number> {
+async function createSprint(ctx: JiraContext, draft: IterationDraft): Promise<RawSprint> {
+  try {
+    return ctx.client.parse(
+      rawSprint,
+      await ctx.api.createSprint({
+        name: draft.name,
+        originBoardId: await boardId(ctx),
+        ...sprintDates(draft),
+        goal: draft.goal,
+      }),
+      { operation: "POST /rest/agile/1.0/sprint" },
+    );
+  } finally {
+    // The board changed (or may have, when the answer was lost): list it again next time.
+    ctx.sprints.promise = undefined;
+  }
+}
+
+/** The sprint id an iteration reference points at (by id, else by name through the cache). */
+export async function resolveSprint(ctx: JiraContext, ref: IterationRef): Promise<number> {
   if (ref.id !== undefined && /^\d+$/.test(ref.id)) return Number(ref.id);
-  const sprint = await ensureSprint(ctx, { name: ref.name }, cache);
+  const sprint = await ensureSprint(ctx, { name: ref.name });
   return sprint.id;
 }
 

@@ -53,10 +53,33 @@ function graphFor(ctx: JiraContext, issueType: string): Map<string, readonly Wor
   return graph;
 }
 
-function requiredFields(ctx: JiraContext, edge: WorkflowEdge): Record<string, unknown> | undefined {
+export function requiredFields(
+  ctx: JiraContext,
+  edge: WorkflowEdge,
+): Record<string, unknown> | undefined {
   if (!edge.requires?.includes("resolution")) return undefined;
   const name = ctx.settings.statusResolutions[edge.to] ?? DEFAULT_RESOLUTIONS[edge.to] ?? "Done";
   return { resolution: { name } };
+}
+
+/**
+ * The first transition of a known path from the issue type's initial status to `target`, for a
+ * create to carry; undefined while the initial status or the path is not yet learned (then the
+ * follow-up transitions find the way as before).
+ */
+export function firstStepOnCreate(
+  ctx: JiraContext,
+  issueType: string,
+  target: string,
+):
+  | { readonly edge: WorkflowEdge; readonly fields: Record<string, unknown> | undefined }
+  | undefined {
+  const initial = ctx.initialStatus.get(issueType);
+  const graph = ctx.graphs.get(issueType);
+  if (initial === undefined || graph === undefined) return undefined;
+  const next = nextTransition({ graph, current: initial, target });
+  if (next.kind !== "step" || next.exploring) return undefined;
+  return { edge: next.edge, fields: requiredFields(ctx, next.edge) };
 }
 
 /**

@@ -52,7 +52,7 @@ export async function updateItem(
   }
   if ("iteration" in patch.set && patch.set.iteration?.name !== current.iteration?.name) {
     const ref2 = patch.set.iteration;
-    if (ref2) await moveToSprint(ctx, await resolveSprint(ctx, ref2, undefined), [key]);
+    if (ref2) await moveToSprint(ctx, await resolveSprint(ctx, ref2), [key]);
     else await ctx.api.moveToBacklog([key]);
   }
   if (patch.metadata !== undefined) {
