@@ -15,6 +15,18 @@ import { commentKey, sameJson, type Snapshot } from "./snapshot.js";
  * base lists only what was copied, so an interrupted copy resumes where it stopped.
  */
 export async function applyCreate(ctx: EngineContext, action: CreateAction): Promise<WorkItem> {
+  return createOne(ctx, prepareCreate(ctx, action), false);
+}
+
+/** A create whose draft is built and whose intent is recorded, not yet sent. */
+export interface PreparedCreate {
+  readonly action: CreateAction;
+  readonly draft: WorkItemDraft;
+  readonly intentId: number;
+}
+
+/** Builds the draft (with its parent on the other side) and records the intent. */
+export function prepareCreate(ctx: EngineContext, action: CreateAction): PreparedCreate {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? parentOnOtherSide(ctx, action) : undefined;
   const draft: WorkItemDraft = {
@@ -30,22 +42,60 @@ export async function applyCreate(ctx: EngineContext, action: CreateAction): Pro
     targetSystem: toTarget ? ctx.targetSystem : "tinypm",
     payloadHash: hashDraft(draft),
   });
+  return { action, draft, intentId };
+}
+
+/**
+ * Sends one prepared create through the lane (recovered by marker or content after an ambiguous
+ * failure), then finishes it. `lookFirst`: an earlier attempt may have created it already (a
+ * bulk create that failed for this item), so look before creating.
+ */
+export async function createOne(
+  ctx: EngineContext,
+  p: PreparedCreate,
+  lookFirst: boolean,
+): Promise<WorkItem> {
+  const { action, draft } = p;
+  const toTarget = action.toSide === "target";
   const tracker = toTarget ? ctx.target : ctx.tinypm;
   let recovered = false;
-  const made = await call(ctx, action.toSide, {
-    name: `create ${action.kind} "${action.title}"`,
-    kind: "write",
-    idempotent: false,
-    run: () => tracker.create(draft),
-    recover: async () => {
-      const found =
-        toTarget && draft.marker
-          ? await ctx.target.findByMarker(draft.marker)
-          : await findCreatedInTinypm(ctx, draft);
-      recovered = found !== undefined;
-      return found;
-    },
-  });
+  const lookup = async (): Promise<WorkItem | undefined> => {
+    const found =
+      toTarget && draft.marker
+        ? await ctx.target.findByMarker(draft.marker)
+        : await findCreatedInTinypm(ctx, draft);
+    recovered = found !== undefined;
+    return found;
+  };
+  const earlier = lookFirst
+    ? await call(ctx, action.toSide, {
+        name: `look for ${action.kind} "${action.title}"`,
+        kind: "read",
+        idempotent: true,
+        run: lookup,
+      })
+    : undefined;
+  const made =
+    earlier ??
+    (await call(ctx, action.toSide, {
+      name: `create ${action.kind} "${action.title}"`,
+      kind: "write",
+      idempotent: false,
+      run: () => tracker.create(draft),
+      recover: lookup,
+    }));
+  return finishCreate(ctx, p, made, recovered);
+}
+
+/** Links a made item (the intent becomes the link), copies its extras and stores the base. */
+export async function finishCreate(
+  ctx: EngineContext,
+  p: PreparedCreate,
+  made: WorkItem,
+  recovered: boolean,
+): Promise<WorkItem> {
+  const { action, intentId } = p;
+  const toTarget = action.toSide === "target";
   // A create recovered by its marker may have stopped before the task was hung under its story.
   const created = toTarget ? await ensureTargetParent(ctx, made, action.source) : made;
   const tinypmItem = toTarget ? action.source : created;

@@ -1,32 +1,15 @@
-import {
-  AuthError,
-  InterruptedError,
-  PermissionError,
-  RemoteUnavailableError,
-  SyncError,
-} from "../core/errors.js";
+import { SyncError } from "../core/errors.js";
 import type { WorkItem } from "../core/model.js";
-import { applyCreate } from "./apply-create.js";
+import { applyCreateBatch } from "./apply-batch.js";
+import { applyCreate, prepareCreate, type PreparedCreate } from "./apply-create.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import type { EngineContext } from "./context.js";
 import type { RunSummary } from "./events.js";
+import { isFatal } from "./fatal.js";
 import { linkRecord } from "./links.js";
 import { targetSnapshot } from "./plan.js";
-import { actionBucket, type Plan, type PlanAction } from "./plan-types.js";
+import { actionBucket, type CreateAction, type Plan, type PlanAction } from "./plan-types.js";
 import { EMPTY_SNAPSHOT, type Snapshot } from "./snapshot.js";
-
-/**
- * Errors that stop the whole run: nothing more can succeed until the user acts (exit 3), or the
- * user stopped it (exit 130; the items not reached are not failures, the next run does them).
- */
-export function isFatal(error: unknown): boolean {
-  return (
-    error instanceof InterruptedError ||
-    error instanceof AuthError ||
-    error instanceof PermissionError ||
-    error instanceof RemoteUnavailableError
-  );
-}
 
 /**
  * Applies a plan, action by action. A failing item is parked in the state with its error and the
@@ -40,23 +23,74 @@ export async function applyPlan(
 ): Promise<void> {
   const total = plan.actions.filter((a) => a.type !== "skip").length;
   let done = 0;
-  for (const action of plan.actions) {
+  const actions = plan.actions;
+  for (let i = 0; i < actions.length;) {
+    const action = actions[i];
+    if (action === undefined) break;
     if (action.type === "skip") {
       summary.unchanged++;
+      i++;
+      continue;
+    }
+    // Creates of one kind on a target with a bulk create go in runs of up to its size.
+    const run = bulkRun(actions, i, ctx.target.capabilities.bulkCreate);
+    if (run.length > 1) {
+      const prepared: PreparedCreate[] = [];
+      for (const a of run) {
+        ctx.emit({ type: "progress", phase: "apply", done: done++, total });
+        try {
+          prepared.push(prepareCreate(ctx, a));
+        } catch (error) {
+          if (isFatal(error)) throw error;
+          summary.failed++;
+          park(ctx, a, error);
+        }
+      }
+      const errors = await applyCreateBatch(ctx, prepared);
+      for (const [k, p] of prepared.entries()) settle(ctx, summary, p.action, errors[k]);
+      i += run.length;
       continue;
     }
     ctx.emit({ type: "progress", phase: "apply", done: done++, total });
     try {
       await applyOne(ctx, action);
-      summary[actionBucket(action)]++;
-      clearParked(ctx, action);
+      settle(ctx, summary, action, undefined);
     } catch (error) {
       if (isFatal(error)) throw error;
-      summary.failed++;
-      park(ctx, action, error);
+      settle(ctx, summary, action, error);
     }
+    i++;
   }
   if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
+}
+
+/** Counts an applied action, or parks it with its error. */
+function settle(
+  ctx: EngineContext,
+  summary: RunSummary,
+  action: Exclude<PlanAction, { type: "skip" }>,
+  error: unknown,
+): void {
+  if (error === undefined) {
+    summary[actionBucket(action)]++;
+    clearParked(ctx, action);
+  } else {
+    summary.failed++;
+    park(ctx, action, error);
+  }
+}
+
+/** The creates on the target of the same kind from `start` on, at most `size` (none if 1). */
+function bulkRun(actions: readonly PlanAction[], start: number, size: number): CreateAction[] {
+  const first = actions[start];
+  if (size <= 1 || first?.type !== "create" || first.toSide !== "target") return [];
+  const run = [first];
+  for (let i = start + 1; i < actions.length && run.length < size; i++) {
+    const a = actions[i];
+    if (a?.type !== "create" || a.toSide !== "target" || a.kind !== first.kind) break;
+    run.push(a);
+  }
+  return run;
 }
 
 async function applyOne(

@@ -1,0 +1,53 @@
+import { RateLimitError, SyncError } from "../core/errors.js";
+import { isAmbiguous } from "../queue/retry.js";
+import { createOne, finishCreate, type PreparedCreate } from "./apply-create.js";
+import { call, type EngineContext } from "./context.js";
+import { isFatal } from "./fatal.js";
+
+/**
+ * Creates a run of prepared creates of one kind on the target with its bulk create, in order.
+ * Returns, per create, `undefined` when it was made and finished, or the error it failed with.
+ * An item the bulk call failed for ambiguously (or refused for a rate limit) is looked up by
+ * marker and, when missing, created on its own; one it refused outright is not created at all.
+ */
+export async function applyCreateBatch(
+  ctx: EngineContext,
+  batch: readonly PreparedCreate[],
+): Promise<(Error | undefined)[]> {
+  const first = batch[0];
+  if (first === undefined) return [];
+  const results = await call(ctx, "target", {
+    name: `create ${batch.length} ${first.action.kind}s`,
+    kind: "write",
+    // A bulk call reports each item's failure in its answer instead of throwing; a failure of
+    // the whole call is handled per item below, by lookup before any second create.
+    idempotent: false,
+    run: () => ctx.target.createMany(batch.map((p) => p.draft)),
+  }).catch((error: unknown) => batch.map(() => asError(error)));
+  const out: (Error | undefined)[] = [];
+  for (const [i, p] of batch.entries()) {
+    const result = results[i] ?? new Error("the bulk create gave no answer for this item");
+    try {
+      if (!(result instanceof Error)) await finishCreate(ctx, p, result, false);
+      else if (mayExist(result)) await createOne(ctx, p, true);
+      else {
+        ctx.state.dropIntent(p.intentId);
+        throw result;
+      }
+      out.push(undefined);
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      out.push(asError(error));
+    }
+  }
+  return out;
+}
+
+/** Whether a failed create may still have happened (or may be repeated): not a refusal. */
+function mayExist(error: Error): boolean {
+  return isAmbiguous(error) || error instanceof RateLimitError || !(error instanceof SyncError);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

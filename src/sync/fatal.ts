@@ -1,0 +1,19 @@
+import {
+  AuthError,
+  InterruptedError,
+  PermissionError,
+  RemoteUnavailableError,
+} from "../core/errors.js";
+
+/**
+ * Errors that stop the whole run: nothing more can succeed until the user acts (exit 3), or the
+ * user stopped it (exit 130; the items not reached are not failures, the next run does them).
+ */
+export function isFatal(error: unknown): boolean {
+  return (
+    error instanceof InterruptedError ||
+    error instanceof AuthError ||
+    error instanceof PermissionError ||
+    error instanceof RemoteUnavailableError
+  );
+}
