@@ -23,10 +23,13 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
     case "create": {
       const side = action.toSide === "tinypm" ? "tinypm" : target;
       // GitHub: a sub-issue is attached with a second call, a closed issue is closed with a third.
+      // Jira: the create itself is shared by up to 50 issues (counted in `estimateRunWrites`).
       const extra =
         side === "github"
           ? (action.kind === "task" ? 1 : 0) + (action.draft.status.startsWith("closed") ? 1 : 0)
-          : 0;
+          : side === "jira"
+            ? -1
+            : 0;
       return { [side]: 1 + extra + action.comments.length + action.timeEntries.length };
     }
     case "update": {
@@ -41,6 +44,23 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
       return { ...(t > 0 ? { tinypm: t } : {}), ...(g > 0 ? { [target]: g } : {}) };
     }
   }
+}
+
+/** The writes a whole plan costs per system; Jira's creates go 50 to a bulk call per kind. */
+export function estimateRunWrites(
+  actions: readonly PlanAction[],
+  target: string,
+): Record<string, number> {
+  const estimated: Record<string, number> = {};
+  const bulk = { story: 0, task: 0 };
+  for (const a of actions) {
+    for (const [system, n] of Object.entries(estimateWrites(a, target)))
+      estimated[system] = (estimated[system] ?? 0) + n;
+    if (a.type === "create" && a.toSide === "target" && target === "jira") bulk[a.kind]++;
+  }
+  const calls = Math.ceil(bulk.story / 50) + Math.ceil(bulk.task / 50);
+  if (calls > 0) estimated[target] = (estimated[target] ?? 0) + calls;
+  return estimated;
 }
 
 function item(
@@ -130,11 +150,7 @@ export function toReport(run: RunReport): Report {
   for (const e of run.events)
     if (e.type === "failed")
       failures.set(`${e.kind}:${e.title}`, { code: e.code, message: e.message });
-  const estimated: Record<string, number> = {};
-  for (const a of run.plan.actions) {
-    for (const [system, n] of Object.entries(estimateWrites(a, run.targetSystem)))
-      estimated[system] = (estimated[system] ?? 0) + n;
-  }
+  const estimated = estimateRunWrites(run.plan.actions, run.targetSystem);
   const dryRun = run.dryRun;
   const titles = storyTitles(run.plan.actions);
   return {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import type { PlanAction } from "./plan-types.js";
+import { estimateRunWrites } from "./report-data.js";
+
+/** A create of `kind` on the target, with `comments` comments. */
+const create = (kind: "story" | "task", comments = 0, status = "open"): PlanAction =>
+  ({
+    type: "create",
+    kind,
+    toSide: "target",
+    title: "t",
+    draft: { status },
+    comments: Array.from({ length: comments }, () => ({ body: "c" })),
+    timeEntries: [],
+  }) as unknown as PlanAction;
+
+describe("estimateRunWrites", () => {
+  it("counts Jira's creates 50 to a bulk call per kind, plus one call per comment", () => {
+    const actions = [
+      ...Array.from({ length: 51 }, () => create("story", 1)),
+      ...Array.from({ length: 10 }, () => create("task")),
+    ];
+    // 2 bulk calls for 51 stories, 1 for 10 tasks, 51 comments.
+    expect(estimateRunWrites(actions, "jira")).toEqual({ jira: 54 });
+  });
+
+  it("counts GitHub's creates one by one, with the sub-issue link and the closing", () => {
+    const actions = [create("story", 2), create("task", 0, "closed:completed")];
+    expect(estimateRunWrites(actions, "github")).toEqual({ github: 1 + 2 + 1 + 1 + 1 });
+  });
+});
