@@ -156,6 +156,19 @@ describe("GitHub adapter writes", () => {
     expect(read?.parentId).toBeUndefined();
   });
 
+  it("takes a sub-issue already under the same parent (a repeat after a lost answer)", async () => {
+    h = await startGithubHarness();
+    const parent = await h.tracker.create(story(1));
+    const other = await h.tracker.create(story(3));
+    const child = await h.tracker.create(story(2));
+    await h.tracker.addSubIssue(parent.id, child.id);
+    await expect(h.tracker.addSubIssue(parent.id, child.id)).resolves.toBeUndefined();
+    // Under another parent it is still refused: GitHub's 422 comes through.
+    await expect(h.tracker.addSubIssue(other.id, child.id)).rejects.toBeInstanceOf(
+      PayloadInvalidError,
+    );
+  });
+
   it("creates comments with a marker, finds them on a rerun, and updates them", async () => {
     h = await startGithubHarness();
     const item = await h.tracker.create({ ...story(1), marker });

@@ -1,6 +1,6 @@
 import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
 import type { Comment, CommentDraft, WorkItemDraft, WorkItemPatch } from "../../core/model.js";
-import { bodyFor, createBodyFor, patchBodyFor, stateFor, toComment } from "./map.js";
+import { bodyFor, createBodyFor, numberFromUrl, patchBodyFor, stateFor, toComment } from "./map.js";
 import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import { fetchOne, getRawIssue, parse, readIssue, type GithubContext } from "./reads.js";
 import { rawCommentSchema, type RawIssue } from "./schema.js";
@@ -119,14 +119,21 @@ export async function addSubIssue(
   signal?: AbortSignal,
 ): Promise<void> {
   const subIssueId = await idOf(ctx, child, signal);
-  await fetchOne(ctx, {
-    method: "POST",
-    url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
-    params: { issue_number: Number(parent), sub_issue_id: subIssueId },
-    operation: "issues.addSubIssue",
-    id: parent,
-    signal,
-  });
+  try {
+    await fetchOne(ctx, {
+      method: "POST",
+      url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+      params: { issue_number: Number(parent), sub_issue_id: subIssueId },
+      operation: "issues.addSubIssue",
+      id: parent,
+      signal,
+    });
+  } catch (error) {
+    // Attached by an earlier attempt whose answer was lost: GitHub refuses it again with a 422.
+    if (!(error instanceof PayloadInvalidError)) throw error;
+    const issue = await getRawIssue(ctx, child, signal);
+    if (issue === undefined || numberFromUrl(issue.parent_issue_url) !== parent) throw error;
+  }
 }
 
 export async function removeSubIssue(
