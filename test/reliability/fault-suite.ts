@@ -14,7 +14,7 @@ export function describeFaults(target: "github" | "jira"): void {
     let clean: ScenarioResult;
 
     beforeAll(async () => {
-      world = await startReliabilityWorld({ target, generate: "stories=4,tasks=2,comments=1" });
+      world = await startReliabilityWorld({ target, generate: "stories=10,tasks=2,comments=1" });
       clean = await runScenario(world, { tinypm: "", target: "" });
     });
     afterAll(async () => {
