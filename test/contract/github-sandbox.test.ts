@@ -371,7 +371,8 @@ describe("comments, labels, milestones, assignees", () => {
       description: "first",
       due_on: "2026-12-01T00:00:00Z",
     });
-    expect(m.due_on).toBe("2026-12-01T00:00:00Z");
+    // GitHub keeps the Pacific day: midnight UTC on 1 December is still 30 November in California.
+    expect(m.due_on).toBe("2026-11-30T08:00:00Z");
     const { data: closed } = await h.octokit.issues.updateMilestone({
       ...h.repo,
       milestone_number: m.number,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportProject } from "../../src/adapters/tinypm/archive.js";
 import { normalizeArchiveIds } from "../../src/adapters/tinypm/archive-ids.js";
+import { addDays } from "../../src/mapping/iterations.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startWorld, type World } from "./world.js";
 
@@ -35,6 +36,25 @@ describe.each([
     expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
     expect(world.target.server.stats().writes).toBe(before);
     expect(world.tinypm.stats().writes).toBe(tinypmBefore);
+  });
+
+  it.runIf(target === "github")("gives each milestone its iteration's end date", async () => {
+    // GitHub stores due dates as midnight US Pacific; the end dates must still read back as sent.
+    const tinypm = world.tinypmTracker();
+    const github = world.targetTracker();
+    try {
+      const ends = new Map<string, string | undefined>();
+      for (const it of await tinypm.listIterations()) {
+        const end = it.endDate ?? addDays(it.startDate ?? "", it.durationDays ?? 0);
+        ends.set(it.name, end);
+      }
+      const milestones = await github.listIterations();
+      expect(milestones.length).toBeGreaterThan(0);
+      for (const m of milestones) expect([m.name, m.endDate]).toEqual([m.name, ends.get(m.name)]);
+    } finally {
+      await tinypm.close();
+      await github.close();
+    }
   });
 
   it.runIf(target === "github")("reads only 304s on GitHub when synced once more", async () => {

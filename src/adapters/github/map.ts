@@ -8,6 +8,7 @@ import type {
   WorkItemDraft,
   WorkItemFields,
 } from "../../core/model.js";
+import { endDateOf } from "./due-date.js";
 import { parseCommentBody, parseIssueBody, withIssueMarker } from "./marker.js";
 import type { RawComment, RawIssue, RawMilestone } from "./schema.js";
 
@@ -109,7 +110,7 @@ export function toIteration(m: RawMilestone): Iteration {
     id: String(m.number),
     name: m.title,
     goal: m.description ?? undefined,
-    endDate: m.due_on == null ? undefined : m.due_on.slice(0, 10),
+    endDate: m.due_on == null ? undefined : endDateOf(m.due_on),
     state: m.state === "closed" ? "closed" : "active",
   };
 }

@@ -1,5 +1,6 @@
 import type { Iteration, IterationDraft } from "../../core/model.js";
 import { PayloadInvalidError } from "../../core/errors.js";
+import { dueOnFor } from "./due-date.js";
 import { toIteration } from "./map.js";
 import { fetchOne, pages, parse, type GithubContext } from "./reads.js";
 import { rawLabelSchema, rawMilestoneSchema, type RawLabel } from "./schema.js";
@@ -114,7 +115,7 @@ export async function ensureMilestone(
   const operation = "issues.createMilestone";
   const params: Record<string, unknown> = { title: draft.name };
   if (draft.goal !== undefined) params.description = draft.goal;
-  if (draft.endDate !== undefined) params.due_on = `${draft.endDate}T00:00:00Z`;
+  if (draft.endDate !== undefined) params.due_on = dueOnFor(draft.endDate);
   if (draft.state === "closed") params.state = "closed";
   let res: Awaited<ReturnType<typeof fetchOne>>;
   try {

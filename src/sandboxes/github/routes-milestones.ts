@@ -1,5 +1,6 @@
 import { parseTimestamp } from "./clock.js";
 import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
+import { normaliseDueOn } from "./due-date.js";
 import { notFound, validationFailed } from "./errors.js";
 import {
   objectBody,
@@ -74,7 +75,8 @@ function dueOn(b: Body): number | null | undefined {
   if (text === undefined || text === null) return text;
   const ms = parseTimestamp(text);
   if (ms === undefined) throw invalid("due_on", text);
-  return ms;
+  // GitHub keeps the Pacific calendar day only (see due-date.ts).
+  return normaliseDueOn(ms);
 }
 
 function checkTitle(store: Store, title: string, self?: MilestoneRecord): string {
