@@ -92,24 +92,31 @@ function mergeTime(item: WorkItem, incoming: WorkItem["timeEntries"]): WorkItem[
   return [...byKey.values()];
 }
 
-/** The target fields (and hidden block) to write, only when something flows to the target. */
+/**
+ * The target fields (and hidden block) to write, only when something flows to the target. A
+ * target field is written only when a tinyPM change that flows to the target reaches it (the
+ * base snapshot is the judge): the mapped draft is computed twice, with and without the flowing
+ * changes, and only the target fields that differ between the two are candidates. So a title edit
+ * never rewrites a body whose rendering today would differ from what a person wrote.
+ */
 function targetWrites(
   p: PlanUpdateInput,
   merged: WorkItem,
 ): { set: Partial<WorkItemFields>; metadata: Readonly<Record<string, JsonValue>> | undefined } {
-  const needed =
-    p.merge.toTarget.length > 0 ||
-    p.merge.timeToTinypm.length > 0 ||
-    p.merge.timeToTarget.length > 0;
+  const timeMoves = p.merge.timeToTinypm.length > 0 || p.merge.timeToTarget.length > 0;
+  const needed = p.merge.toTarget.length > 0 || timeMoves;
   const resolvedForTarget = p.merge.conflicts.some((c) => c.resolution === "tinypm");
   if (!needed && !resolvedForTarget) return { set: {}, metadata: undefined };
   const desired = p.mapping.toTarget(merged);
+  const untouched = p.mapping.toTarget(withoutFlowingChanges(p, merged, timeMoves));
   const set: Record<string, unknown> = {};
   const mapped = p.mapping.fieldNames(p.item.kind);
   for (const f of WORK_ITEM_FIELD_NAMES) {
     // A target field the mapping leaves empty is the target's own business (e.g. Jira's default
     // priority on sub-tasks), unless it is the home of a synced tinyPM field that was cleared.
     if (desired[f] === undefined && !mapped.includes(f)) continue;
+    const reached = !sameJson(normalizeField(f, desired[f]), normalizeField(f, untouched[f]));
+    if (!reached) continue;
     if (!sameJson(normalizeField(f, desired[f]), normalizeField(f, p.targetItem[f])))
       set[f] = desired[f];
   }
@@ -118,4 +125,20 @@ function targetWrites(
     set: set,
     metadata: sameJson(metadata, p.targetItem.metadata) ? undefined : metadata,
   };
+}
+
+/**
+ * The merged item as it would be had no tinyPM change flowed to the target: every flowing field
+ * (and the time entries, when they move) at the value the target holds now, in tinyPM terms.
+ */
+function withoutFlowingChanges(p: PlanUpdateInput, merged: WorkItem, timeMoves: boolean): WorkItem {
+  const fromTarget: Partial<WorkItemFields> = p.mapping.toTinypm(p.targetItem);
+  const flowing = [
+    ...new Set([
+      ...p.merge.toTarget,
+      ...p.merge.conflicts.filter((c) => c.resolution === "tinypm").map((c) => c.field),
+    ]),
+  ];
+  const timeEntries = timeMoves ? p.mapping.timeEntriesToTinypm(p.targetItem) : merged.timeEntries;
+  return { ...merged, ...pick(fromTarget, flowing), timeEntries };
 }
