@@ -4,7 +4,7 @@
  * hours) travels in metadata, used only while the worklogs still match it.
  */
 import type { JsonValue, TimeEntry, TimeEntryDraft, WorkItem } from "../core/model.js";
-import { neutralizeMentions } from "./transforms.js";
+import { escapeMentions } from "./mentions.js";
 import type { UserLookup } from "./user-lookup.js";
 import { cleanUser, isRecord, isUserRef, toJsonValue } from "./values.js";
 
@@ -42,7 +42,7 @@ export function stripSummary(body: string | undefined): string | undefined {
 }
 
 function cell(text: string): string {
-  return neutralizeMentions(text.replace(/\s+/g, " ").replace(/\|/g, "\\|"));
+  return escapeMentions(text.replace(/\s+/g, " ").replace(/\|/g, "\\|"));
 }
 
 function summaryTable(entries: readonly TimeEntry[]): string | undefined {

@@ -1,3 +1,5 @@
+import { escapeMentions, restoreMentions } from "./mentions.js";
+
 /**
  * The registry of named transforms a mapping rule may use (`transform: [name, …]`).
  * Each is a pure pair: `forward` on the way to the target, `inverse` on the way back. A transform
@@ -13,28 +15,6 @@ export interface Transform {
   readonly inverse: (value: unknown) => unknown;
   /** True when `inverse(forward(x))` is `x` for every value (no round-trip check needed). */
   readonly exact: boolean;
-}
-
-/** U+2060 WORD JOINER: invisible, and breaks GitHub's `@login` and `#123` autolinks. */
-const JOINER = "\u2060";
-const NEUTRALIZE = /([@#])(?=[\p{L}\p{N}_\u2060-])/gu;
-const RESTORE = /([@#])\u2060/gu;
-
-/**
- * Inserts a word joiner after every `@` or `#` that starts a word, so a copied text mentions no
- * one and links no issue. Exactly invertible, also on texts that already contain joiners: a joiner
- * right after `@`/`#` gets one more on the way out and loses one on the way back.
- * @example neutralizeMentions("ping @ana about #12") // "ping @\u2060ana about #\u206012"
- */
-export function neutralizeMentions(text: string): string {
-  if (!text.includes("@") && !text.includes("#")) return text;
-  return text.replace(NEUTRALIZE, `$1${JOINER}`);
-}
-
-/** The exact inverse of {@link neutralizeMentions}. */
-export function restoreMentions(text: string): string {
-  if (!text.includes(JOINER)) return text;
-  return text.replace(RESTORE, "$1");
 }
 
 function onStrings(fn: (s: string) => string): (value: unknown) => unknown {
@@ -55,9 +35,9 @@ const TRANSFORM_LIST = [
   {
     name: "neutralize-mentions",
     description:
-      "Makes `@login` and `#123` inert with an invisible word joiner (GitHub notifies and links nothing); restored exactly on the way back.",
-    forward: onStrings(neutralizeMentions),
-    inverse: onStrings(restoreMentions),
+      "Makes `@login` and `#123` inert with an invisible word joiner (GitHub notifies and links nothing), never inside code or link destinations; restored exactly on the way back.",
+    forward: onStrings((s) => escapeMentions(s)),
+    inverse: onStrings((s) => restoreMentions(s)),
     exact: true,
   },
   {
