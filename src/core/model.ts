@@ -44,6 +44,8 @@ export interface UserRef {
   readonly login?: string | undefined;
   readonly name?: string | undefined;
   readonly email?: string | undefined;
+  /** `false` for an account that can no longer sign in (tinyPM inactive user); set by `listUsers` only. */
+  readonly active?: boolean | undefined;
 }
 
 /** An iteration (tinyPM), milestone (GitHub) or sprint (Jira). */

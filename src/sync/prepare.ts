@@ -1,6 +1,6 @@
 import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
 import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
-import { matchUsers, type UserMatch } from "../mapping/users.js";
+import { matchUsers, type UserMatch } from "../mapping/user-match.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { EngineContext } from "./context.js";

@@ -19,7 +19,6 @@ import { createPacer, type Pacer } from "./pacer.js";
 import { probeRepo } from "./probe.js";
 import {
   getRawIssue,
-  listAssignees,
   listRawComments,
   listRawIssues,
   listSubIssuesRaw,
@@ -36,6 +35,7 @@ import {
 } from "./repo-meta.js";
 import type { RawIssue } from "./schema.js";
 import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
+import { listAssignableUsers } from "./users.js";
 import {
   addSubIssue,
   createComment,
@@ -195,7 +195,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       return [...milestones];
     },
     ensureIteration,
-    listUsers: (o?: CallOptions): Promise<readonly UserRef[]> => listAssignees(ctx, o?.signal),
+    listUsers: (o?: CallOptions): Promise<readonly UserRef[]> =>
+      listAssignableUsers(ctx, o?.signal),
     probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
     apiCalls: () => client.counts(),
     close: () => Promise.resolve(),

@@ -13,12 +13,12 @@ import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
 import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./feed.js";
-import { userRef } from "./map.js";
 import { createIssuePacer, JIRA_ISSUE_WRITE_WINDOWS } from "./pacer.js";
 import { probeSite } from "./probe.js";
 import { changeFeed, findItemByMarker, getItem, listItems } from "./reads.js";
-import { rawPriorities, rawUsers, rawWorklogPage } from "./schema.js";
+import { rawPriorities, rawWorklogPage } from "./schema.js";
 import { createSiteLoader } from "./site.js";
+import { listAssignableUsers } from "./users.js";
 import { ensureSprint, listSprints, moveToSprint, toIteration } from "./sprints.js";
 import { listTransitions, transitionTo } from "./transition.js";
 import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
@@ -178,13 +178,7 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       // sprint made elsewhere since (and create a duplicate).
       return toIteration(await ensureSprint(ctx, draft, await listSprints(ctx)));
     },
-    async listUsers(): Promise<readonly UserRef[]> {
-      const raw = await ctx.api.assignableUsers(ctx.settings.projectKey, 0);
-      const users = ctx.client.parse(rawUsers, raw, {
-        operation: "GET /rest/api/3/user/assignable/search",
-      });
-      return users.flatMap((u) => userRef(u) ?? []);
-    },
+    listUsers: (): Promise<readonly UserRef[]> => listAssignableUsers(ctx),
     probe: (): Promise<ProbeResult> => probeSite(ctx),
     apiCalls: () => ctx.client.counts(),
     async close() {

@@ -28,9 +28,18 @@ export interface MapContext {
   readonly sprintField: string;
 }
 
+/**
+ * A Jira user as a `UserRef`: the accountId, the display name, and the email address when the
+ * user's profile lets the caller see it (Jira omits it otherwise; it is the matcher's best key).
+ */
 export function userRef(user: RawUser | null | undefined): UserRef | undefined {
   if (!user) return undefined;
-  return { id: user.accountId, ...(user.displayName !== undefined && { name: user.displayName }) };
+  const email = user.emailAddress?.trim();
+  return {
+    id: user.accountId,
+    ...(user.displayName !== undefined && { name: user.displayName }),
+    ...(email !== undefined && email !== "" && { email }),
+  };
 }
 
 export function richToMarkdown(value: unknown): string {

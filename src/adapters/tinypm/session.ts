@@ -129,7 +129,8 @@ export function createSession(
     for await (const user of mapOrdered(ids, concurrency, (id) =>
       client.getXml({ path: `/user/${id}`, operation: "GET /user/{id}", id }, rawUser),
     )) {
-      out.push(toUserRef(user));
+      const inactive = user.active?.trim() === "false";
+      out.push(inactive ? { ...toUserRef(user), active: false } : toUserRef(user));
     }
     return out;
   }

@@ -20,6 +20,9 @@ import { milestoneRoutes } from "./routes-milestones.js";
 import { searchRoutes } from "./routes-search.js";
 import { subIssueRoutes } from "./routes-sub-issues.js";
 import { createStore } from "./store.js";
+import { sandboxUsers, type GithubSandboxUser } from "./users.js";
+
+export type { GithubSandboxUser } from "./users.js";
 
 export { parseRateLimitSpec } from "./rate-limit.js";
 
@@ -47,8 +50,12 @@ export interface GithubSandboxOptions {
   owner?: string;
   /** @default "widgets" */
   repo?: string;
-  /** Collaborators (assignable); the first one owns the admin token. */
-  users?: readonly string[];
+  /**
+   * The users: logins (collaborators, assignable, no public email) or entries with a display
+   * name, a public email and `collaborator: false` for users who cannot be assigned. The first
+   * one owns the admin token. @default alice, bob, carol, dave, erin, frank
+   */
+  users?: readonly (string | GithubSandboxUser)[];
 }
 
 /** `GET /_sandbox/stats`. */
@@ -84,8 +91,8 @@ export function randomGithubToken(): string {
 export async function startGithubSandbox(
   options: GithubSandboxOptions = {},
 ): Promise<GithubSandbox> {
-  const users = options.users ?? DEFAULT_USERS;
-  const admin = users[0];
+  const users = sandboxUsers(options.users ?? DEFAULT_USERS);
+  const admin = users[0]?.login;
   if (admin === undefined) throw new Error("the GitHub sandbox needs at least one user");
   const clock = createClock(options.timeScale ?? 1);
   const stats = createStats();

@@ -7,6 +7,7 @@ import { issueOr404 } from "./issue-ops.js";
 import { paginate } from "./paging.js";
 import { renderIssue, renderUser, repoApiUrl } from "./render.js";
 import { collaboratorLogin, findUser, MAX_ASSIGNEES, touch, type Store } from "./store.js";
+import { renderProfile } from "./users.js";
 
 /** The caller, the repository, the rate-limit overview and assignees. */
 export function metaRoutes(
@@ -38,29 +39,13 @@ export function metaRoutes(
 }
 
 function getAuthenticatedUser(ctx: RequestContext): Reply {
-  const s = ctx.store;
-  return json(200, {
-    ...renderUser(s, ctx.user),
-    name: ctx.user.login,
-    company: null,
-    blog: "",
-    location: null,
-    email: null,
-    hireable: null,
-    bio: null,
-    public_repos: 0,
-    public_gists: 0,
-    followers: 0,
-    following: 0,
-    created_at: isoSeconds(s.repoCreatedAt),
-    updated_at: isoSeconds(s.repoCreatedAt),
-  } satisfies components["schemas"]["public-user"]);
+  return json(200, renderProfile(ctx.store, ctx.user));
 }
 
 function getUser(ctx: RequestContext): Reply {
   const user = findUser(ctx.store, ctx.params.login ?? "");
   if (!user) throw notFound();
-  return json(200, renderUser(ctx.store, user));
+  return json(200, renderProfile(ctx.store, user));
 }
 
 function getRepo(ctx: RequestContext): Reply {

@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import type { GithubSandboxUser } from "./users.js";
 
 /**
  * The sandbox's data: one repository with its collaborators, labels, milestones, issues,
@@ -10,6 +11,10 @@ export interface UserRecord {
   readonly login: string;
   readonly id: number;
   readonly type: "User" | "Organization";
+  /** The profile's display name, if set. */
+  readonly name?: string | undefined;
+  /** The profile's public email, if the user made one public. */
+  readonly publicEmail?: string | undefined;
 }
 
 export interface LabelRecord {
@@ -93,7 +98,7 @@ export const MAX_BODY = 65_536;
 export interface StoreOptions {
   readonly owner: string;
   readonly repo: string;
-  readonly users: readonly string[];
+  readonly users: readonly GithubSandboxUser[];
   readonly readerLogin: string;
   readonly clock: Clock;
 }
@@ -125,8 +130,14 @@ export function createStore(opts: StoreOptions): Store {
   const users = new Map<string, UserRecord>();
   const owner: UserRecord = { login: opts.owner, id: 9_000_001, type: "Organization" };
   users.set(owner.login.toLowerCase(), owner);
-  [...opts.users, opts.readerLogin].forEach((login, i) => {
-    users.set(login.toLowerCase(), { login, id: 5_000_001 + i, type: "User" });
+  [...opts.users, { login: opts.readerLogin }].forEach((u, i) => {
+    users.set(u.login.toLowerCase(), {
+      login: u.login,
+      id: 5_000_001 + i,
+      type: "User",
+      name: u.name,
+      publicEmail: u.publicEmail,
+    });
   });
   const seq = { ...ID_BASE };
   const store: Store = {
@@ -137,7 +148,7 @@ export function createStore(opts: StoreOptions): Store {
     clock: opts.clock,
     origin: "http://127.0.0.1",
     users,
-    collaborators: [...opts.users],
+    collaborators: opts.users.filter((u) => u.collaborator !== false).map((u) => u.login),
     labels: [],
     milestones: [],
     issues: [],

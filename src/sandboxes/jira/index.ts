@@ -8,7 +8,10 @@ import { createJiraRouter } from "./routes.js";
 import { createJiraHandler } from "./server.js";
 import { createSite } from "./site.js";
 import { createStore } from "./store.js";
+import type { JiraSandboxUser } from "./users.js";
 import type { WorkflowSpec } from "./workflow.js";
+
+export type { JiraSandboxUser } from "./users.js";
 
 export type { WorkflowSpec } from "./workflow.js";
 export { DEFAULT_WORKFLOW } from "./workflow.js";
@@ -42,8 +45,12 @@ export interface JiraSandboxOptions {
   projectKey?: string;
   /** @default "customfield_10016"; the sprint field is customfield_10020 */
   storyPointsFieldId?: string;
-  /** Logins of the site's users (`acc-<login>`). @default alice, bob, carol, dave, erin, frank */
-  users?: readonly string[];
+  /**
+   * The site's users (`acc-<login>`): logins, or entries saying each user's display name, email,
+   * whether the profile shows the email, and whether the user is assignable in the project.
+   * @default alice, bob, carol, dave, erin, frank (every second one hides the email)
+   */
+  users?: readonly (string | JiraSandboxUser)[];
   /** @default To Do → In Progress → Testing → Done, Rejected (see DEFAULT_WORKFLOW) */
   workflow?: WorkflowSpec;
   /** Recent writes stay invisible to JQL search for this long (unless reconciled). @default 0 */

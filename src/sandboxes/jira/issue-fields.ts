@@ -1,6 +1,7 @@
 import { adfProblem, type AdfDocument } from "./adf.js";
 import { isRecord } from "./context.js";
 import { findAccount, findNamed, type Site } from "./site.js";
+import { isAssignable, notAssignableMessage } from "./users.js";
 import type { IssueRecord, JiraStore } from "./store.js";
 
 /** The editable part of an issue, built up while a create or edit payload is validated. */
@@ -58,7 +59,7 @@ function setters(store: JiraStore, mode: "create" | "edit"): Record<string, Sett
       d.priorityId = p.id;
       return undefined;
     },
-    assignee: (d, v) => setUser(site, v, (id) => (d.assigneeId = id)),
+    assignee: (d, v) => setAssignee(site, v, (id) => (d.assigneeId = id)),
     reporter: (d, v) => setUser(site, v, (id) => (d.reporterId = id)),
     parent: (d, v) => {
       if (v === null && mode === "edit") {
@@ -118,6 +119,18 @@ function setUser(site: Site, v: unknown, assign: (id: string | null) => void): s
   }
   assign(id);
   return undefined;
+}
+
+/** Like any user field, and the account must be assignable in the project (else Jira's 400). */
+function setAssignee(
+  site: Site,
+  v: unknown,
+  assign: (id: string | null) => void,
+): string | undefined {
+  const id = isRecord(v) ? (v.accountId ?? v.id) : undefined;
+  const account = typeof id === "string" ? findAccount(site, id) : undefined;
+  if (account !== undefined && !isAssignable(account)) return notAssignableMessage(account);
+  return setUser(site, v, assign);
 }
 
 function setSprint(store: JiraStore, d: IssueDraft, v: unknown): string | undefined {

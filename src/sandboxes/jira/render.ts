@@ -1,5 +1,6 @@
 import type { AgileModels, Version3Models } from "jira.js";
 import type { Account, IssueTypeDef, NamedDef, Site } from "./site.js";
+import { visibleEmail } from "./users.js";
 import type {
   CommentRecord,
   IssueRecord,
@@ -37,7 +38,8 @@ export function renderUser(origin: string, account: Account): Version3Models.Use
     timeZone: "UTC",
     locale: "en_US",
   };
-  if (account.emailAddress !== undefined) user.emailAddress = account.emailAddress;
+  const email = visibleEmail(account);
+  if (email !== undefined) user.emailAddress = email;
   return user;
 }
 

@@ -18,6 +18,7 @@ import {
   renderUser,
 } from "./render.js";
 import { findAccount, type Account, type IssueTypeDef } from "./site.js";
+import { isAssignable, visibleEmail } from "./users.js";
 
 const API = "/rest/api/3";
 
@@ -59,7 +60,7 @@ function matchUsers(ctx: RequestContext, accounts: readonly Account[]): Version3
           .split(" ")
           .some((w) => w.startsWith(query)) ||
         a.displayName.toLowerCase().startsWith(query) ||
-        (a.emailAddress?.toLowerCase().startsWith(query) ?? false),
+        (visibleEmail(a)?.toLowerCase().startsWith(query) ?? false),
     )
     .slice(startAt, startAt + maxResults)
     .map((a) => renderUser(ctx.origin, a));
@@ -231,7 +232,7 @@ export const META_ROUTES: readonly RouteDef[] = [
     handler: (ctx) => {
       const ref = ctx.query.get("project");
       if (ref !== null) project({ ...ctx, params: { projectIdOrKey: ref } });
-      return ok(matchUsers(ctx, allAccounts(ctx)));
+      return ok(matchUsers(ctx, allAccounts(ctx).filter(isAssignable)));
     },
   },
 ];

@@ -1,11 +1,16 @@
+import { accountsFor, DEFAULT_USERS, type JiraSandboxUser } from "./users.js";
 import { DEFAULT_WORKFLOW, validateWorkflow, type WorkflowSpec } from "./workflow.js";
 
 /** A user account of the site. Jira Cloud identifies users by `accountId` only (GDPR). */
 export interface Account {
   readonly accountId: string;
   readonly displayName: string;
-  /** Undefined when the user's profile hides the address (the API then omits it). */
+  /** The account's address; the API shows it only when `emailVisible` (see users.ts). */
   readonly emailAddress: string | undefined;
+  /** Whether the user's profile lets API callers see the address. */
+  readonly emailVisible: boolean;
+  /** Whether the user may be assigned issues in the project (its "Assignable user" role). */
+  readonly assignable: boolean;
   readonly active: boolean;
 }
 
@@ -45,22 +50,8 @@ export interface SiteOptions {
   readonly email: string;
   readonly projectKey?: string | undefined;
   readonly storyPointsFieldId?: string | undefined;
-  readonly users?: readonly string[] | undefined;
+  readonly users?: readonly (string | JiraSandboxUser)[] | undefined;
   readonly workflow?: WorkflowSpec | undefined;
-}
-
-const SURNAMES = ["Andersson", "Berg", "Carlsson", "Dahl", "Ek", "Falk", "Gran", "Holm"];
-
-export const DEFAULT_USERS = ["alice", "bob", "carol", "dave", "erin", "frank"] as const;
-
-/** Accounts for logins: `acc-<login>`, "Alice Andersson"; every second user hides the email. */
-export function accountsFor(logins: readonly string[]): Account[] {
-  return logins.map((login, i) => ({
-    accountId: `acc-${login}`,
-    displayName: `${login.charAt(0).toUpperCase()}${login.slice(1)} ${SURNAMES[i % SURNAMES.length] ?? ""}`,
-    emailAddress: i % 2 === 0 ? `${login}@example.com` : undefined,
-    active: true,
-  }));
 }
 
 /** Builds the site; throws an Error naming the problem when the workflow or keys are invalid. */
@@ -83,6 +74,8 @@ export function createSite(options: SiteOptions): Site {
       accountId: "acc-sandbox",
       displayName: "Sandbox Admin",
       emailAddress: options.email,
+      emailVisible: true,
+      assignable: true,
       active: true,
     },
     users: accountsFor(options.users ?? DEFAULT_USERS),

@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import type { Comment, UserRef, WorkItem, WorkItemDraft } from "../../../src/core/model.js";
 import { compileMapping, type CompiledMapping } from "../../../src/mapping/compile.js";
 import { loadMapping } from "../../../src/mapping/load.js";
-import { matchUsers, type UnmappedPolicy } from "../../../src/mapping/users.js";
+import { matchUsers } from "../../../src/mapping/user-match.js";
+import type { UnmappedPolicy } from "../../../src/mapping/users.js";
 
 export const MAPPINGS_DIR = fileURLToPath(new URL("../../../mappings/", import.meta.url));
 export const mappingPath = (name: string): string => `${MAPPINGS_DIR}${name}`;

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MappingError } from "../../../src/core/errors.js";
-import { loadUserMap, matchUsers, parseUserMap } from "../../../src/mapping/users.js";
+import { matchUsers } from "../../../src/mapping/user-match.js";
+import { loadUserMap, parseUserMap } from "../../../src/mapping/users.js";
 import { mappingPath } from "./fixtures.js";
 
 const tinypm = [
@@ -23,12 +24,12 @@ describe("matchUsers", () => {
   const userMap = parseUserMap("users:\n  jdoe: jane-gh\n", "users.yaml");
   const result = matchUsers({ tinypmUsers: tinypm, targetUsers: github, userMap });
 
-  it("matches by map file, login, email and display name, saying how", () => {
-    expect(result.matches.map((m) => [m.tinypm.login, m.target.id, m.how])).toEqual([
-      ["jdoe", "jane-gh", "map-file"],
-      ["bob", "bob", "login"],
-      ["cw", "carol", "email"],
-      ["dk", "dking", "name"],
+  it("matches by map file, email, login and display name, saying how and on what", () => {
+    expect(result.matches.map((m) => [m.tinypm.login, m.target.id, m.how, m.reason])).toEqual([
+      ["jdoe", "jane-gh", "map-file", "users.jdoe: jane-gh"],
+      ["bob", "bob", "login", "login bob = email local part"],
+      ["cw", "carol", "email", "email CAROL@corp.example"],
+      ["dk", "dking", "name", 'name "dan king"'],
     ]);
   });
 
@@ -42,19 +43,28 @@ describe("matchUsers", () => {
     expect(result.table.policy).toBe("skip");
   });
 
-  it("uses each target user once", () => {
+  // Was "uses each target user once" (the first twin got the account): a shared display name is
+  // now never guessed, both twins stay unmatched and are reported as ambiguous.
+  it("never guesses between tinyPM users who share a display name", () => {
     const twins = [
       { id: "1", login: "a", name: "Same Name" },
       { id: "2", login: "b", name: "Same Name" },
     ];
-    const r = matchUsers({ tinypmUsers: twins, targetUsers: [{ id: "x", name: "same name" }] });
-    expect(r.matches).toHaveLength(1);
-    expect(r.unmapped).toEqual([twins[1]]);
+    const target = { id: "x", name: "same name" };
+    const r = matchUsers({ tinypmUsers: twins, targetUsers: [target] });
+    expect(r.matches).toEqual([]);
+    expect(r.unmapped).toEqual(twins);
+    expect(r.ambiguous).toEqual([
+      { tinypm: twins[0], rule: "name", candidates: [target], rivals: [twins[1]] },
+      { tinypm: twins[1], rule: "name", candidates: [target], rivals: [twins[0]] },
+    ]);
   });
 
   it("maps unmapped users to the placeholder under policy placeholder", () => {
     const map = parseUserMap("policy: placeholder\nplaceholder: bot\nusers: {}\n", "users.yaml");
-    const r = matchUsers({ tinypmUsers: [tinypm[4]!], targetUsers: [], userMap: map });
+    // The placeholder must be an assignable target user (it was taken on trust before).
+    const bot = { id: "bot", login: "bot" };
+    const r = matchUsers({ tinypmUsers: [tinypm[4]!], targetUsers: [bot], userMap: map });
     expect(r.matches).toEqual([
       { tinypm: tinypm[4], target: { id: "bot", login: "bot" }, how: "placeholder" },
     ]);
