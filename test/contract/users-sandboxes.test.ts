@@ -62,7 +62,7 @@ describe("Jira sandbox users", () => {
     );
     expect(edit.status).toBe(400);
     const issue = await client.issues.getIssue({ issueIdOrKey: ok.key, fields: ["assignee"] });
-    expect(issue.fields.assignee?.accountId).toBe("acc-bob");
+    expect(issue.fields.assignee.accountId).toBe("acc-bob");
   });
 });
 
