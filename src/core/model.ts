@@ -128,15 +128,32 @@ export interface WorkItemFields {
   readonly completedAt?: string | undefined;
 }
 
-/** Where a remote item came from: written as a hidden marker on every item the tool creates. */
+/**
+ * Where a remote item came from: written as a hidden marker on every item the tool creates and
+ * on every target-born item it links. Version 1 held only the first four fields; version 2 adds
+ * which tinyPM (a fingerprint, never the URL), which project and both ids, so that another job's
+ * or another instance's item is never taken for this job's, and links can be rebuilt from the
+ * target alone. Never holds personal data (emails, names).
+ */
 export interface Marker {
-  /** The job that created the item. */
+  /** The job that created (or linked) the item. */
   readonly job: string;
   /** The system the item was copied from. */
   readonly origin: SystemName;
   /** The item's kind and id in the origin system. */
   readonly originKind: ItemKind;
   readonly originId: ExternalId;
+  /** v2: a fingerprint of the tinyPM base URL (see `instanceFingerprint`). */
+  readonly instance?: string | undefined;
+  /** v2: the tinyPM project id. */
+  readonly project?: string | undefined;
+  /** v2: the tinyPM item's id (for a target-born item, the one created from it). */
+  readonly tinypmId?: ExternalId | undefined;
+  /**
+   * v2: short digests of the synced fields' values (tinyPM terms) as of the tool's last write,
+   * so that a lost state's bases can be rebuilt field by field. Digests, never values.
+   */
+  readonly base?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A story or task as read from a system. */
@@ -174,6 +191,8 @@ export interface WorkItemDraft extends WorkItemFields {
 export interface WorkItemPatch {
   readonly set: Partial<WorkItemFields>;
   readonly metadata?: Readonly<Record<string, JsonValue>> | undefined;
+  /** The marker to (re)write with the hidden block (targets); the item's own when undefined. */
+  readonly marker?: Marker | undefined;
   readonly base?: WorkItem | undefined;
 }
 

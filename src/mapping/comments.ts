@@ -31,24 +31,50 @@ function hiddenJson(value: unknown): string {
   return JSON.stringify(value).replace(/-/g, "\\u002d");
 }
 
-function displayName(author: UserRef): string {
-  return (author.name ?? author.login ?? author.id ?? "someone").replace(/\s+/g, " ");
+/**
+ * Who wrote a comment, as a note may say it: the tinyPM login and user id only — never an email
+ * or a full name (`undefined` when neither is known: the visible line then names the author).
+ */
+function noteAuthor(author: UserRef): UserRef | undefined {
+  const out: { id?: string; login?: string } = {};
+  if (author.login !== undefined) out.login = author.login;
+  if (author.id !== undefined) out.id = author.id;
+  return out.login === undefined && out.id === undefined ? undefined : out;
 }
 
-function header(comment: Comment, visible: (s: string) => string): string {
+/** The name shown on the visible line: the login when known, else the display name tinyPM gave. */
+function shownName(author: UserRef): string {
+  return (author.login ?? author.name ?? author.id ?? "someone").replace(/\s+/g, " ");
+}
+
+const SHOWN = /^\*\*(.*?)\*\* wrote in tinyPM on /;
+
+function header(comment: Comment, author: UserRef, visible: (s: string) => string): string {
   const when = comment.createdAt.replace("T", " ").slice(0, 16);
-  const note = hiddenJson({ author: cleanUser(comment.author), createdAt: comment.createdAt });
-  return `**${visible(displayName(comment.author))}** wrote in tinyPM on ${when}: <!-- tinypm-sync:comment ${note} -->`;
+  // A display-name-only author is named on the visible line; the note repeats the name only
+  // when the line cannot show it exactly (runs of blanks), so nothing is lost on the way back.
+  const shown = shownName(author);
+  const who =
+    noteAuthor(author) ??
+    (author.name !== undefined && author.name !== shown ? { name: author.name } : undefined);
+  const note = hiddenJson({ ...(who && { author: who }), createdAt: comment.createdAt });
+  return `**${visible(shown)}** wrote in tinyPM on ${when}: <!-- tinypm-sync:comment ${note} -->`;
 }
 
-function readNote(firstLine: string): { author: UserRef; createdAt: string } | undefined {
+function readNote(
+  firstLine: string,
+  back: (s: string) => string,
+): { author: UserRef; createdAt: string } | undefined {
   const m = NOTE.exec(firstLine);
   if (m?.[1] === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(m[1]);
-    if (isRecord(v) && isUserRef(v.author) && typeof v.createdAt === "string") {
-      return { author: v.author, createdAt: v.createdAt };
-    }
+    if (!isRecord(v) || typeof v.createdAt !== "string") return undefined;
+    if (isUserRef(v.author)) return { author: v.author, createdAt: v.createdAt };
+    // No author in the note: the author was known by display name only, shown on the line.
+    const shown = SHOWN.exec(firstLine)?.[1];
+    if (v.author === undefined && shown !== undefined)
+      return { author: { name: back(shown) }, createdAt: v.createdAt };
   } catch {
     // Not our note (edited by hand): treat the comment as a native one.
   }
@@ -69,19 +95,22 @@ export function createCommentCodec(options: {
     toTarget(comment) {
       const author = users.toTarget(comment.author, true) ?? cleanUser(comment.author);
       const body = out(comment.body);
+      const known = users.complete(comment.author);
       return {
         author,
         createdAt: toZonedTimestamp(comment.createdAt),
-        body: options.header ? `${header(comment, out)}\n\n${body}` : body,
+        body: options.header ? `${header(comment, known, out)}\n\n${body}` : body,
       };
     },
     toTinypm(comment) {
       const nl = comment.body.indexOf("\n");
-      const note = readNote(nl < 0 ? comment.body : comment.body.slice(0, nl));
+      const note = readNote(nl < 0 ? comment.body : comment.body.slice(0, nl), back);
       if (note !== undefined) {
         const rest = nl < 0 ? "" : comment.body.slice(nl + 1).replace(/^\n/, "");
         const author =
-          note.author.login === undefined ? cleanUser(note.author) : users.complete(note.author);
+          note.author.login === undefined && note.author.id === undefined
+            ? cleanUser(note.author)
+            : users.complete(note.author);
         return { author, createdAt: note.createdAt, body: back(rest) };
       }
       const author = users.toTinypm(comment.author, true) ?? {

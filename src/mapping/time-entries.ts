@@ -3,7 +3,7 @@
  * description. Jira has worklogs: user, date, hours and comment are native; the rest (remaining
  * hours) travels in metadata, used only while the worklogs still match it.
  */
-import type { JsonValue, TimeEntry, TimeEntryDraft, WorkItem } from "../core/model.js";
+import type { JsonValue, TimeEntry, TimeEntryDraft, UserRef, WorkItem } from "../core/model.js";
 import { escapeMentions } from "./mentions.js";
 import type { UserLookup } from "./user-lookup.js";
 import { cleanUser, isRecord, isUserRef, toJsonValue } from "./values.js";
@@ -49,7 +49,7 @@ function summaryTable(entries: readonly TimeEntry[]): string | undefined {
   if (entries.length === 0) return undefined;
   const total = entries.reduce((sum, e) => sum + e.hours, 0);
   const rows = entries.map((e) => {
-    const who = cell(e.user.name ?? e.user.login ?? e.user.id ?? "");
+    const who = cell(e.user.login ?? e.user.name ?? e.user.id ?? "");
     const left = e.remainingHours === undefined ? "" : String(e.remainingHours);
     return `| ${e.date} | ${who} | ${e.hours} | ${left} | ${cell(e.comment ?? "")} |`;
   });
@@ -64,9 +64,20 @@ function summaryTable(entries: readonly TimeEntry[]): string | undefined {
   ].join("\n");
 }
 
+/** Who booked an entry, as metadata keeps it: login and tinyPM user id, never email or name. */
+function storedUser(user: UserRef): UserRef {
+  const out: { id?: string; login?: string; name?: string } = {};
+  if (user.id !== undefined) out.id = user.id;
+  if (user.login !== undefined) out.login = user.login;
+  // Known by display name only: the name is all there is, and it is shown in the table anyway.
+  if (out.id === undefined && out.login === undefined && user.name !== undefined)
+    out.name = user.name;
+  return out;
+}
+
 function stored(entry: TimeEntry, users: UserLookup): JsonValue {
   const out: Record<string, JsonValue> = {
-    user: toJsonValue(cleanUser(users.complete(entry.user))) ?? null,
+    user: toJsonValue(storedUser(users.complete(entry.user))) ?? null,
     date: entry.date,
     hours: entry.hours,
   };
@@ -86,7 +97,10 @@ function readStored(value: unknown, users: UserLookup): TimeEntryDraft[] | undef
       typeof v.hours !== "number"
     )
       return undefined;
-    const user = v.user.login === undefined ? cleanUser(v.user) : users.complete(v.user);
+    const user =
+      v.user.login === undefined && v.user.id === undefined
+        ? cleanUser(v.user)
+        : users.complete(v.user);
     out.push({
       user,
       date: v.date,

@@ -116,6 +116,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX conflicts_by_status ON conflicts (status, job);
     `,
   },
+  {
+    version: 3,
+    description: "the marker and metadata last written into each linked target item",
+    up: `
+      CREATE TABLE link_identity (
+        job TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        tinypm_id TEXT NOT NULL,
+        marker TEXT NOT NULL,
+        meta TEXT NOT NULL,
+        PRIMARY KEY (job, kind, tinypm_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

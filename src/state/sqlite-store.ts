@@ -5,6 +5,7 @@ import type { ItemKind } from "../core/model.js";
 import type { Checkpoint } from "../core/tracker.js";
 import { createIssueJournal } from "./issue-journal.js";
 import { createRunJournal } from "./run-journal.js";
+import { createIdentityTable, type LinkIdentity } from "./identity-table.js";
 import { createLinkTable } from "./link-table.js";
 import type { LockHolder } from "./lock.js";
 import { acquireLock, releaseLock } from "./lock.js";
@@ -25,6 +26,7 @@ import type {
 import { migrate } from "./schema.js";
 
 export type * from "./records.js";
+export type { LinkIdentity } from "./identity-table.js";
 
 /** Options of `openStateStore`. */
 export interface StateStoreOptions {
@@ -66,6 +68,9 @@ export interface StateStore {
   /** Replaces the base snapshot after a sync of the pair; the link must exist. */
   updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): void;
   deleteLink(job: string, kind: ItemKind, tinypmId: string): void;
+  /** The marker and metadata last written into a linked target item (see identity-table.ts). */
+  getLinkIdentity(job: string, kind: ItemKind, tinypmId: string): LinkIdentity | undefined;
+  putLinkIdentity(job: string, kind: ItemKind, tinypmId: string, identity: LinkIdentity): void;
   /** A job's checkpoint for one system (or a key like `sync:<job>:<source>`). */
   getCheckpoint(job: string, system: string): Checkpoint | undefined;
   setCheckpoint(job: string, system: string, cp: Checkpoint): void;
@@ -109,9 +114,11 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
   const links = createLinkTable(db, now);
   const runs = createRunJournal(db, now);
   const issues = createIssueJournal(db, now);
+  const identities = createIdentityTable(db);
   return {
     path,
     ...links,
+    ...identities,
     ...runs,
     ...issues,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),

@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
+import { withoutPersonalData } from "../../core/identity.js";
 import type { ItemKind, JsonValue, Marker, SystemName } from "../../core/model.js";
 
-/** The prefix of every hidden block the tool writes into a GitHub body. */
-export const MARKER_TAG = "tinypm-sync:v1";
+/** The prefix of every hidden block the tool writes into a GitHub body (version 2). */
+export const MARKER_TAG = "tinypm-sync:v2";
+/** The tags this build reads: its own and the version-1 blocks of earlier releases. */
+const READ_TAGS = "tinypm-sync:v[12]";
 
 /** What an issue body's hidden block holds: the origin marker and the metadata. */
 export interface IssueMarkerBlock {
@@ -21,7 +24,7 @@ export interface CommentMarkerBlock {
 
 const SYSTEMS: readonly string[] = ["tinypm", "github", "jira", "memory"];
 const KINDS: readonly string[] = ["story", "task"];
-const BLOCK_RE = /\n*<!-- tinypm-sync:v1 (\{.*?\}) -->\s*$/s;
+const BLOCK_RE = new RegExp(`\\n*<!-- ${READ_TAGS} (\\{.*?\\}) -->\\s*$`, "s");
 
 /** JSON that can never contain `-->` (or any `<`, `>`, `&`), so it is safe inside an HTML comment. */
 export function safeJson(value: unknown): string {
@@ -41,8 +44,19 @@ function join(text: string, hidden: string): string {
 
 /** The body for an issue: the description, then the hidden block at the end. */
 export function withIssueMarker(description: string, data: IssueMarkerBlock): string {
-  const { job, origin, originKind, originId } = data.marker;
-  return join(description, block(safeJson({ job, origin, originKind, originId, meta: data.meta })));
+  const { job, origin, originKind, originId, instance, project, tinypmId, base } = data.marker;
+  const json = {
+    job,
+    origin,
+    originKind,
+    originId,
+    ...(instance !== undefined && { instance }),
+    ...(project !== undefined && { project }),
+    ...(tinypmId !== undefined && { tinypmId }),
+    ...(base !== undefined && { base }),
+    meta: withoutPersonalData(data.meta as JsonValue),
+  };
+  return join(description, block(safeJson(json)));
 }
 
 /** The body for a comment: the text, then the small hidden block. */
@@ -73,7 +87,7 @@ export function parseIssueBody(body: string | null | undefined): {
 } {
   const { text, json } = splitBody(body);
   if (!isRecord(json)) return { description: text };
-  const { job, origin, originKind, originId, meta } = json;
+  const { job, origin, originKind, originId, instance, project, tinypmId, base, meta } = json;
   if (
     typeof job !== "string" ||
     typeof origin !== "string" ||
@@ -89,9 +103,17 @@ export function parseIssueBody(body: string | null | undefined): {
     origin: origin as SystemName,
     originKind: originKind as ItemKind,
     originId,
+    ...(typeof instance === "string" && { instance }),
+    ...(typeof project === "string" && { project }),
+    ...(typeof tinypmId === "string" && { tinypmId }),
+    ...(isDigests(base) && { base }),
   };
   const metadata = isRecord(meta) ? (meta as Record<string, JsonValue>) : {};
   return { description: text, block: { marker, meta: metadata } };
+}
+
+function isDigests(v: unknown): v is Record<string, string> {
+  return isRecord(v) && Object.values(v).every((d) => typeof d === "string");
 }
 
 /** Reads a comment body: the text without the block, and the comment marker. */
@@ -116,7 +138,7 @@ export function parseCommentBody(body: string | null | undefined): {
 
 /** The stable key of a marker, for indexes. */
 export function markerKey(m: Marker): string {
-  return [m.job, m.origin, m.originKind, m.originId].join("\u0000");
+  return [m.job, m.origin, m.originKind, m.originId, m.instance ?? ""].join("\u0000");
 }
 
 /** The content key of a comment: same author, time and text → same key. */

@@ -53,7 +53,7 @@ export async function patchIssue(
   return mustIssue(ctx, res.data, operation);
 }
 
-/** The PATCH body of an update: body rebuilt with the existing marker when it changes. */
+/** The PATCH body of an update: body rebuilt with the patch's (or existing) marker when it changes. */
 export async function updateParams(
   ctx: GithubContext,
   number: string,
@@ -63,11 +63,15 @@ export async function updateParams(
 ): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = { ...patchBodyFor(patch.set) };
   if (milestone !== undefined) params.milestone = milestone;
-  if (patch.set.description !== undefined || patch.metadata !== undefined) {
+  if (
+    patch.set.description !== undefined ||
+    patch.metadata !== undefined ||
+    patch.marker !== undefined
+  ) {
     const current = await currentBody(ctx, number, patch, signal);
     params.body = bodyFor({
       description: patch.set.description ?? current.description,
-      marker: current.marker,
+      marker: patch.marker ?? current.marker,
       metadata: patch.metadata ?? current.metadata,
     });
   }

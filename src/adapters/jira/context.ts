@@ -63,6 +63,7 @@ export function markerKey(m: {
   origin: string;
   originKind: string;
   originId: string;
+  instance?: string | undefined;
 }): string {
-  return `${m.job}|${m.origin}|${m.originKind}|${m.originId}`;
+  return `${m.job}|${m.origin}|${m.originKind}|${m.originId}|${m.instance ?? ""}`;
 }

@@ -8,6 +8,7 @@ import type {
   WorkItemDraft,
   WorkItemFields,
 } from "../../core/model.js";
+import { MARKER_VERSION, withoutPersonalData } from "../../core/identity.js";
 import { markdownToAdf } from "./adf.js";
 import { adfToMarkdown } from "./adf-render.js";
 import {
@@ -183,9 +184,17 @@ export function propertyValue(
   marker: Marker | undefined,
   meta: Readonly<Record<string, JsonValue>> | undefined,
 ): Record<string, unknown> {
+  // The flat copies are what JQL searches; `base` (digests) stays inside `marker` only.
+  const flat = marker && {
+    job: marker.job,
+    origin: marker.origin,
+    originKind: marker.originKind,
+    originId: marker.originId,
+    ...(marker.instance !== undefined && { instance: marker.instance }),
+  };
   return {
-    ...(marker && { ...marker, marker }),
-    meta: meta ?? {},
+    ...(marker && { ...flat, v: MARKER_VERSION, marker }),
+    meta: withoutPersonalData((meta ?? {}) as JsonValue),
   };
 }
 

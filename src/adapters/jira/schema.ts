@@ -245,6 +245,10 @@ export const rawMarkerProperty = z.looseObject({
       origin: z.enum(["tinypm", "github", "jira", "memory"]),
       originKind: z.enum(["story", "task"]),
       originId: z.string(),
+      instance: z.string().optional(),
+      project: z.string().optional(),
+      tinypmId: z.string().optional(),
+      base: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
   meta: z.record(z.string(), z.json()).optional(),

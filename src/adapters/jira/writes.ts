@@ -55,9 +55,13 @@ export async function updateItem(
     if (ref2) await moveToSprint(ctx, await resolveSprint(ctx, ref2), [key]);
     else await ctx.api.moveToBacklog([key]);
   }
-  if (patch.metadata !== undefined) {
+  if (patch.metadata !== undefined || patch.marker !== undefined) {
     await paceWrite(ctx, key, signal);
-    await ctx.api.setProperty(key, PROPERTY_KEY, propertyValue(current.marker, patch.metadata));
+    await ctx.api.setProperty(
+      key,
+      PROPERTY_KEY,
+      propertyValue(patch.marker ?? current.marker, patch.metadata ?? current.metadata),
+    );
   }
   const read = await getItem(ctx, ref);
   if (!read)

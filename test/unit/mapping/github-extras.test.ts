@@ -13,12 +13,16 @@ describe("GitHub comments", () => {
     body: "Thanks @ana, see #3",
   };
 
-  it("start with a line naming the tinyPM author and date, mentions made inert", () => {
+  it("start with a line naming the tinyPM author by login and the date, mentions made inert", () => {
     const out = m.commentToTarget(comment);
     const [first, , ...rest] = out.body.split("\n");
     expect(first).toMatch(
-      /^\*\*User 1\*\* wrote in tinyPM on 2012-02-04 21:17: <!-- tinypm-sync:comment /,
+      /^\*\*user1\*\* wrote in tinyPM on 2012-02-04 21:17: <!-- tinypm-sync:comment /,
     );
+    // No personal data in the note or on the line: login and tinyPM user id only.
+    expect(first).not.toContain("User 1");
+    expect(first).not.toContain("@example.com");
+    expect(first).toContain('"login":"user1"');
     expect(rest.join("\n")).toBe(`Thanks @${J}ana, see #${J}3`);
     expect(out.author).toEqual({ id: "gh-user1", login: "gh-user1", email: "user1@example.com" });
   });
@@ -60,9 +64,12 @@ describe("GitHub time entries", () => {
 
   it("travel in metadata with a readable summary at the end of the body", () => {
     const draft = m.toTarget(item);
-    expect(draft.metadata?.timeEntries).toEqual(entries);
+    // Users by login and tinyPM id only: no email, no full name (issue 13).
+    const byLogin = entries.map((e) => ({ ...e, user: { id: e.user.id, login: e.user.login } }));
+    expect(draft.metadata?.timeEntries).toEqual(byLogin);
+    expect(JSON.stringify(draft.metadata)).not.toMatch(/@example\.com|User \d/);
     expect(draft.description).toContain("**Time booked in tinyPM:** 3.5 h");
-    expect(draft.description).toContain("| 2012-02-06 | User 2 | 2 |  | pairing \\| review |");
+    expect(draft.description).toContain("| 2012-02-06 | user2 | 2 |  | pairing \\| review |");
     expect(m.timeEntriesToTarget(item)).toEqual([]);
   });
 
