@@ -1,4 +1,5 @@
 import type { ResolvedJob } from "../config/load.js";
+import { instanceFingerprint } from "../core/identity.js";
 import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
@@ -14,7 +15,7 @@ export async function runConfiguredJob(
   ctx: CliContext,
   session: ConfigSession,
   resolved: ResolvedJob,
-  opts: { mode: RunMode; dryRun: boolean },
+  opts: { mode: RunMode; dryRun: boolean; repairMarkers?: boolean | undefined },
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });
   const progress = createProgress(ctx, (state, line) => {
@@ -36,6 +37,10 @@ export async function runConfiguredJob(
         direction: resolved.job.direction,
         conflicts: resolved.job.conflicts,
         onDelete: resolved.job.onDelete,
+        instance: instanceFingerprint(resolved.tinypm.baseUrl),
+        project: String(resolved.job.tinypmProject),
+        repairMarkers: opts.repairMarkers === true,
+        importFrom: resolved.job.importFrom,
       },
       targetSystem: job.targetSystem,
       tinypm: job.tinypm,

@@ -103,6 +103,12 @@ export const JobSchema = z
     tinypm: TinypmSchema.optional().describe(
       "Overrides the top-level tinyPM instance for this job.",
     ),
+    importFrom: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Jobs whose marked items this job may import into its tinyPM project (e.g. bringing a project back into a new tinyPM); they keep their marker. Items of any other job or tinyPM instance are never imported, adopted or updated.",
+      ),
   })
   .describe("One migration or sync job.");
 

@@ -25,6 +25,11 @@ export interface GroupedItems {
   readonly unchanged: number;
 }
 
+/** Whether an item carries another job's or another tinyPM's marker (named only when verbose). */
+export function isForeign(item: ReportItem): boolean {
+  return item.action === "skip" && item.reason === "foreign";
+}
+
 /**
  * Items grouped by story, in order of first appearance: a task joins the group of its
  * `storyTitle`; stories and tasks without one stand alone. Unchanged items are only counted
@@ -39,6 +44,7 @@ export function groupItems(items: readonly ReportItem[], verbose = false): Group
       unchanged++;
       continue;
     }
+    if (!verbose && isForeign(item)) continue;
     const title = item.kind === "story" ? item.title : item.storyTitle;
     if (title === undefined) {
       groups.push({ tasks: [item] });

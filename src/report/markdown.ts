@@ -4,7 +4,7 @@
  * `@mentions` are neutralised, so pasting notifies no one.
  */
 import { escapeMarkdown as md } from "./escape.js";
-import { groupItems, isUnchanged } from "./group.js";
+import { groupItems, isForeign, isUnchanged } from "./group.js";
 import {
   ACTION_TITLES,
   ACTIONS,
@@ -64,7 +64,9 @@ function renderWithLimit(report: Report, opts: MarkdownOptions, limit: number): 
   // Parts joined at the end (no push(...lines): a section can hold more lines than a call's arguments).
   const parts: string[][] = [header(report, target), summary(report)];
   for (const action of ACTIONS) {
-    const items = report.items.filter((i) => i.action === action && (verbose || !isUnchanged(i)));
+    const items = report.items.filter(
+      (i) => i.action === action && (verbose || (!isUnchanged(i) && !isForeign(i))),
+    );
     if (items.length > 0) parts.push(section({ action, items, target, limit }));
   }
   const unchanged = report.items.filter(isUnchanged).length;

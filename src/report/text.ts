@@ -1,7 +1,7 @@
 /** The terminal report: grouped by story, field-level diffs, totals and API cost at the end. */
 import { createPalette, type Palette } from "./color.js";
 import { escapeTerminal as safe } from "./escape.js";
-import { countActions, groupItems, isUnchanged } from "./group.js";
+import { countActions, groupItems, isForeign, isUnchanged } from "./group.js";
 import {
   ACTIONS,
   durationLabel,
@@ -158,9 +158,14 @@ function estimates(report: Report): string {
 }
 
 function totals(report: Report, verbose: boolean): string {
-  const listed = report.items.filter((i) => !isUnchanged(i));
+  const listed = report.items.filter((i) => !isUnchanged(i) && !isForeign(i));
+  const foreign = report.items.filter(isForeign).length;
   const counts = countActions(listed);
   const parts = ACTIONS.filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
+  if (foreign > 0)
+    parts.push(
+      `${foreign} foreign${verbose ? "" : " (another job's or tinyPM's; --verbose names them)"}`,
+    );
   const same = report.items.length - listed.length;
   if (same > 0)
     parts.push(`${same} unchanged${verbose ? "" : " (not listed; --verbose lists them)"}`);

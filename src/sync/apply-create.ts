@@ -3,6 +3,7 @@ import { NotFoundError } from "../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../core/model.js";
 import { call, type EngineContext } from "./context.js";
 import { baseOf, linkRecord } from "./links.js";
+import { jobMarker } from "./marker.js";
 import { ensureTargetParent } from "./parent.js";
 import { targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { CreateAction } from "./plan-types.js";
@@ -123,6 +124,10 @@ export async function finishCreate(
     sourceId: action.source.id,
   });
   await copyExtras(ctx, action, created);
+  const marked = toTarget
+    ? remember(ctx, action, created)
+    : await markTargetBorn(ctx, action, created);
+  const targetNow = toTarget ? targetItem : marked;
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
   // the origin's fields the copy lacks get an empty base, so they flow on the next run. Fields
   // the copy holds keep their base: a later edit of one on the other side is no conflict.
@@ -136,7 +141,7 @@ export async function finishCreate(
         }
       : s;
   const t = tinypmSnapshot(ctx.mapping, tinypmItem);
-  const g = targetSnapshot(ctx.mapping, withExtras(targetItem, action, toTarget, ctx));
+  const g = targetSnapshot(ctx.mapping, withExtras(targetNow, action, toTarget, ctx));
   ctx.state.updateBase(
     ctx.job.name,
     action.kind,
@@ -144,6 +149,55 @@ export async function finishCreate(
     toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t)),
   );
   return created;
+}
+
+/** Keeps a copy of the block a target create wrote (the state stands in if it is removed). */
+function remember(ctx: EngineContext, action: CreateAction, created: WorkItem): WorkItem {
+  const marker = action.draft.marker;
+  if (marker !== undefined)
+    ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, {
+      marker,
+      meta: action.draft.metadata ?? {},
+    });
+  return created;
+}
+
+/**
+ * Gives a target-born item its marker the moment it is linked, naming the tinyPM item created
+ * from it, so that the link can be rebuilt from the target alone. The block also carries what
+ * the target cannot hold natively of the new tinyPM item. Returns the target item as written.
+ */
+async function markTargetBorn(
+  ctx: EngineContext,
+  action: CreateAction,
+  tinypmItem: WorkItem,
+): Promise<WorkItem> {
+  const targetItem = action.source;
+  // An item imported from a job named in `importFrom` keeps that job's marker.
+  if (!ctx.target.capabilities.markers || targetItem.marker !== undefined) return targetItem;
+  const marker = jobMarker({
+    job: ctx.job,
+    mapping: ctx.mapping,
+    kind: action.kind,
+    origin: ctx.targetSystem,
+    originId: targetItem.id,
+    tinypmId: tinypmItem.id,
+    agreed: tinypmSnapshot(ctx.mapping, tinypmItem),
+  });
+  const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
+  const written = await call(ctx, "target", {
+    name: `mark ${action.kind} ${targetItem.id}`,
+    kind: "write",
+    idempotent: true,
+    run: () =>
+      ctx.target.update(
+        { kind: action.kind, id: targetItem.id },
+        { set: {}, metadata, marker, base: targetItem },
+      ),
+  });
+  ctx.state.putLinkIdentity(ctx.job.name, action.kind, tinypmItem.id, { marker, meta: metadata });
+  // Keep the comments and time entries as the run knows them (the update's read-back has them).
+  return { ...written, comments: written.comments, timeEntries: written.timeEntries };
 }
 
 /** Adds the comments and native time entries after the item itself. */

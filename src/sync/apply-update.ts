@@ -26,7 +26,11 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
       run: () => ctx.tinypm.update(tinypmRef, { set: a.tinypmSet, base: a.tinypmItem }),
     });
   }
-  if (Object.keys(a.targetSet).length > 0 || a.targetMetadata !== undefined) {
+  if (
+    Object.keys(a.targetSet).length > 0 ||
+    a.targetMetadata !== undefined ||
+    a.targetMarker !== undefined
+  ) {
     targetAfter = await call(ctx, "target", {
       name: `update ${a.kind} ${a.link.targetId}`,
       kind: "write",
@@ -35,9 +39,11 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
         ctx.target.update(targetRef, {
           set: a.targetSet,
           metadata: a.targetMetadata,
+          marker: a.targetMarker,
           base: a.targetItem,
         }),
     });
+    rememberIdentity(ctx, a, targetAfter);
   }
   for (const c of a.commentsToTarget) await addComment(ctx, "target", targetRef, c);
   for (const c of a.commentsToTinypm) await addComment(ctx, "tinypm", tinypmRef, c);
@@ -87,6 +93,15 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
       conflicts: a.conflicts,
     });
   }
+}
+
+/** Keeps a copy of the block the target item now holds (the state stands in if it is lost). */
+function rememberIdentity(ctx: EngineContext, a: UpdateAction, after: WorkItem): void {
+  const marker = after.marker ?? a.targetMarker ?? a.targetItem.marker;
+  if (marker === undefined) return;
+  const meta =
+    after.marker === undefined ? (a.targetMetadata ?? a.targetItem.metadata) : after.metadata;
+  ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, { marker, meta });
 }
 
 function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldName[]): Snapshot {

@@ -10,12 +10,15 @@ import type { StateStore } from "../state/sqlite-store.js";
 import { applyPlan } from "./apply.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
+import type { IdentityStats } from "./identity-step.js";
 import { ensureIterations } from "./iterations.js";
 import type { PlanJob } from "./plan.js";
 import { prepare } from "./prepare.js";
 import type { Plan } from "./plan-types.js";
 
 export type RunMode = "migrate" | "sync";
+
+const NO_IDENTITY: IdentityStats = { rebuilt: [], foreign: [], ambiguous: [], blockless: 0 };
 
 export interface RunJobOptions {
   readonly mode: RunMode;
@@ -46,6 +49,8 @@ export interface RunReport {
   readonly apiCalls: Record<string, ApiUse>;
   readonly users: { readonly matches: readonly UserMatch[]; readonly unmapped: readonly UserRef[] };
   readonly events: readonly SyncEvent[];
+  /** Links rebuilt from markers or content, foreign items, ambiguous matches, missing blocks. */
+  readonly identity: IdentityStats;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
@@ -85,11 +90,27 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
         emit({ type: "checkpoint_saved", system: o.targetSystem });
       }
     }
-    const report = finish({ o, runId, job, plan, summary, users, events, startedAt, now });
+    const identity = prepared.identity() ?? NO_IDENTITY;
+    const report = finish({
+      o,
+      runId,
+      job,
+      plan,
+      summary,
+      users,
+      events,
+      identity,
+      startedAt,
+      now,
+    });
     if (!dry)
       o.state.finishRun(runId, {
         outcome: summary.failed > 0 ? "partial" : "ok",
-        counts: { ...summary },
+        counts: {
+          ...summary,
+          linksRebuilt: identity.rebuilt.length,
+          foreign: identity.foreign.length,
+        },
         apiCalls: report.apiCalls,
       });
     return report;
@@ -161,6 +182,7 @@ function finish(a: {
   summary: RunSummary;
   users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
   events: SyncEvent[];
+  identity: IdentityStats;
   startedAt: string;
   now: () => Date;
 }): RunReport {
@@ -175,6 +197,7 @@ function finish(a: {
     apiCalls: apiUse(a.o),
     users: { matches: a.users.matches, unmapped: a.users.unmapped },
     events: a.events,
+    identity: a.identity,
     startedAt: a.startedAt,
     finishedAt: a.now().toISOString(),
   };

@@ -8,6 +8,7 @@ import type {
   WorkItemFieldName,
   WorkItemFields,
   JsonValue,
+  Marker,
 } from "../core/model.js";
 import type { FieldConflict, Side } from "./merge.js";
 import type { Snapshot } from "./snapshot.js";
@@ -62,6 +63,8 @@ export interface UpdateAction {
   /** Fields to write to the target (target values) and its hidden block, when it changes. */
   readonly targetSet: Partial<WorkItemFields>;
   readonly targetMetadata?: Readonly<Record<string, JsonValue>> | undefined;
+  /** The marker to write with the hidden block (missing, version 1 or stale digests). */
+  readonly targetMarker?: Marker | undefined;
   readonly commentsToTarget: readonly CommentDraft[];
   readonly commentsToTinypm: readonly CommentDraft[];
   readonly timeToTarget: readonly TimeEntryDraft[];
@@ -90,7 +93,16 @@ export interface DeleteAction {
 }
 
 export type SkipReason =
-  "unchanged" | "echo" | "filtered" | "direction" | "deleted" | "parent-missing";
+  | "unchanged"
+  | "echo"
+  | "filtered"
+  | "direction"
+  | "deleted"
+  | "parent-missing"
+  /** Carries another job's or another tinyPM instance's marker: left alone. */
+  | "foreign"
+  /** Matched by content to more than one item: parked, never guessed. */
+  | "ambiguous";
 
 export interface SkipAction {
   readonly type: "skip";
@@ -137,6 +149,7 @@ export function hasWrites(a: UpdateAction): boolean {
     Object.keys(a.tinypmSet).length > 0 ||
     Object.keys(a.targetSet).length > 0 ||
     a.targetMetadata !== undefined ||
+    a.targetMarker !== undefined ||
     a.commentsToTarget.length +
       a.commentsToTinypm.length +
       a.timeToTarget.length +

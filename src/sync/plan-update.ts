@@ -1,23 +1,31 @@
 import {
   WORK_ITEM_FIELD_NAMES,
   type JsonValue,
+  type Marker,
   type WorkItem,
   type WorkItemFieldName,
   type WorkItemFields,
 } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
+import { jobMarker, markerStale } from "./marker.js";
 import type { MergeResult } from "./merge.js";
+import { tinypmSnapshot, type PlanJob } from "./plan.js";
 import type { FieldChange, LinkView, UpdateAction } from "./plan-types.js";
 import { commentKey, normalizeField, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
 
 export interface PlanUpdateInput {
   readonly mapping: CompiledMapping;
+  readonly job: PlanJob;
   readonly link: LinkView;
   readonly item: WorkItem;
   readonly targetItem: WorkItem;
   readonly t: Snapshot;
   readonly g: Snapshot;
   readonly merge: MergeResult;
+  /** Write the hidden block back even if nothing else is written (`--repair-markers`). */
+  readonly repairMarker?: boolean | undefined;
+  /** The item's block was missing or damaged (its marker is the state's copy). */
+  readonly markerMissing?: boolean | undefined;
 }
 
 /**
@@ -38,7 +46,8 @@ export function planUpdate(p: PlanUpdateInput): UpdateAction {
     ...pick(fromTarget, parked),
     timeEntries: mergeTime(p.item, timeToTinypm),
   };
-  const target = targetWrites(p, merged);
+  const timeSelected0 = p.merge.toTinypm.length + p.merge.toTarget.length;
+  const target = targetWrites(p, merged, parked, timeSelected0);
   const timeSelected = p.item.timeEntries.filter((e) =>
     p.merge.timeToTarget.includes(timeEntryKey(e)),
   );
@@ -57,6 +66,7 @@ export function planUpdate(p: PlanUpdateInput): UpdateAction {
     tinypmSet: tinypmSet,
     targetSet: target.set,
     targetMetadata: target.metadata,
+    ...(target.marker !== undefined && { targetMarker: target.marker }),
     commentsToTarget: p.item.comments
       .filter((c) => p.merge.commentsToTarget.includes(commentKey(c)))
       .map((c) => p.mapping.commentToTarget(c)),
@@ -97,16 +107,42 @@ function mergeTime(item: WorkItem, incoming: WorkItem["timeEntries"]): WorkItem[
  * target field is written only when a tinyPM change that flows to the target reaches it (the
  * base snapshot is the judge): the mapped draft is computed twice, with and without the flowing
  * changes, and only the target fields that differ between the two are candidates. So a title edit
- * never rewrites a body whose rendering today would differ from what a person wrote.
+ * never rewrites a body whose rendering today would differ from what a person wrote. The marker
+ * is written when the pair is written at all and the item's marker is missing, version 1 or stale
+ * (its digests name the values both sides hold now), or at once under `--repair-markers`.
  */
 function targetWrites(
   p: PlanUpdateInput,
   merged: WorkItem,
-): { set: Partial<WorkItemFields>; metadata: Readonly<Record<string, JsonValue>> | undefined } {
+  parked: readonly WorkItemFieldName[],
+  fieldFlows: number,
+): {
+  set: Partial<WorkItemFields>;
+  metadata: Readonly<Record<string, JsonValue>> | undefined;
+  marker?: Marker | undefined;
+} {
   const timeMoves = p.merge.timeToTinypm.length > 0 || p.merge.timeToTarget.length > 0;
   const needed = p.merge.toTarget.length > 0 || timeMoves;
   const resolvedForTarget = p.merge.conflicts.some((c) => c.resolution === "tinypm");
-  if (!needed && !resolvedForTarget) return { set: {}, metadata: undefined };
+  const wanted = jobMarker({
+    job: p.job,
+    mapping: p.mapping,
+    kind: p.item.kind,
+    origin: p.link.origin,
+    originId: p.link.origin === "tinypm" ? p.link.tinypmId : p.link.targetId,
+    tinypmId: p.link.tinypmId,
+    agreed: tinypmSnapshot(p.mapping, merged),
+    leaveOut: parked,
+  });
+  const written = needed || resolvedForTarget || fieldFlows > 0 || p.repairMarker === true;
+  const stale = p.markerMissing === true || markerStale(p.targetItem.marker, wanted);
+  const marker = written && stale ? wanted : undefined;
+  if (!needed && !resolvedForTarget) {
+    if (marker === undefined) return { set: {}, metadata: undefined };
+    // Only the block is written: with the metadata the merged item gives (a missing block's
+    // values were filled from tinyPM, so nothing it carried is lost).
+    return { set: {}, metadata: p.mapping.toTarget(merged).metadata ?? {}, marker };
+  }
   const desired = p.mapping.toTarget(merged);
   const untouched = p.mapping.toTarget(withoutFlowingChanges(p, merged, timeMoves));
   const set: Record<string, unknown> = {};
@@ -123,7 +159,9 @@ function targetWrites(
   const metadata = desired.metadata ?? {};
   return {
     set: set,
-    metadata: sameJson(metadata, p.targetItem.metadata) ? undefined : metadata,
+    metadata:
+      marker === undefined && sameJson(metadata, p.targetItem.metadata) ? undefined : metadata,
+    ...(marker !== undefined && { marker }),
   };
 }
 

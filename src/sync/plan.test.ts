@@ -256,12 +256,17 @@ describe("planJob", () => {
     expect(actions.map((a) => (a.type === "create" ? `${a.kind}:${a.source.id}` : a.type))).toEqual(
       ["story:2", "story:10", "task:3"],
     );
-    expect(actions[0]?.type === "create" && actions[0].draft.marker).toEqual({
+    // Version 2: both ids and the digests of the copied values (no instance: the test job has none).
+    const marker = actions[0]?.type === "create" ? actions[0].draft.marker : undefined;
+    expect(marker).toMatchObject({
       job: JOB,
       origin: "tinypm",
       originKind: "story",
       originId: "2",
+      tinypmId: "2",
     });
+    expect(marker?.instance).toBeUndefined();
+    expect(marker?.base?.title).toMatch(/^[0-9a-f]{8}$/);
   });
 
   it("copies a new comment across and never reads our own copy back as a change", () => {

@@ -6,6 +6,8 @@ import type {
   WorkItemFields,
 } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
+import { markerOwner } from "../core/identity.js";
+import { jobMarker } from "./marker.js";
 import { mergePair, type ConflictPolicy, type Direction, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { deletion } from "./plan-delete.js";
@@ -17,6 +19,14 @@ export interface PlanJob {
   readonly direction: Direction;
   readonly conflicts: ConflictPolicy;
   readonly onDelete: "ignore" | "close" | "delete";
+  /** The fingerprint of the job's tinyPM base URL (`instanceFingerprint`), for markers. */
+  readonly instance?: string | undefined;
+  /** The job's tinyPM project id, for markers. */
+  readonly project?: string | undefined;
+  /** Write missing or damaged hidden blocks back at once, not only on the item's next write. */
+  readonly repairMarkers?: boolean | undefined;
+  /** Jobs whose marked items this job may import (they keep their own marker). */
+  readonly importFrom?: readonly string[] | undefined;
 }
 
 export interface PlanInput {
@@ -30,6 +40,13 @@ export interface PlanInput {
   readonly links: readonly LinkView[];
   /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
   readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;
+  /**
+   * Linked target items (`kind:id`) whose hidden block was missing or damaged: `restored` when
+   * the state's copy of the block stands in for it, `unknown` when there is none.
+   */
+  readonly blockless?: ReadonlyMap<string, "restored" | "unknown"> | undefined;
+  /** Items (`tinypm:kind:id`, `target:kind:id`) held back: an ambiguous content match. */
+  readonly held?: ReadonlySet<string> | undefined;
   readonly now: Date;
 }
 
@@ -73,8 +90,31 @@ export function planJob(input: PlanInput): Plan {
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
     if (linkByTarget.has(k)) continue;
+    if (input.held?.has(`target:${k}`) === true) {
+      others.push(skipOf(item, "ambiguous", { targetId: item.id }));
+      continue;
+    }
     const m = item.marker;
-    if (m?.job === input.job.name && m.origin === "tinypm") {
+    const owner = markerOwner(m, input.job);
+    const importable = owner === "foreign" && input.job.importFrom?.includes(m?.job ?? "") === true;
+    if (owner === "foreign" && !importable) {
+      // Another job's or another tinyPM's item: never imported, adopted or updated.
+      others.push(skipOf(item, "foreign", { targetId: item.id }));
+      continue;
+    }
+    if (importable) {
+      if (input.job.direction === "to-target")
+        others.push(skipOf(item, "direction", { targetId: item.id }));
+      else creates.push(createAction(input, "tinypm", item));
+      continue;
+    }
+    if (m !== undefined && m.origin !== "tinypm") {
+      // Born on the target and already imported by this job (its link is rebuilt before the
+      // plan when the tinyPM item exists): never imported again.
+      others.push(skipOf(item, "filtered", { targetId: item.id }));
+      continue;
+    }
+    if (m !== undefined) {
       const source = tinypm.get(byKey(m.originKind, m.originId));
       const sk = source === undefined ? "" : byKey(source.kind, source.id);
       if (source && !linkByTinypm.has(sk) && !adopted.has(sk)) {
@@ -103,6 +143,10 @@ export function planJob(input: PlanInput): Plan {
     const k = byKey(item.kind, item.id);
     if (adopted.has(k)) continue;
     const link = linkByTinypm.get(k);
+    if (link === undefined && input.held?.has(`tinypm:${k}`) === true) {
+      others.push(skipOf(item, "ambiguous", { tinypmId: item.id }));
+      continue;
+    }
     if (link === undefined) {
       if (input.job.direction === "to-tinypm") {
         others.push(skipOf(item, "direction", { tinypmId: item.id }));
@@ -160,12 +204,15 @@ function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateA
       parentSourceId: source.parentId,
       draft: {
         ...m.toTarget(source),
-        marker: {
-          job: input.job.name,
+        marker: jobMarker({
+          job: input.job,
+          mapping: m,
+          kind: source.kind,
           origin: "tinypm",
-          originKind: source.kind,
           originId: source.id,
-        },
+          tinypmId: source.id,
+          agreed: tinypmSnapshot(m, source),
+        }),
       },
       comments: source.comments.map((c) => m.commentToTarget(c)),
       timeEntries: m.timeEntriesToTarget(source),
@@ -195,8 +242,13 @@ function pairAction(
     skipOf(item, reason, { tinypmId: item.id, targetId: link.targetId });
   if (link.baseTinypm.deleted === true || link.baseTarget.deleted === true) return skip("deleted");
   const t = tinypmSnapshot(input.mapping, item);
+  const blockless =
+    targetItem === undefined ? undefined : input.blockless?.get(byKey(link.kind, link.targetId));
   // Not read this run (incremental target feed): the target is as it was at the last sync.
-  const g = targetItem === undefined ? link.baseTarget : targetSnapshot(input.mapping, targetItem);
+  const read =
+    targetItem === undefined ? link.baseTarget : targetSnapshot(input.mapping, targetItem);
+  // A missing block is never data: with no copy of it, what it carried is taken as tinyPM's.
+  const g = blockless === "unknown" ? fillFrom(read, t) : read;
   const merge = mergePair({
     fieldNames: input.mapping.fieldNames(item.kind),
     tinypm: t,
@@ -218,12 +270,29 @@ function pairAction(
   if (targetItem === undefined) return skip("unchanged");
   // The feed returned the target item (it changed since the checkpoint) yet it holds what we
   // last synced: the change was our own write read back.
-  if (nothing && sameSnapshot(t, link.baseTinypm) && sameSnapshot(g, link.baseTarget))
+  const repairNow = blockless !== undefined && input.job.repairMarkers === true;
+  if (nothing && !repairNow && sameSnapshot(t, link.baseTinypm) && sameSnapshot(g, link.baseTarget))
     return skip(input.target.complete ? "unchanged" : "echo");
   // Nothing to write but a stale base (both sides made the same change, or an update was
   // interrupted after its first write): the update writes nothing and only moves the base, so
   // that a later change on one side is not taken for a conflict.
-  return planUpdate({ mapping: input.mapping, link, item, targetItem, t, g, merge });
+  return planUpdate({
+    mapping: input.mapping,
+    job: input.job,
+    link,
+    item,
+    targetItem,
+    t,
+    g,
+    merge,
+    repairMarker: repairNow,
+    markerMissing: blockless !== undefined,
+  });
+}
+
+/** `g` with every field it lacks taken from `t`. */
+function fillFrom(g: Snapshot, t: Snapshot): Snapshot {
+  return { ...g, fields: { ...t.fields, ...g.fields } };
 }
 
 /**

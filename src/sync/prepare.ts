@@ -5,6 +5,7 @@ import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { EngineContext } from "./context.js";
 import type { RunJobOptions } from "./engine.js";
+import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
 import { linkView } from "./links.js";
 import type { Side } from "./merge.js";
 import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
@@ -28,8 +29,10 @@ export interface Prepared {
   readonly users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
   readonly tinypmIterations: readonly Iteration[];
   readonly target: SideRead;
-  /** Settles interrupted creates (unless a dry run), then plans. */
+  /** Settles interrupted creates (unless a dry run), rebuilds lost links, then plans. */
   readonly plan: (ctx: EngineContext) => Promise<Plan>;
+  /** What the identity step found (after `plan`; undefined for a quiet run). */
+  readonly identity: () => IdentityStats | undefined;
 }
 
 /**
@@ -50,15 +53,17 @@ export async function prepare(
   const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
   const { tinypm, target } = await readSides(o, job, bare);
   const resolved = resolutions(o.state, job.name);
-  const planWith = (mapping: CompiledMapping): Plan =>
+  const planWith = (mapping: CompiledMapping, id?: IdentityStep): Plan =>
     planJob({
       job,
       mapping,
       targetSystem: o.targetSystem,
       tinypm,
-      target,
-      links: [...o.state.links(job.name)].map(linkView),
+      target: id === undefined ? target : { ...target, items: id.targetItems },
+      links: id?.links ?? [...o.state.links(job.name)].map(linkView),
       resolved,
+      blockless: id?.blockless,
+      held: id?.held,
       now: now(),
     });
   const quiet =
@@ -74,6 +79,7 @@ export async function prepare(
       tinypmIterations,
       target,
       plan: () => Promise.resolve(quietPlan),
+      identity: () => undefined,
     };
   }
   const targetUsers = await laneRead(o.lanes, o.targetSystem, `list ${o.targetSystem} users`, () =>
@@ -89,6 +95,7 @@ export async function prepare(
     users: users.table,
     iterations: tinypmIterations,
   });
+  let found: IdentityStep | undefined;
   return {
     mapping,
     users,
@@ -96,8 +103,20 @@ export async function prepare(
     target,
     async plan(ctx) {
       if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
-      return planWith(mapping);
+      found = identityStep({
+        job,
+        mapping,
+        targetSystem: o.targetSystem,
+        state: o.state,
+        dry,
+        runId: ctx.runId,
+        tinypmItems: tinypm.items,
+        targetItems: target.items,
+        now: now(),
+      });
+      return planWith(mapping, found);
     },
+    identity: () => found?.stats,
   };
 }
 
@@ -108,7 +127,8 @@ async function readSides(
   mapping: CompiledMapping,
 ): Promise<{ tinypm: SideRead; target: SideRead }> {
   const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
-  if (o.mode !== "sync")
+  // `--repair-markers` looks at every target item: removing a block need not show in a feed.
+  if (o.mode !== "sync" || job.repairMarkers === true)
     return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
   const from = o.state.getCheckpoint(job.name, o.targetSystem);
   // Target items the run needs although the feed may not return them: parked failures, and the

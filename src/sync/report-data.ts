@@ -174,7 +174,7 @@ export function toReport(run: RunReport): Report {
       })),
       unmapped: run.users.unmapped.map((u) => userKey(u) ?? "?"),
     },
-    notes: notes(run.events),
+    notes: [...notes(run.events), ...identityNotes(run)],
   };
 }
 
@@ -221,4 +221,35 @@ function notes(events: readonly SyncEvent[]): string[] {
   return [
     `Waited ${Math.round(total / 100) / 10} s for rate limits (${waits.length} pause${waits.length === 1 ? "" : "s"}).`,
   ];
+}
+
+/** What the identity step did, for people (docs/sync.md, Identity). */
+function identityNotes(run: RunReport): string[] {
+  const id = run.identity;
+  const out: string[] = [];
+  const byMarker = id.rebuilt.filter((r) => r.how === "marker").length;
+  const byContent = id.rebuilt.filter((r) => r.how === "content");
+  if (byMarker > 0)
+    out.push(
+      `Rebuilt ${byMarker} link${byMarker === 1 ? "" : "s"} from markers (the state did not hold them).`,
+    );
+  if (byContent.length > 0) {
+    const high = byContent.filter((r) => r.confidence === "high").length;
+    out.push(
+      `Matched ${byContent.length} item${byContent.length === 1 ? "" : "s"} by content (marker and link both lost): ${high} with high, ${byContent.length - high} with medium confidence.`,
+    );
+  }
+  if (id.ambiguous.length > 0)
+    out.push(
+      `Parked ${id.ambiguous.length} ambiguous content match${id.ambiguous.length === 1 ? "" : "es"}: ${id.ambiguous.map((a) => `"${a.title}"`).join(", ")} (see \`tinypm-sync status\`).`,
+    );
+  if (id.foreign.length > 0)
+    out.push(
+      `Left alone ${id.foreign.length} foreign item${id.foreign.length === 1 ? "" : "s"}: marked by another job or another tinyPM.`,
+    );
+  if (id.blockless > 0)
+    out.push(
+      `${id.blockless} linked item${id.blockless === 1 ? "" : "s"} had no hidden block: the state's copy stood in; the block is written back on the item's next write (or now with --repair-markers).`,
+    );
+  return out;
 }

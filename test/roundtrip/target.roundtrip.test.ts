@@ -73,6 +73,8 @@ describe.each([
     const report = await world.run("migrate", {
       name: "back",
       direction: "to-tinypm",
+      // Another job's issues are never imported unless the job names it (issue 13).
+      importFrom: ["widgets"],
       tinypmServer: destination,
     });
     expect(report.events.filter((e) => e.type === "failed")).toEqual([]);

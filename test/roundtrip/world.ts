@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTarget, createTinypm, type TargetConnection } from "../../src/adapters/registry.js";
+import { instanceFingerprint } from "../../src/core/identity.js";
 import type { SystemName } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
@@ -24,7 +25,14 @@ export interface World {
   readonly statePath: string;
   run(
     mode: RunMode,
-    job?: Partial<PlanJob> & { tinypmServer?: ReferenceServer; now?: () => Date },
+    job?: Partial<PlanJob> & {
+      tinypmServer?: ReferenceServer;
+      now?: () => Date;
+      /** Another state file (another installation of the tool). */
+      statePath?: string;
+      /** Plan only (`plan`): nothing is written anywhere. */
+      dryRun?: boolean;
+    },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
   tinypmTracker(): Tracker;
@@ -68,7 +76,7 @@ export async function startWorld(o: {
     tinypmTracker: () => createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 }),
     async run(mode, job = {}) {
       const server = job.tinypmServer ?? tinypm;
-      const state: StateStore = openStateStore({ path: statePath });
+      const state: StateStore = openStateStore({ path: job.statePath ?? statePath });
       const tinypmTracker = createTinypm({
         baseUrl: server.url,
         token: server.token,
@@ -79,6 +87,7 @@ export async function startWorld(o: {
       try {
         return await runJob({
           mode,
+          dryRun: job.dryRun === true,
           job: {
             name: "widgets",
             direction: "both",
@@ -88,6 +97,10 @@ export async function startWorld(o: {
             ...(job.direction === undefined ? {} : { direction: job.direction }),
             ...(job.conflicts === undefined ? {} : { conflicts: job.conflicts }),
             ...(job.onDelete === undefined ? {} : { onDelete: job.onDelete }),
+            instance: instanceFingerprint(server.url),
+            project: "1",
+            ...(job.repairMarkers === undefined ? {} : { repairMarkers: job.repairMarkers }),
+            ...(job.importFrom === undefined ? {} : { importFrom: job.importFrom }),
           },
           targetSystem: system,
           tinypm: tinypmTracker,

@@ -14,11 +14,41 @@ const marker: Marker = { job: "widgets", origin: "tinypm", originKind: "story", 
 describe("issue marker", () => {
   it("round-trips description, marker and metadata", () => {
     const body = withIssueMarker("Hello\nworld", { marker, meta: { colour: "RED", n: 3 } });
-    expect(body).toMatch(/^Hello\nworld\n\n<!-- tinypm-sync:v1 \{.*\} -->$/);
+    expect(body).toMatch(/^Hello\nworld\n\n<!-- tinypm-sync:v2 \{.*\} -->$/);
     expect(parseIssueBody(body)).toEqual({
       description: "Hello\nworld",
       block: { marker, meta: { colour: "RED", n: 3 } },
     });
+  });
+
+  it("writes version 2 with instance, project, both ids and digests, and still reads version 1", () => {
+    const v2 = {
+      ...marker,
+      instance: "0123456789abcdef",
+      project: "1",
+      tinypmId: "7",
+      base: { title: "1a2b3c4d" },
+    };
+    const body = withIssueMarker("Hi", { marker: v2, meta: {} });
+    expect(parseIssueBody(body).block?.marker).toEqual(v2);
+    const v1 = `Old text\n\n<!-- tinypm-sync:v1 {"job":"j","origin":"tinypm","originKind":"story","originId":"4","meta":{"a":1}} -->`;
+    expect(parseIssueBody(v1)).toEqual({
+      description: "Old text",
+      block: {
+        marker: { job: "j", origin: "tinypm", originKind: "story", originId: "4" },
+        meta: { a: 1 },
+      },
+    });
+  });
+
+  it("never writes an email or a full name into the block", () => {
+    const meta = {
+      acceptingUser: { id: "5", login: "erin", name: "Erin Example", email: "erin@example.com" },
+    };
+    const body = withIssueMarker("x", { marker, meta });
+    expect(body).not.toContain("erin@example.com");
+    expect(body).not.toContain("Erin Example");
+    expect(parseIssueBody(body).block?.meta).toEqual({ acceptingUser: { id: "5", login: "erin" } });
   });
 
   it("never lets --> appear inside the block, whatever the metadata holds", () => {

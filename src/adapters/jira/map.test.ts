@@ -144,7 +144,17 @@ describe("writes", () => {
 
   it("keeps marker fields flat for JQL and the metadata apart", () => {
     const m = { job: "j", origin: "tinypm" as const, originKind: "story" as const, originId: "1" };
-    expect(propertyValue(m, { a: 1 })).toEqual({ ...m, marker: m, meta: { a: 1 } });
+    expect(propertyValue(m, { a: 1 })).toEqual({ ...m, v: 2, marker: m, meta: { a: 1 } });
+    // Version 2: the instance is flat too (JQL), the digests only inside `marker`; no emails.
+    const m2 = { ...m, instance: "abc", project: "1", tinypmId: "1", base: { title: "0011" } };
+    const user = { id: "7", login: "erin", name: "Erin Example", email: "erin@example.com" };
+    expect(propertyValue(m2, { who: user })).toEqual({
+      ...m,
+      instance: "abc",
+      v: 2,
+      marker: m2,
+      meta: { who: { id: "7", login: "erin" } },
+    });
     expect(worklogStarted("2026-02-03")).toBe("2026-02-03T09:00:00.000+0000");
   });
 });

@@ -156,6 +156,7 @@ export function createMemoryTracker(options: MemoryTrackerOptions = {}): MemoryT
           ...current,
           ...patch.set,
           metadata: patch.metadata ?? current.metadata,
+          marker: patch.marker ?? current.marker,
           updatedAt: new Date().toISOString(),
         });
       }),

@@ -15,6 +15,7 @@ interface MigrateFlags {
   logLevel?: string;
   logFormat?: "json" | "pretty";
   verbose?: boolean;
+  repairMarkers?: boolean;
 }
 
 /** `migrate`: a resumable one-way copy of the whole project in the job's direction. */
@@ -28,7 +29,11 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
   configOption(cmd);
   cmd
     .option("--dry-run", "plan only: the same as `plan --migrate`")
-    .option("--json", "print the run summary as one JSON object");
+    .option("--json", "print the run summary as one JSON object")
+    .option(
+      "--repair-markers",
+      "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
+    );
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: MigrateFlags) => {
     const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
@@ -37,6 +42,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     const run = await runConfiguredJob(ctx, session, resolved, {
       mode: "migrate",
       dryRun: flags.dryRun === true,
+      repairMarkers: flags.repairMarkers === true,
     });
     printRun(ctx, run, {
       json: flags.json,

@@ -47,6 +47,12 @@ function statusText(status: StatusJson): string {
         ? `  last run: ${last.mode} ${last.outcome} at ${last.finishedAt ?? last.startedAt} ${JSON.stringify(last.counts)}`
         : "  never run",
     );
+    const rebuilt = last?.counts.linksRebuilt ?? 0;
+    if (last !== undefined)
+      lines.push(
+        `  links rebuilt from markers or content in the last run: ${rebuilt}` +
+          (rebuilt > 0 ? " (the state did not hold them; see docs/sync.md, Identity)" : ""),
+      );
     lines.push(`  parked failures: ${j.failures.length}`);
     for (const f of j.failures)
       lines.push(

@@ -21,6 +21,7 @@ interface SyncFlags {
   logLevel?: string;
   logFormat?: "json" | "pretty";
   verbose?: boolean;
+  repairMarkers?: boolean;
 }
 
 /** `sync`: incremental and bidirectional; once, or on a schedule with --watch. */
@@ -36,7 +37,11 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     .option("--dry-run", "plan only: the same as `plan`")
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
-    .option("--json", "print each run's summary as one JSON object per line");
+    .option("--json", "print each run's summary as one JSON object per line")
+    .option(
+      "--repair-markers",
+      "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
+    );
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: SyncFlags) => {
     if (flags.watch !== true && cmd.getOptionValueSource("interval") === "cli") {
@@ -84,6 +89,7 @@ async function syncOnce(
     const run = await runConfiguredJob(ctx, session, resolved, {
       mode: "sync",
       dryRun: flags.dryRun === true,
+      repairMarkers: flags.repairMarkers === true,
     });
     printRun(ctx, run, {
       json: flags.json,

@@ -1,0 +1,115 @@
+import type { WorkItem } from "../core/model.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import type { StateStore } from "../state/sqlite-store.js";
+import { linkView } from "./links.js";
+import type { PlanJob } from "./plan.js";
+import type { LinkView } from "./plan-types.js";
+import { rebuildLinks, type AmbiguousMatch, type RebuiltLink } from "./rebuild-links.js";
+import type { SystemName } from "../core/model.js";
+
+/** What the identity step tells the report and the run's counts. */
+export interface IdentityStats {
+  /** Links rebuilt this run, by marker and by content. */
+  readonly rebuilt: readonly RebuiltLink[];
+  /** Target items of another job or another tinyPM, left alone. */
+  readonly foreign: readonly {
+    readonly kind: string;
+    readonly id: string;
+    readonly title: string;
+  }[];
+  readonly ambiguous: readonly AmbiguousMatch[];
+  /** Linked target items whose hidden block was missing or damaged. */
+  readonly blockless: number;
+}
+
+export interface IdentityStep {
+  readonly links: readonly LinkView[];
+  readonly targetItems: readonly WorkItem[];
+  readonly blockless: ReadonlyMap<string, "restored" | "unknown">;
+  readonly held: ReadonlySet<string>;
+  readonly stats: IdentityStats;
+}
+
+/**
+ * Before the plan: rebuilds the links the state lacks (stored unless a dry run), parks ambiguous
+ * content matches, and stands the state's copy of a block in for a linked item's missing one.
+ */
+export function identityStep(o: {
+  job: PlanJob;
+  mapping: CompiledMapping;
+  targetSystem: SystemName;
+  state: StateStore;
+  dry: boolean;
+  runId: string;
+  tinypmItems: readonly WorkItem[];
+  targetItems: readonly WorkItem[];
+  now: Date;
+}): IdentityStep {
+  const stored = [...o.state.links(o.job.name)].map(linkView);
+  const found = rebuildLinks({
+    job: o.job,
+    mapping: o.mapping,
+    targetSystem: o.targetSystem,
+    tinypmItems: o.tinypmItems,
+    targetItems: o.targetItems,
+    links: stored,
+    now: o.now,
+  });
+  if (!o.dry) {
+    o.state.transaction(() => {
+      for (const r of found.links) {
+        o.state.putLink(r.record);
+        if (r.marker !== undefined)
+          o.state.putLinkIdentity(o.job.name, r.record.kind, r.record.tinypmId, {
+            marker: r.marker,
+            meta: r.meta,
+          });
+      }
+    });
+    for (const a of found.ambiguous) {
+      for (const targetId of a.targetIds)
+        o.state.parkFailure({
+          runId: o.runId,
+          job: o.job.name,
+          kind: a.kind,
+          targetId,
+          side: "target",
+          code: "identity_ambiguous",
+          message:
+            `${a.kind} "${a.title}" lost its marker and its link, and matches ` +
+            `${a.tinypmIds.length} tinyPM item(s) (${a.tinypmIds.join(", ")}) and ` +
+            `${a.targetIds.length} ${o.targetSystem} item(s) (${a.targetIds.join(", ")}) by content: ` +
+            "left alone, never guessed. Put the block back or retitle one of them, then run again.",
+        });
+    }
+  }
+  const links = [...stored, ...found.links.map((r) => linkView(r.record))];
+  const byTarget = new Map(links.map((l) => [`${l.kind}:${l.targetId}`, l]));
+  const blockless = new Map<string, "restored" | "unknown">();
+  const targetItems = o.targetItems.map((g) => {
+    if (g.marker !== undefined) return g;
+    const k = `${g.kind}:${g.id}`;
+    const link = byTarget.get(k);
+    if (link === undefined) return g;
+    const copy = o.state.getLinkIdentity(o.job.name, link.kind, link.tinypmId);
+    blockless.set(k, copy === undefined ? "unknown" : "restored");
+    return copy === undefined ? g : { ...g, marker: copy.marker, metadata: copy.meta };
+  });
+  const held = new Set<string>();
+  for (const a of found.ambiguous) {
+    for (const id of a.targetIds) held.add(`target:${a.kind}:${id}`);
+    for (const id of a.tinypmIds) held.add(`tinypm:${a.kind}:${id}`);
+  }
+  return {
+    links,
+    targetItems,
+    blockless,
+    held,
+    stats: {
+      rebuilt: found.links,
+      foreign: found.foreign.map((g) => ({ kind: g.kind, id: g.id, title: g.title })),
+      ambiguous: found.ambiguous,
+      blockless: blockless.size,
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import { markerOwner, valueDigest } from "../core/identity.js";
+import type { ItemKind, Marker, SystemName, WorkItem } from "../core/model.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import type { LinkRecord } from "../state/sqlite-store.js";
+import { linkRecord } from "./links.js";
+import { targetSnapshot, tinypmSnapshot, type PlanJob } from "./plan.js";
+import type { LinkView } from "./plan-types.js";
+import { sameJson, type Snapshot } from "./snapshot.js";
+import type { JsonValue } from "../core/model.js";
+
+/** How a lost link was found again. */
+export type RebuiltHow = "marker" | "content";
+
+/** One link found again, ready to store. */
+export interface RebuiltLink {
+  readonly record: LinkRecord;
+  readonly how: RebuiltHow;
+  /** For content matches: `high` (title and parent or description agree), else `medium`. */
+  readonly confidence?: "high" | "medium" | undefined;
+  /** The target item's marker, when it had one (kept in the state's identity copy). */
+  readonly marker?: Marker | undefined;
+  readonly meta: WorkItem["metadata"];
+}
+
+/** A content match that named more than one candidate: parked, never guessed. */
+export interface AmbiguousMatch {
+  readonly kind: ItemKind;
+  readonly targetIds: readonly string[];
+  readonly tinypmIds: readonly string[];
+  readonly title: string;
+}
+
+export interface RebuildResult {
+  readonly links: readonly RebuiltLink[];
+  readonly ambiguous: readonly AmbiguousMatch[];
+  /** Target items carrying another job's or another tinyPM's marker. */
+  readonly foreign: readonly WorkItem[];
+}
+
+const key = (kind: ItemKind, id: string): string => `${kind}:${id}`;
+
+/**
+ * Rebuilds the links the state does not hold (no state, an older state, a lost row) before the
+ * plan, so that no item that already exists on both sides is created again:
+ * 1. from markers: a target item carrying this job's marker names its tinyPM item (the origin's
+ *    id for copies of tinyPM items, `tinypmId` for target-born ones);
+ * 2. by content, only for a job that has marked items on the target (it ran before) — an item
+ *    whose marker and link are both gone is matched on kind, title and parent; a unique match
+ *    is linked with a confidence level, several candidates are parked.
+ * Bases are rebuilt field by field from the marker's digests; a field they cannot settle takes
+ * the current value of the side the tool wrote last (the copy's side: the target for items born
+ * in tinyPM, tinyPM for items born on the target).
+ */
+export function rebuildLinks(o: {
+  job: PlanJob;
+  mapping: CompiledMapping;
+  targetSystem: SystemName;
+  tinypmItems: readonly WorkItem[];
+  targetItems: readonly WorkItem[];
+  links: readonly LinkView[];
+  now: Date;
+}): RebuildResult {
+  const linkedTinypm = new Set(o.links.map((l) => key(l.kind, l.tinypmId)));
+  const linkedTarget = new Set(o.links.map((l) => key(l.kind, l.targetId)));
+  const tinypm = new Map(o.tinypmItems.map((i) => [key(i.kind, i.id), i]));
+  const out: RebuiltLink[] = [];
+  const foreign: WorkItem[] = [];
+  const claim = (t: WorkItem, g: WorkItem, how: RebuiltHow, extra: Partial<RebuiltLink>): void => {
+    linkedTinypm.add(key(t.kind, t.id));
+    linkedTarget.add(key(g.kind, g.id));
+    const origin: SystemName =
+      g.marker !== undefined && g.marker.origin !== "tinypm" ? o.targetSystem : "tinypm";
+    const base = rebuiltBase(o.mapping, t, g, origin === "tinypm" ? "target" : "tinypm");
+    out.push({
+      record: linkRecord({
+        job: o.job.name,
+        kind: t.kind,
+        tinypmId: t.id,
+        targetSystem: o.targetSystem,
+        targetId: g.id,
+        origin,
+        parentTinypmId: t.parentId,
+        baseTinypm: base,
+        baseTarget: base,
+        now: o.now,
+      }),
+      how,
+      marker: g.marker,
+      meta: g.metadata,
+      ...extra,
+    });
+  };
+
+  let ours = 0;
+  const unmarked: WorkItem[] = [];
+  for (const g of o.targetItems) {
+    const owner = markerOwner(g.marker, o.job);
+    if (owner === "foreign") {
+      foreign.push(g);
+      continue;
+    }
+    if (owner === "none") {
+      if (!linkedTarget.has(key(g.kind, g.id))) unmarked.push(g);
+      continue;
+    }
+    ours++;
+    if (linkedTarget.has(key(g.kind, g.id)) || g.marker === undefined) continue;
+    const m = g.marker;
+    const tinypmKey =
+      m.origin === "tinypm"
+        ? key(m.originKind, m.originId)
+        : m.tinypmId === undefined
+          ? undefined
+          : key(g.kind, m.tinypmId);
+    const t = tinypmKey === undefined ? undefined : tinypm.get(tinypmKey);
+    if (t === undefined || linkedTinypm.has(tinypmKey ?? "")) continue;
+    claim(t, g, "marker", {});
+  }
+
+  const ambiguous: AmbiguousMatch[] = [];
+  // Content matching only where this job has been before: a first migration into a target that
+  // holds other people's issues never links any of them.
+  if (ours > 0 || o.links.length > 0) {
+    const open = o.tinypmItems.filter((t) => !linkedTinypm.has(key(t.kind, t.id)));
+    // Stories first, so that tasks can be matched under the stories just linked.
+    for (const kind of ["story", "task"] as const) {
+      const parentOf = parentIndex(o.links, out);
+      const gs = unmarked.filter((g) => g.kind === kind && !linkedTarget.has(key(kind, g.id)));
+      const ts = open.filter((t) => t.kind === kind && !linkedTinypm.has(key(kind, t.id)));
+      const sameItem = (t: WorkItem, g: WorkItem): boolean =>
+        o.mapping.toTinypm(g).title === t.title &&
+        (kind === "story" || (g.parentId !== undefined && parentOf.get(g.parentId) === t.parentId));
+      for (const g of gs) {
+        const candidates = ts.filter((t) => sameItem(t, g));
+        const first = candidates[0];
+        if (first === undefined) continue;
+        const rivals = gs.filter((x) => candidates.some((t) => sameItem(t, x)));
+        if (candidates.length > 1 || rivals.length > 1) {
+          const seen = ambiguous.some((a) => a.kind === kind && a.targetIds.includes(g.id));
+          if (!seen)
+            ambiguous.push({
+              kind,
+              title: first.title,
+              targetIds: rivals.map((x) => x.id),
+              tinypmIds: candidates.map((t) => t.id),
+            });
+          continue;
+        }
+        if (linkedTinypm.has(key(kind, first.id))) continue;
+        const description = o.mapping.toTinypm(g).description ?? "";
+        const confidence =
+          kind === "task" || description === (first.description ?? "") ? "high" : "medium";
+        claim(first, g, "content", { confidence });
+      }
+    }
+  }
+  return { links: out, ambiguous, foreign };
+}
+
+/** Target story id → tinyPM story id, from stored and rebuilt links. */
+function parentIndex(
+  links: readonly LinkView[],
+  rebuilt: readonly RebuiltLink[],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const l of links) if (l.kind === "story") out.set(l.targetId, l.tinypmId);
+  for (const r of rebuilt)
+    if (r.record.kind === "story") out.set(r.record.targetId, r.record.tinypmId);
+  return out;
+}
+
+/**
+ * The base of a rebuilt link (one snapshot for both sides, in tinyPM terms). Per field: equal
+ * values are the base; else the marker's digest tells which side still holds the value both
+ * had at the tool's last write (the other side was edited since); else the value of the side
+ * the tool wrote last. Comments and time entries: those both sides hold.
+ */
+export function rebuiltBase(
+  mapping: CompiledMapping,
+  t: WorkItem,
+  g: WorkItem,
+  writtenLast: "tinypm" | "target",
+): Snapshot {
+  const ts = tinypmSnapshot(mapping, t);
+  const gs = targetSnapshot(mapping, g);
+  const digests = g.marker?.base ?? {};
+  const fields: Record<string, JsonValue> = {};
+  for (const name of mapping.fieldNames(t.kind)) {
+    const tv = ts.fields[name];
+    const gv = gs.fields[name];
+    const d = digests[name];
+    const value =
+      sameJson(tv, gv) || (d !== undefined && valueDigest(tv) === d)
+        ? tv
+        : d !== undefined && valueDigest(gv) === d
+          ? gv
+          : writtenLast === "target"
+            ? gv
+            : tv;
+    if (value !== undefined) fields[name] = value;
+  }
+  const comments = ts.comments.filter((c) => gs.comments.includes(c));
+  const timeEntries: Record<string, number> = {};
+  for (const [k, h] of Object.entries(ts.timeEntries))
+    if (gs.timeEntries[k] === h) timeEntries[k] = h;
+  return { fields, comments, timeEntries };
+}
