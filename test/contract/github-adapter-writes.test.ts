@@ -49,7 +49,7 @@ describe("GitHub adapter writes", () => {
       metadata: { color: "RED" },
     });
     expect(String((await rawIssue(item.id)).body)).toMatch(
-      /<!-- tinypm-sync:v1 \{.*"originId":"42".*\} -->$/,
+      /<!-- tinypm-sync:v2 \{.*"originId":"42".*\} -->$/,
     );
   });
 
