@@ -104,7 +104,7 @@ async function answer(
   url: URL,
   match: Match,
 ): Promise<Reply> {
-  const caller = authenticate(app, req);
+  const caller = authenticate(app, req, match);
   try {
     return await serve(app, req, method, url, match, caller);
   } catch (error) {
@@ -177,6 +177,7 @@ async function serve(
   }
   app.limits.charge(resource, caller.user, route.creates === true);
   app.store.version++;
+  app.store.actor = caller.user.login;
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;
@@ -187,7 +188,14 @@ function withHeaders(reply: Reply, headers: Record<string, string>): Reply {
   return { ...reply, headers: { ...headers, ...reply.headers } };
 }
 
-function authenticate(app: App, req: IncomingMessage): Caller {
+/** Routes of the repository (by owner/name or by id): private, so hidden from anonymous callers. */
+function repoScoped(match: Match): boolean {
+  return (
+    match.kind === "found" && (match.params.owner !== undefined || match.params.id !== undefined)
+  );
+}
+
+function authenticate(app: App, req: IncomingMessage, match: Match): Caller {
   if (typeof req.headers["user-agent"] !== "string" || req.headers["user-agent"] === "") {
     throw new GithubError(
       403,
@@ -195,7 +203,8 @@ function authenticate(app: App, req: IncomingMessage): Caller {
     );
   }
   const header = req.headers.authorization;
-  if (header === undefined) throw requiresAuthentication();
+  // The repository is private: without credentials GitHub answers 404, not 401, for it.
+  if (header === undefined) throw repoScoped(match) ? notFound() : requiresAuthentication();
   const m = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header);
   const presented = m?.[1];
   for (const t of app.tokens) {
@@ -207,17 +216,14 @@ function authenticate(app: App, req: IncomingMessage): Caller {
   throw badCredentials();
 }
 
-const RETIRED = /^(\d{4}-\d{2}-\d{2})$/;
-
+/** Versions GitHub does not serve (any other date, any other string) → 400, as GitHub answers. */
 function checkVersion(header: string | string[] | undefined): ApiVersion {
   if (header === undefined) return "2022-11-28";
   const v = Array.isArray(header) ? (header[0] ?? "") : header;
   if (v === "2022-11-28" || v === "2026-03-10") return v;
-  const docs = "https://docs.github.com/rest/overview/api-versions";
-  if (RETIRED.test(v) && v < "2022-11-28") {
-    throw new GithubError(410, `API version ${v} has been retired.`, { documentationUrl: docs });
-  }
-  throw new GithubError(400, `API version ${v} is not supported.`, { documentationUrl: docs });
+  throw new GithubError(400, `API version ${v} is not supported.`, {
+    documentationUrl: "https://docs.github.com/rest/overview/api-versions",
+  });
 }
 
 function sameRepo(store: Store, owner: string, repo: string | undefined): boolean {

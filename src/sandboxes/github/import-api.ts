@@ -1,3 +1,4 @@
+import { noteComment } from "./events.js";
 import { isoSeconds, parseTimestamp } from "./clock.js";
 import { json, type Reply, type RequestContext, type RouteDef } from "./context.js";
 import { GithubError, invalidRequest, notFound, type GithubFieldError } from "./errors.js";
@@ -5,6 +6,7 @@ import { checkBodyLength, labelIds } from "./issue-ops.js";
 import { repoApiUrl } from "./render.js";
 import {
   collaboratorLogin,
+  created,
   findMilestone,
   nextIssueNumber,
   type CommentRecord,
@@ -278,6 +280,7 @@ function processJob(store: Store, job: ImportJob): void {
     subIssues: [],
   };
   store.issues.push(issue);
+  created(store, issue);
   for (const c of job.payload.comments) {
     const at = stamp(c.created_at, now);
     const comment: CommentRecord = {
@@ -289,6 +292,7 @@ function processJob(store: Store, job: ImportJob): void {
       updatedAt: at,
     };
     store.comments.push(comment);
+    noteComment(store, comment.id);
   }
   job.status = "imported";
   job.issueNumber = issue.number;

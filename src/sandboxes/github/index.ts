@@ -14,6 +14,7 @@ import { createReadCache } from "./read-cache.js";
 import { parseRateLimitSpec } from "./rate-limit.js";
 import { commentRoutes } from "./routes-comments.js";
 import { issueRoutes } from "./routes-issues.js";
+import { eventRoutes } from "./routes-events.js";
 import { labelRoutes } from "./routes-labels.js";
 import { metaRoutes } from "./routes-meta.js";
 import { milestoneRoutes } from "./routes-milestones.js";
@@ -56,6 +57,8 @@ export interface GithubSandboxOptions {
    * one owns the admin token. @default alice, bob, carol, dave, erin, frank
    */
   users?: readonly (string | GithubSandboxUser)[];
+  /** The real-time source (epoch ms); tests pass a frozen clock to make same-second writes. */
+  now?: () => number;
 }
 
 /** `GET /_sandbox/stats`. */
@@ -94,7 +97,7 @@ export async function startGithubSandbox(
   const users = sandboxUsers(options.users ?? DEFAULT_USERS);
   const admin = users[0]?.login;
   if (admin === undefined) throw new Error("the GitHub sandbox needs at least one user");
-  const clock = createClock(options.timeScale ?? 1);
+  const clock = createClock(options.timeScale ?? 1, options.now);
   const stats = createStats();
   const faults = createFaultInjector(parseFaultSpec(options.faults ?? ""), options.seed ?? 1);
   const limits = createLimits(parseRateLimitSpec(options.rateLimits ?? "off"), clock, stats);
@@ -110,7 +113,8 @@ export async function startGithubSandbox(
   const importApi = createImportApi(store);
   const router = createRouter<RouteDef>();
   const routes: readonly RouteDef[] = [
-    ...metaRoutes(() => limits.overview()),
+    ...metaRoutes((withRate) => limits.overview(withRate)),
+    ...eventRoutes,
     ...commentRoutes,
     ...subIssueRoutes,
     ...labelRoutes,

@@ -18,9 +18,15 @@ export interface Limits {
   /** `x-ratelimit-*` headers for the bucket (`none` reports `core`). */
   headers(resource: PrimaryResource | "none", user: UserRecord): Record<string, string>;
   /** The body of `GET /rate_limit`. */
-  overview(): components["schemas"]["rate-limit-overview"];
+  /** `GET /rate_limit`; `withRate` false leaves out the deprecated top-level `rate`. */
+  overview(withRate?: boolean): RateLimitOverview;
   reset(): void;
 }
+
+/** `/rate_limit`'s body; `rate` is absent in API version 2026-03-10. */
+export type RateLimitOverview = Omit<components["schemas"]["rate-limit-overview"], "rate"> & {
+  rate?: components["schemas"]["rate-limit"];
+};
 
 const SECONDARY_MESSAGE =
   "You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.";
@@ -72,9 +78,31 @@ export function createLimits(config: RateLimitConfig, clock: Clock, stats: Stats
     },
     headers: (resource) =>
       headersOf(limiter.peek(resource === "none" ? "core" : resource, clock.now())),
-    overview() {
+    overview(withRate = true) {
       const core = rate("core");
-      return { resources: { core, search: rate("search") }, rate: core };
+      // Buckets the sandbox does not meter are reported full, with GitHub's limits.
+      const fresh = (limit: number, windowMs: number): components["schemas"]["rate-limit"] => ({
+        limit,
+        used: 0,
+        remaining: limit,
+        reset: Math.ceil((Date.now() + windowMs) / 1000),
+      });
+      const hour = 3_600_000;
+      const resources = {
+        core,
+        search: rate("search"),
+        graphql: fresh(5000, hour),
+        integration_manifest: fresh(5000, hour),
+        source_import: fresh(100, 60_000),
+        code_scanning_autofix: fresh(10, 60_000),
+        actions_runner_registration: fresh(10_000, hour),
+        scim: fresh(15_000, hour),
+        dependency_snapshots: fresh(100, 60_000),
+        dependency_sbom: fresh(100, 60_000),
+        code_search: fresh(10, 60_000),
+      };
+      // API version 2026-03-10 removed the deprecated top-level `rate`.
+      return withRate ? { resources, rate: core } : { resources };
     },
     reset: () => {
       limiter.reset();

@@ -57,7 +57,7 @@ export function renderUser(s: Store, user: UserRecord): SimpleUserBody {
   };
 }
 
-function userByLogin(s: Store, login: string): SimpleUserBody {
+export function userByLogin(s: Store, login: string): SimpleUserBody {
   const user = findUser(s, login) ?? { login, id: 0, type: "User" as const };
   return renderUser(s, user);
 }

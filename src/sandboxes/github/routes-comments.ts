@@ -1,3 +1,4 @@
+import { noteComment } from "./events.js";
 import { parseTimestamp } from "./clock.js";
 import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
 import { notFound, validationFailed } from "./errors.js";
@@ -106,6 +107,7 @@ function createComment(ctx: RequestContext): Reply {
     updatedAt: now,
   };
   store.comments.push(comment);
+  noteComment(store, comment.id);
   issue.comments++;
   touch(store, issue);
   return json(201, renderComment(store, comment), {

@@ -23,7 +23,14 @@ import {
 } from "./issue-ops.js";
 import { paginate } from "./paging.js";
 import { renderIssue, repoApiUrl } from "./render.js";
-import { findLabel, nextIssueNumber, touch, type IssueRecord, type Store } from "./store.js";
+import {
+  created,
+  findLabel,
+  nextIssueNumber,
+  touch,
+  type IssueRecord,
+  type Store,
+} from "./store.js";
 
 /** Issues: list (filters, sort, since, pages), get, create, update. */
 export const issueRoutes: readonly RouteDef[] = [
@@ -114,7 +121,13 @@ function assigneesFrom(ctx: RequestContext, body: Body): string[] | undefined {
   const list = optStringList(body, "assignees");
   const one = optNullableString(body, "assignee");
   if (list === undefined && one === undefined) return undefined;
-  return [...(one === undefined || one === null ? [] : [one]), ...(list ?? [])];
+  // `"assignee": ""` clears like null: how common clients (gh, PyGithub) remove the assignee.
+  return [...(one === undefined || one === null || one === "" ? [] : [one]), ...(list ?? [])];
+}
+
+/** `milestone`: a number, null, or `""` — an empty string clears it as null does. */
+function milestoneField(body: Body): number | null | undefined {
+  return body.milestone === "" ? null : optInteger(body, "milestone");
 }
 
 function createIssue(ctx: RequestContext): Reply {
@@ -125,7 +138,7 @@ function createIssue(ctx: RequestContext): Reply {
     throw validationFailed({ resource: "Issue", code: "missing_field", field: "title" });
   const text = optNullableString(b, "body") ?? null;
   checkBodyLength(text, "Issue");
-  const milestone = checkMilestone(store, optInteger(b, "milestone")) ?? null;
+  const milestone = checkMilestone(store, milestoneField(b)) ?? null;
   const assignees = checkAssignees(store, assigneesFrom(ctx, b) ?? []);
   const labels = labelIds(store, optStringList(b, "labels") ?? []);
   const now = Math.floor(store.clock.now() / 1000) * 1000;
@@ -151,6 +164,7 @@ function createIssue(ctx: RequestContext): Reply {
     subIssues: [],
   };
   store.issues.push(issue);
+  created(store, issue);
   return json(201, renderIssue(store, issue, ctx.apiVersion), {
     location: `${repoApiUrl(store)}/issues/${issue.number}`,
   });
@@ -165,9 +179,7 @@ function updateIssue(ctx: RequestContext): Reply {
   const text = optNullableString(b, "body");
   checkBodyLength(text, "Issue");
   const milestone =
-    b.milestone === undefined
-      ? undefined
-      : (checkMilestone(store, optInteger(b, "milestone")) ?? null);
+    b.milestone === undefined ? undefined : (checkMilestone(store, milestoneField(b)) ?? null);
   const rawAssignees = assigneesFrom(ctx, b);
   const assignees = rawAssignees === undefined ? undefined : checkAssignees(store, rawAssignees);
   const labels = optStringList(b, "labels");

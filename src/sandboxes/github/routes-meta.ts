@@ -3,6 +3,7 @@ import { isoSeconds } from "./clock.js";
 import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
 import { notFound } from "./errors.js";
 import { objectBody, optStringList } from "./input.js";
+import type { RateLimitOverview } from "./limits.js";
 import { issueOr404 } from "./issue-ops.js";
 import { paginate } from "./paging.js";
 import { renderIssue, renderUser, repoApiUrl } from "./render.js";
@@ -10,17 +11,16 @@ import { collaboratorLogin, findUser, MAX_ASSIGNEES, touch, type Store } from ".
 import { renderProfile } from "./users.js";
 
 /** The caller, the repository, the rate-limit overview and assignees. */
-export function metaRoutes(
-  rateLimit: () => components["schemas"]["rate-limit-overview"],
-): RouteDef[] {
+export function metaRoutes(rateLimit: (withRate: boolean) => RateLimitOverview): RouteDef[] {
   return [
     { method: "GET", pattern: "/user", handler: getAuthenticatedUser },
     { method: "GET", pattern: "/users/:login", handler: getUser },
     { method: "GET", pattern: "/repos/:owner/:repo", handler: getRepo },
+    { method: "GET", pattern: "/repositories/:id", handler: getRepoById },
     {
       method: "GET",
       pattern: "/rate_limit",
-      handler: () => json(200, rateLimit()),
+      handler: (ctx) => json(200, rateLimit(ctx.apiVersion !== "2026-03-10")),
       resource: "none",
     },
     { method: "GET", pattern: "/repos/:owner/:repo/assignees", handler: listAssignees },
@@ -49,6 +49,12 @@ function getUser(ctx: RequestContext): Reply {
 }
 
 function getRepo(ctx: RequestContext): Reply {
+  return json(200, renderRepo(ctx.store, ctx.access));
+}
+
+/** `GET /repositories/{id}`: the same repository by its numeric id (link headers use this form). */
+function getRepoById(ctx: RequestContext): Reply {
+  if (Number(ctx.params.id) !== ctx.store.repoId) throw notFound();
   return json(200, renderRepo(ctx.store, ctx.access));
 }
 

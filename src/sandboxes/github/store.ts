@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import { createEventLog, recordIssueEvents, type EventLog } from "./events.js";
 import type { GithubSandboxUser } from "./users.js";
 
 /**
@@ -118,6 +119,10 @@ export interface Store {
   milestones: MilestoneRecord[];
   issues: IssueRecord[];
   comments: CommentRecord[];
+  /** Issue events (labeled, assigned, closed, …) for the events and timeline endpoints. */
+  eventLog: EventLog;
+  /** The login of the caller of the request being answered (the actor of its events). */
+  actor: string;
   /** Bumped by every write (and import, and reset): cached GET answers of older versions are stale. */
   version: number;
   nextId(kind: "issue" | "comment" | "label" | "milestone"): number;
@@ -153,6 +158,8 @@ export function createStore(opts: StoreOptions): Store {
     milestones: [],
     issues: [],
     comments: [],
+    eventLog: createEventLog(),
+    actor: opts.users[0]?.login ?? opts.owner,
     version: 0,
     nextId: (kind) => ++seq[kind],
     reset() {
@@ -161,6 +168,7 @@ export function createStore(opts: StoreOptions): Store {
       store.milestones = [];
       store.issues = [];
       store.comments = [];
+      store.eventLog = createEventLog();
       const now = opts.clock.now();
       store.labels = DEFAULT_LABELS.map(([name, color, description]) => ({
         id: store.nextId("label"),
@@ -212,13 +220,18 @@ export function nextIssueNumber(store: Store): number {
 }
 
 /**
- * Marks an issue changed. GitHub's timestamps have whole seconds; so that `updated_at` visibly
- * moves on every change (a sync keyed on `(number, updated_at)` must see each one), a change in
- * the same second as the previous one is stamped one second later.
+ * Marks an issue changed: `updated_at` becomes the current second, as on GitHub — several changes
+ * in one second share it (ties are normal, so a change feed must not key on it alone) — and the
+ * change is recorded as issue events.
  */
 export function touch(store: Store, issue: IssueRecord): void {
-  const now = Math.floor(store.clock.now() / 1000) * 1000;
-  issue.updatedAt = Math.max(now, issue.updatedAt + 1000);
+  issue.updatedAt = Math.floor(store.clock.now() / 1000) * 1000;
+  recordIssueEvents(store, issue, store.actor);
+}
+
+/** Records a new issue's initial events (labels, assignees, milestone given at creation). */
+export function created(store: Store, issue: IssueRecord): void {
+  recordIssueEvents(store, issue, issue.user);
 }
 
 /** Returns the label with this name, creating it (colour `ededed`) when the repo lacks it. */

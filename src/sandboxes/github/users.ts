@@ -19,7 +19,9 @@ export interface GithubSandboxUser {
 }
 
 /** Normalised user entries, checked: logins GitHub would accept, no duplicates. */
-export function sandboxUsers(entries: readonly (string | GithubSandboxUser)[]): GithubSandboxUser[] {
+export function sandboxUsers(
+  entries: readonly (string | GithubSandboxUser)[],
+): GithubSandboxUser[] {
   const seen = new Set<string>();
   return entries.map((entry) => {
     const u = typeof entry === "string" ? { login: entry } : entry;
