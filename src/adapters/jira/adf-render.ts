@@ -1,9 +1,19 @@
 import { needsBlockEscape, type AdfMark, type AdfNode } from "./adf.js";
+import {
+  oneLine,
+  renderCheckList,
+  renderExpand,
+  renderMedia,
+  renderPanel,
+  renderTable,
+  type Renderers,
+} from "./adf-render-rich.js";
 
 /**
  * ADF → canonical Markdown, the inverse of `markdownToAdf` on its subset. Nodes outside the subset
- * (mentions, emoji, cards, dates, status lozenges, panels, tables, media) degrade to readable text
- * so that nothing a Jira user wrote disappears.
+ * keep their meaning as text so that nothing a Jira user wrote disappears: link text with its URL
+ * (and title), expand titles with their content, the panel type as a prefix, mentions as names,
+ * status lozenges and dates as text, tables as aligned text, task lists as `- [ ]`/`- [x]`.
  */
 export function adfToMarkdown(doc: AdfNode | undefined | null): string {
   if (!doc) return "";
@@ -14,7 +24,10 @@ function renderBlocks(blocks: readonly AdfNode[]): string {
   return blocks.map(renderBlock).join("\n\n");
 }
 
-function renderBlock(node: AdfNode): string {
+const RENDERERS: Renderers = { blocks: renderBlocks, inline: (nodes) => renderInline(nodes) };
+
+/** One block node as canonical Markdown (a description is its blocks joined by a blank line). */
+export function renderBlock(node: AdfNode): string {
   switch (node.type) {
     case "paragraph": {
       const raw = renderInline(node.content ?? []);
@@ -41,11 +54,27 @@ function renderBlock(node: AdfNode): string {
         .map((l) => (l === "" ? ">" : `> ${l}`))
         .join("\n");
     case "table":
-      return renderTable(node);
+      return renderTable(node, RENDERERS);
+    case "panel":
+      return renderPanel(node, RENDERERS);
+    case "expand":
+    case "nestedExpand":
+      return renderExpand(node, RENDERERS);
+    case "taskList":
+    case "decisionList":
+      return renderCheckList(node, 0, RENDERERS);
+    case "mediaSingle":
+    case "mediaGroup":
+      return (node.content ?? []).map(renderMedia).join(" ");
+    case "blockCard":
+    case "embedCard":
+      return renderInline([node]);
     default:
       return node.content ? renderBlocks(node.content) : renderInline([node]);
   }
 }
+
+const NESTED_LISTS = new Set(["bulletList", "orderedList", "taskList", "decisionList"]);
 
 function renderList(list: AdfNode, depth: number): string {
   const ordered = list.type === "orderedList";
@@ -57,28 +86,29 @@ function renderList(list: AdfNode, depth: number): string {
       const marker = ordered ? `${start + i}. ` : "- ";
       const children = item.content ?? [];
       const text = children
-        .filter((c) => c.type !== "bulletList" && c.type !== "orderedList")
+        .filter((c) => !NESTED_LISTS.has(c.type))
         .map((c) => oneLine(c.content ? renderInline(c.content) : renderInline([c])))
         .join(" ");
       const nested = children
-        .filter((c) => c.type === "bulletList" || c.type === "orderedList")
-        .map((c) => `\n${renderList(c, depth + 1)}`)
+        .filter((c) => NESTED_LISTS.has(c.type))
+        .map((c) =>
+          c.type === "taskList" || c.type === "decisionList"
+            ? `\n${renderCheckList(c, depth + 1, RENDERERS)}`
+            : `\n${renderList(c, depth + 1)}`,
+        )
         .join("");
       return `${indent}${marker}${text}${nested}`;
     })
     .join("\n");
 }
 
-function renderTable(table: AdfNode): string {
-  return (table.content ?? [])
-    .map((row) =>
-      (row.content ?? []).map((cell) => oneLine(renderBlocks(cell.content ?? []))).join(" | "),
-    )
-    .join("\n");
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\n+/g, " ");
+/** A smart link given as JSON-LD data instead of a URL: its `url` or name. */
+function dataUrl(node: AdfNode): string {
+  const data = node.attrs?.data;
+  if (data === null || typeof data !== "object") return "";
+  const d = data as Record<string, unknown>;
+  const v = [d.url, d.name].find((x) => typeof x === "string");
+  return typeof v === "string" ? v : "";
 }
 
 function stringAttr(node: AdfNode, key: string): string {
@@ -97,14 +127,19 @@ function renderInlineNode(node: AdfNode): string {
       return applyMarks(node.text ?? "", node.marks ?? []);
     case "hardBreak":
       return "\n";
-    case "mention":
-      return stringAttr(node, "text") || `@${stringAttr(node, "id")}`;
+    case "mention": {
+      const name = stringAttr(node, "text") || stringAttr(node, "id");
+      return name.startsWith("@") ? name : `@${name}`;
+    }
     case "emoji":
       return stringAttr(node, "text") || stringAttr(node, "shortName");
     case "inlineCard":
     case "blockCard":
     case "embedCard":
-      return stringAttr(node, "url");
+      return stringAttr(node, "url") || dataUrl(node);
+    case "media":
+    case "mediaInline":
+      return renderMedia(node);
     case "date": {
       const ts = Number(node.attrs?.timestamp);
       return Number.isFinite(ts) ? new Date(ts).toISOString().slice(0, 10) : "";
@@ -135,7 +170,11 @@ function wrap(text: string, mark: AdfMark): string {
       return `**${text}**`;
     case "link": {
       const href = mark.attrs?.href;
-      return typeof href === "string" ? `[${text}](${href})` : text;
+      const title = mark.attrs?.title;
+      if (typeof href !== "string") return text;
+      return typeof title === "string" && title !== ""
+        ? `[${text}](${href} "${title.replace(/"/g, "'")}")`
+        : `[${text}](${href})`;
     }
     default:
       return text;

@@ -179,6 +179,7 @@ describe("ADF → Markdown → ADF", () => {
         },
       ],
     };
-    expect(adfToMarkdown(doc)).toBe("@Alice 😄 https://x.y\n\ninside");
+    // A panel's type is a prefix of its text (issue 21): an untyped panel is an info panel.
+    expect(adfToMarkdown(doc)).toBe("@Alice 😄 https://x.y\n\nInfo: inside");
   });
 });
