@@ -77,8 +77,13 @@ export function renderMedia(node: AdfNode): string {
   return `[attachment: ${typeof name === "string" && name !== "" ? name : "file"}]`;
 }
 
+const GRAPHEMES = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/** Visible width: one per grapheme (an emoji with modifiers is one). */
 function width(text: string): number {
-  return [...text].length;
+  let n = 0;
+  for (const _ of GRAPHEMES.segment(text)) n++;
+  return n;
 }
 
 function pad(text: string, w: number): string {
