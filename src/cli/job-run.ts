@@ -36,6 +36,7 @@ export async function runConfiguredJob(
         name: resolved.job.name,
         direction: resolved.job.direction,
         conflicts: resolved.job.conflicts,
+        richText: resolved.job.richText,
         onDelete: resolved.job.onDelete,
         instance: instanceFingerprint(resolved.tinypm.baseUrl),
         project: String(resolved.job.tinypmProject),

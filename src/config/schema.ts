@@ -92,6 +92,12 @@ export const JobSchema = z
       .enum(["manual", "tinypm", "target", "newest"])
       .default("manual")
       .describe("How a field changed on both sides is resolved: manual parks it."),
+    richText: z
+      .enum(["merge", "overwrite", "keep-target"])
+      .default("merge")
+      .describe(
+        "A tinyPM description edit that would lose rich content on the target (a table cell, a panel, a mention node): merge parks it as a conflict, overwrite writes it as text with a warning, keep-target lets the target's description win.",
+      ),
     onDelete: z
       .enum(["ignore", "close", "delete"])
       .default("close")

@@ -156,6 +156,31 @@ export interface Marker {
   readonly base?: Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * One block of a description in its system's own rich form (Jira: a top-level ADF node), so that
+ * a tinyPM edit can rewrite only the blocks it changed.
+ */
+export interface RichBlock {
+  /** The block as description text (the Markdown the adapter reads it as). */
+  readonly text: string;
+  /** The block as the system holds it: opaque to everything but its adapter. */
+  readonly rich: JsonValue;
+  /**
+   * What rewriting the block from its text would lose, for people (`panel (warning)`, `mention
+   * @Alice`, `text colour`); empty when the text gives the same block back.
+   */
+  readonly lost: readonly string[];
+}
+
+/** A description as blocks: their texts joined by `separator` are the item's `description`. */
+export interface RichDescription {
+  readonly separator: string;
+  readonly blocks: readonly RichBlock[];
+}
+
+/** A piece of a description to write: a block kept as read, or new text the adapter converts. */
+export type RichPiece = { readonly keep: JsonValue } | { readonly text: string };
+
 /** A story or task as read from a system. */
 export interface WorkItem extends WorkItemFields {
   readonly system: SystemName;
@@ -173,6 +198,8 @@ export interface WorkItem extends WorkItemFields {
   readonly updatedAt?: string | undefined;
   /** A link for people (reports). */
   readonly url?: string | undefined;
+  /** The description in the system's rich form, where the adapter keeps one (Jira). */
+  readonly richDescription?: RichDescription | undefined;
 }
 
 /** What `Tracker.create` takes: the fields, the parent, the hidden block and the marker. */
@@ -190,6 +217,11 @@ export interface WorkItemDraft extends WorkItemFields {
  */
 export interface WorkItemPatch {
   readonly set: Partial<WorkItemFields>;
+  /**
+   * With `set.description`, on a system with a rich form: the description as kept blocks and new
+   * text, so that blocks a tinyPM edit did not touch keep their rich form.
+   */
+  readonly richDescription?: readonly RichPiece[] | undefined;
   readonly metadata?: Readonly<Record<string, JsonValue>> | undefined;
   /** The marker to (re)write with the hidden block (targets); the item's own when undefined. */
   readonly marker?: Marker | undefined;

@@ -21,6 +21,7 @@ import type {
 } from "../core/model.js";
 import { WORK_ITEM_FIELD_NAMES } from "../core/model.js";
 import { createCommentCodec } from "./comments.js";
+import { composeDescription, type DescriptionComposition } from "./description.js";
 import {
   compileField,
   type FieldCodec,
@@ -67,6 +68,12 @@ export interface CompiledMapping {
   fieldsOf(item: WorkItemFields): Partial<WorkItemFields>;
   /** The fields the mapping syncs for a kind. */
   fieldNames(kind: ItemKind): readonly WorkItemFieldName[];
+  /**
+   * `next`'s description (and time summary) written onto `target` as the smallest change, keeping
+   * the blocks it did not touch as the target holds them; `undefined` when the description rule
+   * does not map text to the target's description.
+   */
+  composeDescription(target: WorkItem, next: WorkItem): DescriptionComposition | undefined;
 }
 
 interface KindCodec {
@@ -188,6 +195,16 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
     labels: () => uniqueLabels([...kinds.story.codecs, ...kinds.task.codecs]),
     fieldsOf,
     fieldNames: (kind) => kinds[kind].codecs.map((c) => c.field),
+    composeDescription: (target, next) =>
+      composeDescription(
+        {
+          rule: spec[next.kind].description,
+          summaryOn: summary,
+          summary: (item) => time.summary(item.timeEntries),
+        },
+        target,
+        next,
+      ),
   };
 }
 

@@ -89,8 +89,8 @@ export function protectedRanges(text: string): Range[] {
   return out.map(([s, e]) => [back[s] ?? text.length, back[e] ?? text.length] as const);
 }
 
-/** Index in the LF text → index in the original text. */
-function offsetMap(text: string): number[] {
+/** Index in the text with CRLF as LF (as the lexer sees it) → index in the original text. */
+export function offsetMap(text: string): number[] {
   const map: number[] = [];
   for (let i = 0; i < text.length; i++) {
     if (text[i] === "\r" && text[i + 1] === "\n") continue;

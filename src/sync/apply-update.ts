@@ -38,6 +38,7 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
       run: () =>
         ctx.target.update(targetRef, {
           set: a.targetSet,
+          richDescription: a.targetRichDescription,
           metadata: a.targetMetadata,
           marker: a.targetMarker,
           base: a.targetItem,

@@ -9,7 +9,9 @@ import type {
   WorkItemFields,
   JsonValue,
   Marker,
+  RichPiece,
 } from "../core/model.js";
+import type { DescriptionNote } from "./plan-description.js";
 import type { FieldConflict, Side } from "./merge.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -65,6 +67,10 @@ export interface UpdateAction {
   readonly targetMetadata?: Readonly<Record<string, JsonValue>> | undefined;
   /** The marker to write with the hidden block (missing, version 1 or stale digests). */
   readonly targetMarker?: Marker | undefined;
+  /** With `targetSet.description` on a target with a rich form: kept blocks and new text. */
+  readonly targetRichDescription?: readonly RichPiece[] | undefined;
+  /** Every description written or parked: before/after text and the target's rich content. */
+  readonly descriptions?: readonly DescriptionNote[] | undefined;
   readonly commentsToTarget: readonly CommentDraft[];
   readonly commentsToTinypm: readonly CommentDraft[];
   readonly timeToTarget: readonly TimeEntryDraft[];

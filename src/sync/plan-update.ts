@@ -2,14 +2,23 @@ import {
   WORK_ITEM_FIELD_NAMES,
   type JsonValue,
   type Marker,
+  type RichPiece,
   type WorkItem,
   type WorkItemFieldName,
   type WorkItemFields,
 } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import { jobMarker, markerStale } from "./marker.js";
-import type { MergeResult } from "./merge.js";
-import { tinypmSnapshot, type PlanJob } from "./plan.js";
+import type { MergeResult, Side } from "./merge.js";
+import { tinypmSnapshot, type PlanJob, type RichTextPolicy } from "./plan.js";
+import type { DescriptionComposition } from "../mapping/description.js";
+import {
+  decideDescription,
+  visible,
+  type DescriptionDecision,
+  type DescriptionNote,
+  type RichOutcome,
+} from "./plan-description.js";
 import type { FieldChange, LinkView, UpdateAction } from "./plan-types.js";
 import { commentKey, normalizeField, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
 
@@ -26,6 +35,12 @@ export interface PlanUpdateInput {
   readonly repairMarker?: boolean | undefined;
   /** The item's block was missing or damaged (its marker is the state's copy). */
   readonly markerMissing?: boolean | undefined;
+  /** @default "merge" */
+  readonly richText?: RichTextPolicy | undefined;
+  /** A `conflicts resolve` decision on the description. */
+  readonly resolvedDescription?: Side | undefined;
+  /** Whether the job writes to tinyPM (direction not `to-target`). */
+  readonly canTinypm: boolean;
 }
 
 /**
@@ -33,7 +48,9 @@ export interface PlanUpdateInput {
  * target gets the mapped draft of the merged item, reduced to the target fields that differ
  * from what it holds (fields in a parked conflict keep the target's own value).
  */
-export function planUpdate(p: PlanUpdateInput): UpdateAction {
+export function planUpdate(input: PlanUpdateInput): UpdateAction {
+  const decision = decideDescription(input, input.richText ?? "merge", input.resolvedDescription);
+  const p: PlanUpdateInput = { ...input, merge: decision.merge };
   const fromTarget: Partial<WorkItemFields> = p.mapping.toTinypm(p.targetItem);
   const tinypmSet: Record<string, unknown> = {};
   for (const f of p.merge.toTinypm) tinypmSet[f] = fromTarget[f];
@@ -48,6 +65,7 @@ export function planUpdate(p: PlanUpdateInput): UpdateAction {
   };
   const timeSelected0 = p.merge.toTinypm.length + p.merge.toTarget.length;
   const target = targetWrites(p, merged, parked, timeSelected0);
+  const notes = descriptionNotes(p, merged, tinypmSet, target, decision.unplaceable);
   const timeSelected = p.item.timeEntries.filter((e) =>
     p.merge.timeToTarget.includes(timeEntryKey(e)),
   );
@@ -67,6 +85,8 @@ export function planUpdate(p: PlanUpdateInput): UpdateAction {
     targetSet: target.set,
     targetMetadata: target.metadata,
     ...(target.marker !== undefined && { targetMarker: target.marker }),
+    targetRichDescription: target.pieces,
+    descriptions: notes,
     commentsToTarget: p.item.comments
       .filter((c) => p.merge.commentsToTarget.includes(commentKey(c)))
       .map((c) => p.mapping.commentToTarget(c)),
@@ -116,11 +136,7 @@ function targetWrites(
   merged: WorkItem,
   parked: readonly WorkItemFieldName[],
   fieldFlows: number,
-): {
-  set: Partial<WorkItemFields>;
-  metadata: Readonly<Record<string, JsonValue>> | undefined;
-  marker?: Marker | undefined;
-} {
+): TargetWrites {
   const timeMoves = p.merge.timeToTinypm.length > 0 || p.merge.timeToTarget.length > 0;
   const needed = p.merge.toTarget.length > 0 || timeMoves;
   const resolvedForTarget = p.merge.conflicts.some((c) => c.resolution === "tinypm");
@@ -157,12 +173,80 @@ function targetWrites(
       set[f] = desired[f];
   }
   const metadata = desired.metadata ?? {};
+  const composed =
+    "description" in set ? p.mapping.composeDescription(p.targetItem, merged) : undefined;
+  if (composed !== undefined) {
+    // Blocks the edit did not touch keep the target's own form; only changed ones are new.
+    set.description = composed.text;
+    if (
+      sameJson(
+        normalizeField("description", composed.text),
+        normalizeField("description", p.targetItem.description),
+      )
+    )
+      delete set.description;
+  }
   return {
     set: set,
     metadata:
       marker === undefined && sameJson(metadata, p.targetItem.metadata) ? undefined : metadata,
     ...(marker !== undefined && { marker }),
+    pieces: "description" in set ? composed?.pieces : undefined,
+    composition: "description" in set ? composed : undefined,
   };
+}
+
+interface TargetWrites {
+  readonly set: Partial<WorkItemFields>;
+  readonly metadata: Readonly<Record<string, JsonValue>> | undefined;
+  readonly marker?: Marker | undefined;
+  readonly pieces?: readonly RichPiece[] | undefined;
+  readonly composition?: DescriptionComposition | undefined;
+}
+
+/** The descriptions written (or parked), with what happens to the target's rich content. */
+function descriptionNotes(
+  p: PlanUpdateInput,
+  merged: WorkItem,
+  tinypmSet: Record<string, unknown>,
+  target: TargetWrites,
+  unplaceable: DescriptionDecision["unplaceable"],
+): DescriptionNote[] {
+  const notes: DescriptionNote[] = [];
+  const targetBefore = visible(p.g.fields.description);
+  const tinypmAfter = visible(normalizeField("description", merged.description));
+  const richOf = (c: DescriptionComposition, outcome: RichOutcome): DescriptionNote["rich"] => ({
+    outcome,
+    kept: c.kept,
+    rewritten: c.rewritten,
+    removed: c.removed,
+    lost: c.lost,
+  });
+  if ("description" in target.set) {
+    const c = target.composition;
+    const outcome = unplaceable?.outcome === "flattened" ? "flattened" : "kept";
+    notes.push({
+      toSide: "target",
+      before: targetBefore,
+      after: tinypmAfter,
+      rich: c === undefined ? undefined : richOf(c, outcome),
+    });
+  } else if (unplaceable !== undefined) {
+    notes.push({
+      toSide: "target",
+      before: targetBefore,
+      after: visible(p.t.fields.description),
+      rich: richOf(unplaceable.composition, unplaceable.outcome),
+    });
+  }
+  if ("description" in tinypmSet) {
+    notes.push({
+      toSide: "tinypm",
+      before: visible(p.t.fields.description),
+      after: visible(normalizeField("description", tinypmSet.description)),
+    });
+  }
+  return notes;
 }
 
 /**

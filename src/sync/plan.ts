@@ -27,7 +27,11 @@ export interface PlanJob {
   readonly repairMarkers?: boolean | undefined;
   /** Jobs whose marked items this job may import (they keep their own marker). */
   readonly importFrom?: readonly string[] | undefined;
+  /** A description edit that cannot be placed without losing rich content. @default "merge" */
+  readonly richText?: RichTextPolicy | undefined;
 }
+
+export type RichTextPolicy = "merge" | "overwrite" | "keep-target";
 
 export interface PlanInput {
   readonly job: PlanJob;
@@ -287,6 +291,9 @@ function pairAction(
     merge,
     repairMarker: repairNow,
     markerMissing: blockless !== undefined,
+    richText: input.job.richText,
+    resolvedDescription: input.resolved?.get(byKey(item.kind, item.id))?.description,
+    canTinypm: input.job.direction !== "to-target",
   });
 }
 

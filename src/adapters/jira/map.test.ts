@@ -79,6 +79,24 @@ describe("toWorkItem", () => {
       marker: { job: "j", origin: "tinypm", originKind: "task", originId: "7" },
       updatedAt: "2026-01-01T10:00:00.000+0000",
       url: "https://x.atlassian.net/browse/WID-2",
+      // The description's blocks as Jira holds them, so that an edit rewrites only what changed.
+      richDescription: {
+        separator: "\n\n",
+        blocks: [
+          {
+            text: "a\nb",
+            lost: [],
+            rich: {
+              type: "paragraph",
+              content: [
+                { type: "text", text: "a" },
+                { type: "hardBreak" },
+                { type: "text", text: "b" },
+              ],
+            },
+          },
+        ],
+      },
     });
   });
 });

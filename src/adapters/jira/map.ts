@@ -10,6 +10,7 @@ import type {
 } from "../../core/model.js";
 import { MARKER_VERSION, withoutPersonalData } from "../../core/identity.js";
 import { markdownToAdf } from "./adf.js";
+import { richDescriptionOf } from "./adf-blocks.js";
 import { adfToMarkdown } from "./adf-render.js";
 import {
   PROPERTY_KEY,
@@ -115,6 +116,7 @@ export function toWorkItem(raw: RawIssue, ctx: MapContext, extras: IssueExtras =
     ...(prop.marker && { marker: prop.marker }),
     ...(f.updated !== undefined && { updatedAt: f.updated }),
     url: `${ctx.baseUrl}/browse/${raw.key}`,
+    richDescription: richDescriptionOf(f.description),
   };
 }
 

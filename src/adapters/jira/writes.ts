@@ -1,4 +1,5 @@
-import { NotFoundError } from "../../core/errors.js";
+import { isDeepStrictEqual } from "node:util";
+import { ConflictError, NotFoundError } from "../../core/errors.js";
 import type {
   Comment,
   CommentDraft,
@@ -9,6 +10,7 @@ import type {
   WorkItemPatch,
 } from "../../core/model.js";
 import { markdownToAdf } from "./adf.js";
+import { docFromPieces } from "./adf-blocks.js";
 import { paceWrite, type JiraContext } from "./context.js";
 import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
 import { getItem } from "./reads.js";
@@ -38,6 +40,18 @@ export async function updateItem(
   const key = current.id;
   const site = await ctx.site();
   const fields = setToFields(patch.set, site.storyPointsField);
+  if (patch.richDescription !== undefined && "description" in patch.set) {
+    // Kept blocks were planned against the base: a description edited since then would be lost.
+    if (
+      patch.base !== undefined &&
+      !isDeepStrictEqual(current.richDescription, patch.base.richDescription)
+    )
+      throw new ConflictError(
+        `Jira issue ${key}'s description changed since it was read; rerun the sync to merge the new text.`,
+        { system: "jira", operation: "PUT /rest/api/3/issue/{key}", id: key },
+      );
+    fields.description = docFromPieces(patch.richDescription);
+  }
   if (Object.keys(fields).length > 0) {
     await paceWrite(ctx, key, signal);
     await ctx.api.editIssue(key, { fields });

@@ -1,0 +1,103 @@
+/**
+ * Writes a tinyPM description onto a target item as the smallest change: blocks the edit did not
+ * touch keep the target's form (ADF nodes and marks on Jira, Markdown as written on GitHub), only
+ * changed or new blocks come from tinyPM. Mention hygiene applies to those new blocks only, and
+ * a mention that was live in a block a person wrote stays live when the block is rewritten.
+ */
+import type { RichPiece, WorkItem } from "../core/model.js";
+import { escapeMentions, liveMentions } from "./mentions.js";
+import { markdownBlocks } from "./markdown-blocks.js";
+import { composeBlocks, type ComposeBlock, type LostBlock } from "./rich-compose.js";
+import type { FieldRule } from "./schema.js";
+import { appendSummary, stripSummary } from "./time-entries.js";
+import { TRANSFORMS, type TransformName } from "./transforms.js";
+
+export type { LostBlock } from "./rich-compose.js";
+
+/** The description to write, and how much of the target's own form it keeps. */
+export interface DescriptionComposition {
+  /** The whole description in target terms (with the time summary, where the mapping adds one). */
+  readonly text: string | undefined;
+  /** For a target with a rich form: kept blocks and new text, for the adapter. */
+  readonly pieces?: readonly RichPiece[] | undefined;
+  readonly kept: number;
+  readonly rewritten: number;
+  readonly removed: number;
+  /** Changed blocks whose rich content the new text cannot carry. */
+  readonly lost: readonly LostBlock[];
+}
+
+export interface DescriptionOptions {
+  readonly rule: FieldRule | undefined;
+  /** Whether the mapping appends a time summary to the description. */
+  readonly summaryOn: boolean;
+  /** The summary block for a set of entries (undefined for none). */
+  readonly summary: (item: WorkItem) => string | undefined;
+}
+
+/**
+ * The description of `next` (a tinyPM item) composed onto `target`'s blocks, or `undefined` when
+ * the description does not map to the target's description as text.
+ */
+export function composeDescription(
+  o: DescriptionOptions,
+  target: WorkItem,
+  next: WorkItem,
+): DescriptionComposition | undefined {
+  const rule = o.rule;
+  if (rule?.to !== "description" || rule.map !== undefined || rule.default !== undefined)
+    return undefined;
+  const names = rule.transform ?? [];
+  const inverse = (s: string): string =>
+    names.reduceRight((v, n) => asText(TRANSFORMS.get(n)?.inverse(v), v), s);
+  const rich = target.richDescription;
+  const own =
+    o.summaryOn && rich === undefined ? stripSummary(target.description) : target.description;
+  const blocks: ComposeBlock[] =
+    rich === undefined
+      ? markdownBlocks(own ?? "").map((raw) => ({ targetText: raw, text: inverse(raw), lost: [] }))
+      : rich.blocks.map((b) => ({ targetText: b.text, text: inverse(b.text), lost: b.lost }));
+  const separator = rich?.separator ?? "";
+  const c = composeBlocks(blocks, separator, next.description ?? "");
+  const texts: string[] = [];
+  const pieces: RichPiece[] = [];
+  for (const seg of c.segments) {
+    if (seg.kind === "keep") {
+      texts.push(blocks[seg.index]?.targetText ?? "");
+      const node = rich?.blocks[seg.index]?.rich;
+      if (node !== undefined) pieces.push({ keep: node });
+      continue;
+    }
+    const live = new Set(seg.replaces.flatMap((i) => liveMentions(blocks[i]?.targetText ?? "")));
+    const text = forward(names, seg.text, live);
+    texts.push(text);
+    pieces.push({ text });
+  }
+  const body = texts.join(separator);
+  const summary = o.summaryOn ? o.summary(next) : undefined;
+  if (summary !== undefined) pieces.push({ text: summary });
+  return {
+    text: appendSummary(body === "" ? undefined : body, summary),
+    pieces: rich === undefined ? undefined : pieces,
+    kept: c.kept,
+    rewritten: c.rewritten,
+    removed: c.removed,
+    lost: c.lost,
+  };
+}
+
+/** The rule's transforms on new text; mentions live in the replaced blocks stay live. */
+function forward(names: readonly TransformName[], text: string, live: ReadonlySet<string>): string {
+  return names.reduce((v, n) => {
+    if (n === "neutralize-mentions")
+      return escapeMentions(v, {
+        rewrite: (ref) =>
+          live.has(`${ref.sigil}${ref.name}`) ? `${ref.sigil}${ref.name}` : undefined,
+      });
+    return asText(TRANSFORMS.get(n)?.forward(v), v);
+  }, text);
+}
+
+function asText(value: unknown, fallback: string): string {
+  return typeof value === "string" ? value : fallback;
+}

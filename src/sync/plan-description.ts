@@ -1,0 +1,87 @@
+import type { JsonValue } from "../core/model.js";
+import type { DescriptionComposition, LostBlock } from "../mapping/description.js";
+import type { FieldConflict, MergeResult, Side } from "./merge.js";
+import type { RichTextPolicy } from "./plan.js";
+import type { PlanUpdateInput } from "./plan-update.js";
+
+/** What happens to the target's rich content when a description is written (for reports). */
+export type RichOutcome = "kept" | "flattened" | "parked" | "target-kept";
+
+/** A description the plan writes (or parks), for the word diff and the rich-content line. */
+export interface DescriptionNote {
+  readonly toSide: Side;
+  /** The visible text before and after, in tinyPM terms. */
+  readonly before: string;
+  readonly after: string;
+  /** For the target side: blocks kept as the target holds them, rewritten, removed, and lost. */
+  readonly rich?:
+    | {
+        readonly outcome: RichOutcome;
+        readonly kept: number;
+        readonly rewritten: number;
+        readonly removed: number;
+        readonly lost: readonly LostBlock[];
+      }
+    | undefined;
+}
+
+export interface DescriptionDecision {
+  readonly merge: MergeResult;
+  /** Set when a description flowing to the target meets rich content it cannot place. */
+  readonly unplaceable?:
+    { readonly outcome: RichOutcome; readonly composition: DescriptionComposition } | undefined;
+}
+
+/**
+ * Decides a tinyPM description edit that cannot be placed on the target without losing rich
+ * content, per the job's `richText` policy (a `conflicts resolve` decision overrides it):
+ * `merge` parks it as a conflict, `overwrite` writes it (changed blocks as text), `keep-target`
+ * lets the target's description win (copied to tinyPM when the direction allows).
+ */
+export function decideDescription(
+  p: PlanUpdateInput,
+  policy: RichTextPolicy,
+  resolved: Side | undefined,
+): DescriptionDecision {
+  const m = p.merge;
+  if (!m.toTarget.includes("description")) return { merge: m };
+  const composition = p.mapping.composeDescription(p.targetItem, p.item);
+  if (composition === undefined || composition.lost.length === 0) return { merge: m };
+  const effective: RichTextPolicy =
+    resolved === "tinypm" ? "overwrite" : resolved === "target" ? "keep-target" : policy;
+  const others = m.conflicts.filter((c) => c.field !== "description");
+  const conflict = (resolution: FieldConflict["resolution"]): FieldConflict => ({
+    field: "description",
+    base: p.link.baseTinypm.fields.description,
+    tinypm: p.t.fields.description,
+    target: p.g.fields.description,
+    resolution,
+  });
+  // A decision taken with `conflicts resolve` is recorded as applied through its conflict entry.
+  const decided = resolved === undefined ? others : [...others, conflict(resolved)];
+  const toTarget = m.toTarget.filter((f) => f !== "description");
+  switch (effective) {
+    case "overwrite":
+      return {
+        merge: { ...m, conflicts: decided },
+        unplaceable: { outcome: "flattened", composition },
+      };
+    case "merge":
+      return {
+        merge: { ...m, toTarget, conflicts: [...others, conflict("parked")] },
+        unplaceable: { outcome: "parked", composition },
+      };
+    case "keep-target": {
+      const toTinypm = p.canTinypm ? [...m.toTinypm, "description" as const] : m.toTinypm;
+      return {
+        merge: { ...m, toTarget, toTinypm, conflicts: decided },
+        unplaceable: { outcome: "target-kept", composition },
+      };
+    }
+  }
+}
+
+/** The visible text of a description value in a snapshot ("" for none). */
+export function visible(value: JsonValue | undefined): string {
+  return typeof value === "string" ? value : "";
+}

@@ -1,0 +1,192 @@
+/** Jira descriptions: a tinyPM edit rewrites only the blocks it changed; the rest keep their ADF. */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { docFromPieces, richDescriptionOf } from "../../../src/adapters/jira/adf-blocks.js";
+import type { AdfNode } from "../../../src/adapters/jira/adf.js";
+import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
+import type { WorkItem } from "../../../src/core/model.js";
+import { compileMapping } from "../../../src/mapping/compile.js";
+import { loadMapping } from "../../../src/mapping/load.js";
+import type { RichTextPolicy } from "../../../src/sync/plan.js";
+import { planJob, targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan.js";
+import type { UpdateAction } from "../../../src/sync/plan-types.js";
+
+const mapping = compileMapping(
+  loadMapping(fileURLToPath(new URL("../../../mappings/jira.yaml", import.meta.url))),
+);
+const FIXTURE = JSON.parse(
+  readFileSync(new URL("../../fixtures/rich-text/jira-description.json", import.meta.url), "utf8"),
+) as AdfNode;
+const TEXT = adfToMarkdown(FIXTURE);
+
+function jiraItem(doc: AdfNode): WorkItem {
+  return {
+    system: "jira",
+    kind: "story",
+    id: "WID-1",
+    title: "Rollout",
+    description: adfToMarkdown(doc),
+    richDescription: richDescriptionOf(doc),
+    status: "To Do",
+    assignees: [],
+    labels: [],
+    comments: [],
+    timeEntries: [],
+    metadata: {},
+    marker: { job: "j", origin: "tinypm", originKind: "story", originId: "1" },
+  };
+}
+
+function story(description: string): WorkItem {
+  return {
+    ...jiraItem(FIXTURE),
+    system: "tinypm",
+    id: "1",
+    description,
+    status: "PENDING",
+    richDescription: undefined,
+    marker: undefined,
+  };
+}
+
+const content = (doc: AdfNode): readonly AdfNode[] => doc.content ?? [];
+
+describe("composing a tinyPM edit onto a Jira description", () => {
+  it("reads every block with what rewriting it would lose", () => {
+    const rich = richDescriptionOf(FIXTURE);
+    expect(rich?.blocks.map((b) => b.lost)).toEqual([
+      [],
+      ["mention @Alice Meyer", "date 2026-01-01", "status lozenge IN PROGRESS", "emoji :rocket:"],
+      ["panel (warning)", "text colour #ff5630"],
+      ["table (3×2)", "table cell", "mention @Bob"],
+      [],
+      ['expand "Rollback"'],
+      ["task list"],
+      ['link title "Runbook v2"', "smart link https://example.atlassian.net/browse/OPS-7"],
+    ]);
+  });
+
+  it("appends a line as one new paragraph; every other node stays as Jira holds it", () => {
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(`${TEXT}\n\nOne more line.`));
+    expect(c).toMatchObject({ kept: 8, rewritten: 0, lost: [] });
+    const doc = docFromPieces(c?.pieces ?? []);
+    expect(doc.content).toEqual([
+      ...content(FIXTURE),
+      { type: "paragraph", content: [{ type: "text", text: "One more line." }] },
+    ]);
+  });
+
+  it("rewrites an edited paragraph only, keeping the table, panel, expand and tasks", () => {
+    const next = TEXT.replace("## Rollout plan", "## Rollout plan (v2)");
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(next));
+    expect(c).toMatchObject({ kept: 7, rewritten: 1, lost: [] });
+    const doc = docFromPieces(c?.pieces ?? []);
+    expect(doc.content.slice(1)).toEqual(content(FIXTURE).slice(1));
+    expect(adfToMarkdown(doc)).toBe(next);
+  });
+
+  it("says exactly what a table-cell edit would lose", () => {
+    const c = mapping.composeDescription(
+      jiraItem(FIXTURE),
+      story(TEXT.replace("| Deploy      | CI      |", "| Deploy      | CI/CD   |")),
+    );
+    expect(c?.lost).toEqual([
+      {
+        excerpt: expect.stringContaining("| **Step**") as string,
+        what: ["table (3×2)", "table cell", "mention @Bob"],
+      },
+    ]);
+  });
+});
+
+function planWith(
+  policy: RichTextPolicy,
+  next: string,
+  resolved?: "tinypm" | "target",
+): UpdateAction {
+  const before = story(TEXT);
+  const g = jiraItem(FIXTURE);
+  const plan = planJob({
+    job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close", richText: policy },
+    mapping,
+    targetSystem: "jira",
+    tinypm: { items: [story(next)], complete: true },
+    target: { items: [g], complete: true },
+    links: [
+      {
+        kind: "story",
+        tinypmId: "1",
+        targetId: "WID-1",
+        origin: "tinypm",
+        baseTinypm: tinypmSnapshot(mapping, before),
+        baseTarget: targetSnapshot(mapping, g),
+        syncedAt: "2024-01-01T00:00:00Z",
+      },
+    ],
+    resolved:
+      resolved === undefined ? undefined : new Map([["story:1", { description: resolved }]]),
+    now: new Date("2024-01-02T00:00:00Z"),
+  });
+  const a = plan.actions[0];
+  if (a?.type !== "update") throw new Error(`expected an update, got ${a?.type}`);
+  return a;
+}
+
+describe("the richText policy on a change that cannot be placed", () => {
+  const cellEdit = TEXT.replace("| Deploy      | CI      |", "| Deploy      | CI/CD   |");
+
+  it("merge (default): parks the description as a conflict and writes nothing", () => {
+    const a = planWith("merge", cellEdit);
+    expect(a.targetSet).toEqual({});
+    expect(a.tinypmSet).toEqual({});
+    expect(a.conflicts).toEqual([
+      expect.objectContaining({ field: "description", resolution: "parked" }),
+    ]);
+    expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "parked", kept: 7, rewritten: 1 });
+    expect(a.descriptions?.[0]?.rich?.lost[0]?.what).toContain("mention @Bob");
+  });
+
+  it("merge, resolved for tinyPM: writes it, flattening only the table", () => {
+    const a = planWith("merge", cellEdit, "tinypm");
+    expect(a.targetSet.description).toBe(cellEdit);
+    const doc = docFromPieces(a.targetRichDescription ?? []);
+    const tableAt = content(FIXTURE).findIndex((n) => n.type === "table");
+    // The table alone is flattened to a paragraph of text; every other node is as Jira holds it.
+    expect(doc.content.map((n) => n.type)).toEqual(
+      content(FIXTURE).map((n, i) => (i === tableAt ? "paragraph" : n.type)),
+    );
+    expect(doc.content.filter((_, i) => i !== tableAt)).toEqual(
+      content(FIXTURE).filter((_, i) => i !== tableAt),
+    );
+    expect(doc.content).toHaveLength(content(FIXTURE).length);
+    expect(a.conflicts).toEqual([
+      expect.objectContaining({ field: "description", resolution: "tinypm" }),
+    ]);
+  });
+
+  it("overwrite: writes it with a flattened table, reported as lost", () => {
+    const a = planWith("overwrite", cellEdit);
+    expect(a.targetSet.description).toBe(cellEdit);
+    expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "flattened" });
+    expect(a.conflicts).toEqual([]);
+  });
+
+  it("keep-target: the target's description wins and goes back to tinyPM", () => {
+    const a = planWith("keep-target", cellEdit);
+    expect(a.targetSet).toEqual({});
+    expect(a.tinypmSet).toEqual({ description: TEXT });
+    expect(a.descriptions?.map((d) => [d.toSide, d.rich?.outcome])).toEqual([
+      ["target", "target-kept"],
+      ["tinypm", undefined],
+    ]);
+  });
+
+  it("an edit that can be placed is written under every policy, rich content kept", () => {
+    for (const policy of ["merge", "overwrite", "keep-target"] as const) {
+      const a = planWith(policy, `${TEXT}\n\nOne more line.`);
+      expect(a.targetSet.description).toBe(`${TEXT}\n\nOne more line.`);
+      expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "kept", kept: 8, lost: [] });
+    }
+  });
+});
