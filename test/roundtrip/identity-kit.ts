@@ -48,7 +48,7 @@ export function deleteState(path: string): void {
  * `<!-- tinypm-sync:… -->` block (as a web-editor edit can do), on Jira the entity property is
  * deleted.
  */
-export async function stripBlock(world: World, id: string): Promise<void> {
+export async function stripBlock(world: World, id: string, lenient = false): Promise<void> {
   const t = world.target;
   if (t.kind === "github") {
     const s = t.server;
@@ -61,7 +61,10 @@ export async function stripBlock(world: World, id: string): Promise<void> {
     };
     const got = (await (await fetch(path, { headers })).json()) as { body: string | null };
     const body = (got.body ?? "").replace(/\n*<!-- tinypm-sync:v\d \{.*?\} -->\s*$/s, "");
-    if (body === got.body) throw new Error(`issue ${id} had no block to strip`);
+    if (body === got.body) {
+      if (lenient) return;
+      throw new Error(`issue ${id} had no block to strip`);
+    }
     const res = await fetch(path, { method: "PATCH", headers, body: JSON.stringify({ body }) });
     if (!res.ok) throw new Error(`strip ${id}: ${String(res.status)}`);
     return;
@@ -72,7 +75,8 @@ export async function stripBlock(world: World, id: string): Promise<void> {
     method: "DELETE",
     headers: { authorization: `Basic ${auth}`, accept: "application/json" },
   });
-  if (res.status !== 204) throw new Error(`strip ${id}: ${String(res.status)}`);
+  if (res.status !== 204 && !(lenient && res.status === 404))
+    throw new Error(`strip ${id}: ${String(res.status)}`);
 }
 
 /** The raw text where a target keeps an item's block (GitHub body; Jira entity property JSON). */
