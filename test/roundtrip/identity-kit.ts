@@ -108,3 +108,61 @@ export function openIssue(world: World, tracker: Tracker, title: string): Promis
     labels: [],
   });
 }
+
+/**
+ * Makes an item's block look like one an older release wrote: version 1 (GitHub) and an email
+ * and a full name inside the metadata.
+ */
+export async function plantLegacyBlock(world: World, id: string): Promise<void> {
+  const legacy = { legacy: { email: "leak@example.com", name: "Leak Person" } };
+  const t = world.target;
+  if (t.kind === "github") {
+    const s = t.server;
+    const path = `${s.url}/repos/${s.owner}/${s.repo}/issues/${id}`;
+    const headers = {
+      authorization: `token ${s.token}`,
+      "content-type": "application/json",
+      "user-agent": "identity-test",
+    };
+    const body = await rawBlock(world, id);
+    const planted = body
+      .replace("<!-- tinypm-sync:v2 {", "<!-- tinypm-sync:v1 {")
+      .replace(`"meta":{`, `"meta":{"legacy":${JSON.stringify(legacy.legacy)},`);
+    if (planted === body) throw new Error(`issue ${id} had no block`);
+    const res = await fetch(path, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({ body: planted }),
+    });
+    if (!res.ok) throw new Error(`plant ${id}: ${String(res.status)}`);
+    return;
+  }
+  const s = t.server;
+  const auth = Buffer.from(`${s.email}:${s.token}`).toString("base64");
+  const url = `${s.url}/rest/api/3/issue/${id}/properties/${PROPERTY_KEY}`;
+  const headers = { authorization: `Basic ${auth}`, accept: "application/json" };
+  const got = (await (await fetch(url, { headers })).json()) as {
+    value: { meta?: Record<string, unknown> };
+  };
+  const value = { ...got.value, meta: { ...got.value.meta, ...legacy } };
+  const res = await fetch(url, {
+    method: "PUT",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(value),
+  });
+  if (!res.ok) throw new Error(`plant ${id}: ${String(res.status)}`);
+}
+
+/** Everything a target shows or hides about its items: bodies, comments, blocks. */
+export async function everythingOnTarget(
+  world: World,
+  items: readonly WorkItem[],
+): Promise<string> {
+  const parts: string[] = [];
+  for (const item of items) {
+    parts.push(await rawBlock(world, item.id), item.description ?? "");
+    for (const c of item.comments) parts.push(c.body);
+    for (const e of item.timeEntries) parts.push(e.comment ?? "");
+  }
+  return parts.join("\n");
+}

@@ -8,8 +8,10 @@ import {
   archiveOf,
   countItems,
   deleteState,
+  everythingOnTarget,
   freshStatePath,
   openIssue,
+  plantLegacyBlock,
   rawBlock,
   stripBlock,
 } from "./identity-kit.js";
@@ -329,6 +331,36 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
       expect(names).not.toContain("Another job's issue");
       expect(names.filter((n) => n === sameTitle)).toHaveLength(2);
       expect(names).toContain("Someone else's issue");
+    });
+  });
+  it("no personal data in markers or notes; an older block with an email is rewritten", async () => {
+    await withWorld(kind, async (world) => {
+      noFailures(await world.run("migrate"));
+      const users = await using(world.tinypmTracker(), (t) => t.listUsers());
+      const emails = users.flatMap((u) => (u.email === undefined ? [] : [u.email]));
+      const names = users.flatMap((u) => (u.name?.includes(" ") === true ? [u.name] : []));
+      expect(emails.length).toBeGreaterThan(0);
+      const items = await using(world.targetTracker(), allItems);
+      expect(items.some((i) => i.comments.length > 0)).toBe(true);
+      const shown = await everythingOnTarget(world, items);
+      for (const e of emails) expect(shown).not.toContain(e);
+      for (const n of names) expect(shown).not.toContain(n);
+
+      const story = items.find((i) => i.kind === "story");
+      if (story?.marker === undefined) throw new Error("a marked story expected");
+      await plantLegacyBlock(world, story.id);
+      expect(await rawBlock(world, story.id)).toContain("leak@example.com");
+      await using(world.tinypmTracker(), (t) =>
+        t.update(
+          { kind: "story", id: story.marker?.originId ?? "?" },
+          { set: { title: "Renamed in tinyPM" } },
+        ),
+      );
+      noFailures(await world.run("sync"));
+      const block = await rawBlock(world, story.id);
+      expect(block).not.toContain("leak@example.com");
+      expect(block).not.toContain("Leak Person");
+      expect(block).toMatch(/"job":"widgets"/);
     });
   });
 });
