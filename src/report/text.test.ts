@@ -60,6 +60,44 @@ describe("renderText", () => {
     `);
   });
 
+  it("counts foreign items once and names them only when verbose", () => {
+    const base = emptySyncReport();
+    const report = {
+      ...base,
+      items: [
+        ...base.items,
+        {
+          kind: "story" as const,
+          title: "Another job's issue",
+          action: "skip" as const,
+          targetId: "77",
+          reason: "foreign",
+          changes: [],
+          conflicts: [],
+          comments: 0,
+          timeEntries: 0,
+        },
+        {
+          kind: "story" as const,
+          title: "Another tinyPM's issue",
+          action: "skip" as const,
+          targetId: "78",
+          reason: "foreign",
+          changes: [],
+          conflicts: [],
+          comments: 0,
+          timeEntries: 0,
+        },
+      ],
+    };
+    const quiet = renderText(report);
+    expect(quiet).not.toContain("Another job's issue");
+    expect(quiet).toContain("2 foreign (another job's or tinyPM's; --verbose names them)");
+    const verbose = renderText(report, { verbose: true });
+    expect(verbose).toContain('· skip     story "Another job\'s issue"  Jira #77 · foreign');
+    expect(verbose).toContain("2 foreign");
+  });
+
   it("colours actions only when asked", () => {
     expect(renderText(planReport())).not.toContain("\u001b[");
     const coloured = renderText(planReport(), { color: true });
