@@ -20,7 +20,8 @@ import {
   systemLabel,
   targetLabel,
 } from "./labels.js";
-import type { Report, ReportItem, ReportValue } from "./types.js";
+import { hasDiff, richLine, shortened } from "./rich-text.js";
+import type { Report, ReportDescription, ReportItem, ReportValue } from "./types.js";
 import { formatValue } from "./values.js";
 
 /** Options of {@link renderHtml}. */
@@ -168,7 +169,28 @@ function details(item: ReportItem, target: string): string {
       `<table class="conflicts"><thead><tr><th>Conflict</th><th>Base</th><th>tinyPM</th><th>${h(target)}</th><th>Resolution</th></tr></thead><tbody>${rows.join("")}</tbody></table>`,
     );
   }
+  for (const d of item.descriptions ?? []) parts.push(descriptionHtml(d, target));
   return parts.join("");
+}
+
+/** A description's word diff (`<del>`/`<ins>`, line breaks kept) and its rich-content line. */
+function descriptionHtml(d: ReportDescription, target: string): string {
+  const out: string[] = [];
+  if (hasDiff(d)) {
+    const runs = shortened(d.diff).map((part) => {
+      if (part.op === "added") return `<ins>${h(part.text)}</ins>`;
+      if (part.op === "removed") return `<del>${h(part.text)}</del>`;
+      return h(part.text);
+    });
+    out.push(
+      `<div class="word-diff"><div class="muted">Description → ${h(sideLabel(d.toSide, target))}, word diff</div><pre style="white-space:pre-wrap">${runs.join("")}</pre></div>`,
+    );
+  }
+  if (d.rich !== undefined) {
+    const cls = d.rich.lost.length === 0 ? "muted" : "error";
+    out.push(`<div class="rich ${cls}">${h(richLine(d.rich, target))}</div>`);
+  }
+  return out.join("");
 }
 
 function users(report: Report, target: string): string {

@@ -46,6 +46,12 @@ describe("renderMarkdown", () => {
         | --- | --- | --- | --- | --- |
         | priority | 2 | 1 | 3 | tinyPM wins |
 
+        Description → GitHub, word diff:
+
+        > Find items<ins> by name or tag, fast, even in archived projects</ins>.
+
+        GitHub rich content kept (0 blocks kept as written, 1 rewritten, 0 removed)
+
       ### Adopt (1)
 
       - Story **Onboarding** — tinyPM #<ZWSP>16 ⇄ GitHub #<ZWSP>36 · found by its marker

@@ -17,7 +17,8 @@ import {
   systemLabel,
   targetLabel,
 } from "./labels.js";
-import type { Report, ReportAction, ReportItem } from "./types.js";
+import { hasDiff, richLine, shortened } from "./rich-text.js";
+import type { Report, ReportAction, ReportDescription, ReportItem } from "./types.js";
 import { formatValue } from "./values.js";
 
 /** Options of {@link renderMarkdown}. */
@@ -142,7 +143,9 @@ function entry(item: ReportItem, target: string): string[] {
   const lines = [`- ${itemLine(item, target)}`];
   if (item.error !== undefined)
     lines.push(`  - Error ${md(item.error.code)}: ${md(item.error.message)}`);
-  if (item.changes.length === 0 && item.conflicts.length === 0) return lines;
+  const descriptions = item.descriptions ?? [];
+  if (item.changes.length === 0 && item.conflicts.length === 0 && descriptions.length === 0)
+    return lines;
   lines.push("");
   if (item.changes.length > 0) {
     lines.push("  | Field | Old | New | Written to |", "  | --- | --- | --- | --- |");
@@ -163,6 +166,32 @@ function entry(item: ReportItem, target: string): string[] {
       );
     lines.push("");
   }
+  for (const d of descriptions) lines.push(...descriptionLines(d, target));
+  return lines;
+}
+
+/** A description's word diff as a quote (removed struck out, added bold), then its rich line. */
+function descriptionLines(d: ReportDescription, target: string): string[] {
+  const lines: string[] = [];
+  if (hasDiff(d)) {
+    lines.push(`  Description → ${md(sideLabel(d.toSide, target))}, word diff:`, "");
+    const text = shortened(d.diff)
+      .map((part) =>
+        part.text
+          .split("\n")
+          .map((t) => {
+            if (t.trim() === "") return t === "" ? "" : " ";
+            if (part.op === "added") return `<ins>${md(t)}</ins>`;
+            if (part.op === "removed") return `<del>${md(t)}</del>`;
+            return md(t);
+          })
+          .join("\n"),
+      )
+      .join("");
+    for (const line of text.split("\n")) lines.push(line === "" ? "  >" : `  > ${line}`);
+    lines.push("");
+  }
+  if (d.rich !== undefined) lines.push(`  ${md(richLine(d.rich, target))}`, "");
   return lines;
 }
 

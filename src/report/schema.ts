@@ -48,6 +48,36 @@ const conflict = z
   })
   .meta({ id: "ReportConflict" });
 
+const description = z
+  .object({
+    toSide: side.describe("The side written."),
+    diff: z
+      .array(
+        z.object({
+          op: z.enum(["same", "added", "removed"]),
+          text: z.string().describe("Visible text, line breaks kept."),
+        }),
+      )
+      .describe("Word diff of the visible text, before → after."),
+    rich: z
+      .object({
+        outcome: z
+          .enum(["kept", "flattened", "parked", "target-kept"])
+          .describe(
+            "kept: unchanged blocks keep their form; flattened: changed blocks are written as text; parked: nothing written, a conflict; target-kept: the target's description wins.",
+          ),
+        kept: count.describe("Target blocks kept as the target holds them."),
+        rewritten: count.describe("Target blocks rewritten from tinyPM."),
+        removed: count.describe("Target blocks removed."),
+        lost: z
+          .array(z.object({ excerpt: z.string(), what: z.array(z.string()) }))
+          .describe("Changed blocks whose rich content cannot be placed, and what of it."),
+      })
+      .optional()
+      .describe("For the target side: what happens to its rich content."),
+  })
+  .meta({ id: "ReportDescription" });
+
 /** One item of a report. */
 export const reportItemSchema = z
   .object({
@@ -63,6 +93,10 @@ export const reportItemSchema = z
     storyTitle: z.string().optional().describe("For tasks: the story's title."),
     changes: z.array(fieldChange),
     conflicts: z.array(conflict),
+    descriptions: z
+      .array(description)
+      .optional()
+      .describe("Descriptions written or parked: word diff and rich-content line."),
     comments: count.describe("Comments copied (or to copy)."),
     timeEntries: count.describe("Time entries copied (or to copy)."),
     reason: z.string().optional().describe("Why nothing is done (skips), or how (adopt, delete)."),

@@ -26,6 +26,9 @@ describe("renderText", () => {
       ~ update   story "Search"  tinyPM #15 ⇄ GitHub #35 · 2 time entries
             description → GitHub: "Find items." → "Find items by name or tag, fast, even in archived projects…
             priority conflict: base 2 · tinyPM 1 · GitHub 3 → tinyPM wins
+            description → GitHub, word diff:
+              Find items{+ by name or tag, fast, even in archived projects+}.
+            GitHub rich content kept (0 blocks kept as written, 1 rewritten, 0 removed)
       = adopt    story "Onboarding"  tinyPM #16 ⇄ GitHub #36 · found by its marker
       - delete   story "Legacy importer"  tinyPM #17 ⇄ GitHub #37 · deleted on tinyPM; close on the other side
       · skip     task "Orphan task"  GitHub #90 · parent-missing

@@ -15,6 +15,7 @@ import {
   targetLabel,
 } from "./labels.js";
 import type { Report, ReportAction, ReportItem } from "./types.js";
+import { hasDiff, richLine, shortened } from "./rich-text.js";
 import { formatValue } from "./values.js";
 
 /** Options of {@link renderText}. */
@@ -114,6 +115,24 @@ function itemLines(item: ReportItem, indent: string, ctx: Ctx): string[] {
     lines.push(
       `${sub}${p.magenta(`${safe(c.field)} conflict`)}: base ${show(c.base)} · tinyPM ${show(c.tinypm)} · ${target} ${show(c.target)} → ${resolutionLabel(c.resolution, target)}`,
     );
+  for (const d of item.descriptions ?? []) {
+    if (hasDiff(d)) {
+      lines.push(`${sub}${p.dim(`description → ${sideLabel(d.toSide, target)}, word diff:`)}`);
+      const text = shortened(d.diff)
+        .map((part) => {
+          const t = part.text.split("\n").map(safe).join("\n");
+          if (part.op === "added") return p.green(`{+${t}+}`);
+          if (part.op === "removed") return p.red(`[-${t}-]`);
+          return t;
+        })
+        .join("");
+      for (const line of text.split("\n")) lines.push(`${sub}  ${line}`);
+    }
+    if (d.rich !== undefined) {
+      const line = richLine(d.rich, target);
+      lines.push(`${sub}${d.rich.lost.length === 0 ? p.dim(line) : p.yellow(line)}`);
+    }
+  }
   if (item.error !== undefined)
     lines.push(`${sub}${p.red(`error [${safe(item.error.code)}]: ${safe(item.error.message)}`)}`);
   return lines;

@@ -29,6 +29,32 @@ export interface ReportConflict {
   readonly resolution: "parked" | "tinypm" | "target";
 }
 
+/** One run of a word diff: text both have, text added, text removed (line breaks kept). */
+export interface ReportDiffPart {
+  readonly op: "same" | "added" | "removed";
+  readonly text: string;
+}
+
+/** What happens to the target's rich content when its description is written. */
+export interface ReportRichText {
+  /** `kept`: unchanged blocks keep their form; `flattened`: changed blocks lose rich content;
+   *  `parked`: nothing written, a conflict; `target-kept`: the target's description wins. */
+  readonly outcome: "kept" | "flattened" | "parked" | "target-kept";
+  readonly kept: number;
+  readonly rewritten: number;
+  readonly removed: number;
+  /** Changed blocks whose rich content cannot be placed, and what of it. */
+  readonly lost: readonly { readonly excerpt: string; readonly what: readonly string[] }[];
+}
+
+/** A description written (or parked): the word diff of its visible text. */
+export interface ReportDescription {
+  readonly toSide: "tinypm" | "target";
+  readonly diff: readonly ReportDiffPart[];
+  /** For the target side: whether its rich content is kept. */
+  readonly rich?: ReportRichText | undefined;
+}
+
 export interface ReportItem {
   readonly kind: "story" | "task";
   readonly title: string;
@@ -41,6 +67,8 @@ export interface ReportItem {
   readonly storyTitle?: string | undefined;
   readonly changes: readonly ReportFieldChange[];
   readonly conflicts: readonly ReportConflict[];
+  /** Every description written or parked, with a word diff and the rich-content line. */
+  readonly descriptions?: readonly ReportDescription[] | undefined;
   /** Comments and time entries copied (or to copy). */
   readonly comments: number;
   readonly timeEntries: number;

@@ -1,10 +1,13 @@
+import { diffWordsWithSpace } from "diff";
 import type { JsonValue } from "../core/model.js";
 import {
   REPORT_SCHEMA_VERSION,
   type Report,
+  type ReportDescription,
   type ReportItem,
   type ReportValue,
 } from "../report/types.js";
+import type { DescriptionNote } from "./plan-description.js";
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanAction } from "./plan-types.js";
@@ -112,6 +115,10 @@ function item(
           target: value(c.target),
           resolution: c.resolution,
         })),
+        ...(action.descriptions !== undefined &&
+          action.descriptions.length > 0 && {
+            descriptions: action.descriptions.map(reportDescription),
+          }),
         comments: action.commentsToTarget.length + action.commentsToTinypm.length,
         timeEntries: action.timeToTarget.length + action.timeToTinypm.length,
         error,
@@ -252,4 +259,25 @@ function identityNotes(run: RunReport): string[] {
       `${id.blockless} linked item${id.blockless === 1 ? "" : "s"} had no hidden block: the state's copy stood in; the block is written back on the item's next write (or now with --repair-markers).`,
     );
   return out;
+}
+
+/** A description note as a report entry: the word diff of its visible text, line breaks kept. */
+function reportDescription(d: DescriptionNote): ReportDescription {
+  const diff = diffWordsWithSpace(d.before, d.after).map((part) => ({
+    op: part.added ? ("added" as const) : part.removed ? ("removed" as const) : ("same" as const),
+    text: part.value,
+  }));
+  return {
+    toSide: d.toSide,
+    diff,
+    ...(d.rich !== undefined && {
+      rich: {
+        outcome: d.rich.outcome,
+        kept: d.rich.kept,
+        rewritten: d.rich.rewritten,
+        removed: d.rich.removed,
+        lost: d.rich.lost.map((l) => ({ excerpt: l.excerpt, what: [...l.what] })),
+      },
+    }),
+  };
 }

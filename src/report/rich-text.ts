@@ -1,0 +1,36 @@
+/** The word diff and the rich-content line of a description, shared by every renderer. */
+import type { ReportDescription, ReportDiffPart, ReportRichText } from "./types.js";
+
+/** The line saying whether the target's rich content is kept. */
+export function richLine(rich: ReportRichText, target: string): string {
+  const counts = `${rich.kept} block${rich.kept === 1 ? "" : "s"} kept as written, ${rich.rewritten} rewritten, ${rich.removed} removed`;
+  if (rich.lost.length === 0) return `${target} rich content kept (${counts})`;
+  const lost = rich.lost.map((l) => `"${l.excerpt}": ${l.what.join(", ")}`).join("; ");
+  switch (rich.outcome) {
+    case "parked":
+      return `${target} rich content would be lost (${lost}): parked as a conflict, nothing written (richText: merge)`;
+    case "target-kept":
+      return `${target} rich content would be lost (${lost}): ${target}'s description kept (richText: keep-target)`;
+    case "kept":
+    case "flattened":
+      return `warning: ${target} rich content lost (${lost}): written as text (richText: overwrite) (${counts})`;
+  }
+}
+
+/** Unchanged runs longer than this are shortened in the human formats (JSON keeps them whole). */
+const CONTEXT = 40;
+
+/** The diff with long unchanged runs shortened to their ends around `…`. */
+export function shortened(diff: readonly ReportDiffPart[]): ReportDiffPart[] {
+  return diff.map((part, i) => {
+    if (part.op !== "same" || part.text.length <= CONTEXT * 2) return part;
+    const head = i === 0 ? "" : part.text.slice(0, CONTEXT);
+    const tail = i === diff.length - 1 ? "" : part.text.slice(-CONTEXT);
+    return { op: "same", text: `${head}…${tail}` };
+  });
+}
+
+/** Whether a description entry changes anything visible. */
+export function hasDiff(d: ReportDescription): boolean {
+  return d.diff.some((p) => p.op !== "same");
+}
