@@ -27,7 +27,7 @@ function addFaults(into: Record<string, number>, from: Readonly<Record<string, n
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
 }
 
-async function withTracker<T>(tracker: Tracker, fn: (t: Tracker) => Promise<T>): Promise<T> {
+export async function withTracker<T>(tracker: Tracker, fn: (t: Tracker) => Promise<T>): Promise<T> {
   try {
     return await fn(tracker);
   } finally {
@@ -36,7 +36,7 @@ async function withTracker<T>(tracker: Tracker, fn: (t: Tracker) => Promise<T>):
 }
 
 /** One edit on each side, made without faults: the sync must carry both across. */
-async function editBothSides(world: ReliabilityWorld): Promise<void> {
+export async function editBothSides(world: ReliabilityWorld): Promise<void> {
   await withTracker(world.tinypmTracker(), async (t) => {
     const stories = (await listAll(t)).filter((i) => i.kind === "story");
     const first = stories[0];

@@ -59,6 +59,14 @@ function fastClock(): { now: () => number; sleep: (ms: number, s?: AbortSignal) 
   };
 }
 
+function githubConsistency(lagMs: number | undefined) {
+  return lagMs === undefined ? {} : { consistency: "eventual" as const, consistencyLagMs: lagMs };
+}
+
+function jiraConsistency(lagMs: number | undefined) {
+  return lagMs === undefined ? {} : { consistency: "eventual" as const, indexingLagMs: lagMs };
+}
+
 /** A tinyPM reference server, a target sandbox, and a state file, wired to the real engine. */
 export interface ReliabilityWorld {
   readonly tinypm: ReferenceServer;
@@ -86,11 +94,15 @@ export async function startReliabilityWorld(o: {
   target: TargetKind;
   generate?: string;
   seed?: number;
+  /** Eventual consistency: listings (GitHub) and JQL search (Jira) lag writes by this much. */
+  eventualLagMs?: number;
 }): Promise<ReliabilityWorld> {
   const seed = o.seed ?? 1;
   const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed });
   const target =
-    o.target === "github" ? await startGithubSandbox({ seed }) : await startJiraSandbox({ seed });
+    o.target === "github"
+      ? await startGithubSandbox({ seed, ...githubConsistency(o.eventualLagMs) })
+      : await startJiraSandbox({ seed, ...jiraConsistency(o.eventualLagMs) });
   const newStatePath = (): string => join(mkdtempSync(join(tmpdir(), "tps-rel-")), "state.db");
   let statePath = newStatePath();
   const targetTracker = (timeoutMs = 10_000): Tracker =>

@@ -17,6 +17,7 @@ export interface SandboxFlags {
   readonly timeScale: number;
   readonly faults: string | undefined;
   readonly seed: number;
+  readonly consistency: "strong" | "eventual";
 }
 
 /** A started sandbox as the command sees it: the lines it prints and how to stop it. */
@@ -49,6 +50,7 @@ function common(flags: SandboxFlags) {
     rateLimits: flags.rateLimits,
     timeScale: flags.timeScale,
     seed: flags.seed,
+    consistency: flags.consistency,
     ...(flags.token === undefined ? {} : { token: flags.token }),
     ...(flags.faults === undefined ? {} : { faults: flags.faults }),
   };
@@ -100,6 +102,7 @@ interface RawFlags {
   timeScale: string;
   faults?: string;
   seed: string;
+  consistency: string;
 }
 
 function parseFlags(raw: RawFlags): SandboxFlags {
@@ -125,7 +128,13 @@ function parseFlags(raw: RawFlags): SandboxFlags {
       });
     }
   }
+  if (raw.consistency !== "strong" && raw.consistency !== "eventual") {
+    throw new UsageError(`--consistency must be strong or eventual, got "${raw.consistency}"`, {
+      hint: "eventual makes listings and search lag writes by a second, as on the real services.",
+    });
+  }
   return {
+    consistency: raw.consistency,
     host: raw.host,
     port,
     token: raw.token,
@@ -152,6 +161,11 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
     .option("--time-scale <n>", "run rate-limit windows and the clock N times faster", "1")
     .option("--faults <spec>", "fault injection, e.g. '500:0.1,403-secondary:0.05@POST /repos/**'")
     .option("--seed <n>", "seed of the fault decisions", "1")
+    .option(
+      "--consistency <mode>",
+      "strong, or eventual: listings (GitHub) and JQL search (Jira) lag writes by a second",
+      "strong",
+    )
     .action(async (name: string, raw: RawFlags) => {
       const start = SANDBOXES[name];
       if (start === undefined) {

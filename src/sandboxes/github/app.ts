@@ -15,6 +15,7 @@ import {
   notFound,
   requiresAuthentication,
 } from "./errors.js";
+import { beforeWrite } from "./consistency.js";
 import type { Limits } from "./limits.js";
 import type { ReadCache } from "./read-cache.js";
 import type { ApiVersion } from "./render.js";
@@ -178,6 +179,9 @@ async function serve(
   app.limits.charge(resource, caller.user, route.creates === true);
   app.store.version++;
   app.store.actor = caller.user.login;
+  const target = match.kind === "found" ? Number(match.params.number) : Number.NaN;
+  const addressed = app.store.issues.find((i) => i.number === target);
+  if (addressed !== undefined) beforeWrite(app.store, addressed);
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;

@@ -57,6 +57,14 @@ export interface GithubSandboxOptions {
    * one owns the admin token. @default alice, bob, carol, dave, erin, frank
    */
   users?: readonly (string | GithubSandboxUser)[];
+  /**
+   * `eventual`: listings (`GET …/issues`, `/search/issues`) show an issue as it was before a
+   * write for `consistencyLagMs` of sandbox time after it (a new issue not at all), as GitHub's
+   * listings and search index lag behind writes. @default "strong"
+   */
+  consistency?: "strong" | "eventual";
+  /** How long listings lag in `eventual` mode (sandbox ms). @default 1000 */
+  consistencyLagMs?: number;
   /** The real-time source (epoch ms); tests pass a frozen clock to make same-second writes. */
   now?: () => number;
 }
@@ -107,6 +115,7 @@ export async function startGithubSandbox(
     users,
     readerLogin: READER,
     clock,
+    listingLagMs: options.consistency === "eventual" ? (options.consistencyLagMs ?? 1000) : 0,
   });
   const token = options.token ?? randomGithubToken();
   const readToken = randomGithubToken();

@@ -1,3 +1,4 @@
+import { settling } from "./consistency.js";
 import type { Reply, RequestContext, RouteDef } from "./context.js";
 
 /**
@@ -19,6 +20,8 @@ export function createReadCache(): ReadCache {
     answer(route, ctx) {
       // Only answers that depend on nothing but the store and the caller can be kept.
       if (route.resource === "none" || route.conditional === false) return route.handler(ctx);
+      // While a write settles (eventual consistency), listings change with time alone.
+      if (settling(ctx.store)) return route.handler(ctx);
       if (ctx.store.version !== version) {
         version = ctx.store.version;
         entries = new Map();

@@ -1,4 +1,5 @@
 import { parseTimestamp } from "./clock.js";
+import { listedIssues } from "./consistency.js";
 import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
 import { invalidRequest, notFound, validationFailed } from "./errors.js";
 import {
@@ -46,7 +47,7 @@ export const issueRoutes: readonly RouteDef[] = [
 function listIssues(ctx: RequestContext): Reply {
   const { store, query } = ctx;
   if (ctx.params.id !== undefined && Number(ctx.params.id) !== store.repoId) throw notFound();
-  const issues = sortIssues(store.issues.filter(issueFilter(store, query)), query);
+  const issues = sortIssues(listedIssues(store).filter(issueFilter(store, query)), query);
   const page = paginate(issues, query, `${store.origin}/repositories/${store.repoId}/issues`);
   const body = page.items.map((i) => renderIssue(store, i, ctx.apiVersion));
   return json(200, body, page.link === undefined ? {} : { link: page.link });

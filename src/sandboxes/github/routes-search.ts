@@ -1,3 +1,4 @@
+import { listedIssues } from "./consistency.js";
 import type { components } from "@octokit/openapi-types";
 import { parseTimestamp } from "./clock.js";
 import { json, type Reply, type RequestContext, type RouteDef } from "./context.js";
@@ -134,7 +135,7 @@ function searchIssues(ctx: RequestContext): Reply {
         : sort === "created"
           ? i.createdAt
           : i.number;
-  const found = store.issues
+  const found = listedIssues(store)
     .filter(matcher(store, q))
     .sort((a, b) => sign * (key(a) - key(b)) || b.number - a.number);
   const page = paginate(found.slice(0, MAX_RESULTS), query, `${store.origin}/search/issues`);

@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import { afterWrite, createConsistency, type ListingConsistency } from "./consistency.js";
 import { createEventLog, recordIssueEvents, type EventLog } from "./events.js";
 import type { GithubSandboxUser } from "./users.js";
 
@@ -102,6 +103,8 @@ export interface StoreOptions {
   readonly users: readonly GithubSandboxUser[];
   readonly readerLogin: string;
   readonly clock: Clock;
+  /** Listings lag writes by this much sandbox time (0: strongly consistent). */
+  readonly listingLagMs?: number;
 }
 
 export interface Store {
@@ -121,6 +124,8 @@ export interface Store {
   comments: CommentRecord[];
   /** Issue events (labeled, assigned, closed, …) for the events and timeline endpoints. */
   eventLog: EventLog;
+  /** How soon listings see writes (`--consistency eventual`). */
+  consistency: ListingConsistency;
   /** The login of the caller of the request being answered (the actor of its events). */
   actor: string;
   /** Bumped by every write (and import, and reset): cached GET answers of older versions are stale. */
@@ -159,6 +164,7 @@ export function createStore(opts: StoreOptions): Store {
     issues: [],
     comments: [],
     eventLog: createEventLog(),
+    consistency: createConsistency(opts.listingLagMs ?? 0),
     actor: opts.users[0]?.login ?? opts.owner,
     version: 0,
     nextId: (kind) => ++seq[kind],
@@ -169,6 +175,7 @@ export function createStore(opts: StoreOptions): Store {
       store.issues = [];
       store.comments = [];
       store.eventLog = createEventLog();
+      store.consistency = createConsistency(store.consistency.lagMs);
       const now = opts.clock.now();
       store.labels = DEFAULT_LABELS.map(([name, color, description]) => ({
         id: store.nextId("label"),
@@ -227,11 +234,13 @@ export function nextIssueNumber(store: Store): number {
 export function touch(store: Store, issue: IssueRecord): void {
   issue.updatedAt = Math.floor(store.clock.now() / 1000) * 1000;
   recordIssueEvents(store, issue, store.actor);
+  afterWrite(store, issue);
 }
 
 /** Records a new issue's initial events (labels, assignees, milestone given at creation). */
 export function created(store: Store, issue: IssueRecord): void {
   recordIssueEvents(store, issue, issue.user);
+  afterWrite(store, issue);
 }
 
 /** Returns the label with this name, creating it (colour `ededed`) when the repo lacks it. */

@@ -105,3 +105,16 @@ export function intParam(ctx: RequestContext, name: string, fallback: number, ma
 }
 
 export const ISSUE_NOT_FOUND = "Issue does not exist or you do not have permission to see it.";
+
+/**
+ * A boolean query parameter as Jira reads it: `true`/`false` in any case (`True`, `TRUE` — what
+ * Python clients send); anything else → 400 naming the parameter.
+ */
+export function queryFlag(query: URLSearchParams, name: string, fallback = false): boolean {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return fallback;
+  const v = raw.toLowerCase();
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw badRequest(`The value '${raw}' is invalid for the boolean parameter '${name}'.`);
+}

@@ -55,6 +55,11 @@ export interface JiraSandboxOptions {
   workflow?: WorkflowSpec;
   /** Recent writes stay invisible to JQL search for this long (unless reconciled). @default 0 */
   indexingLagMs?: number;
+  /**
+   * `eventual`: JQL search lags writes as Jira Cloud's index does (`indexingLagMs`, 1000 unless
+   * given); `strong` leaves `indexingLagMs` as given. @default "strong"
+   */
+  consistency?: "strong" | "eventual";
   /** Per-issue caps, past which Jira answers 413. @default 5000 comments, 10000 worklogs */
   maxCommentsPerIssue?: number;
   maxWorklogsPerIssue?: number;
@@ -106,7 +111,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     token,
     timeScale,
     rateClock: () => t0 + (Date.now() - t0) * timeScale,
-    indexingLagMs: options.indexingLagMs ?? 0,
+    indexingLagMs: options.indexingLagMs ?? (options.consistency === "eventual" ? 1000 : 0),
     limits: {
       maxCommentsPerIssue: options.maxCommentsPerIssue ?? 5000,
       maxWorklogsPerIssue: options.maxWorklogsPerIssue ?? 10_000,

@@ -141,11 +141,17 @@ export function renderSprintField(store: JiraStore, issue: IssueRecord): unknown
   }));
 }
 
+/**
+ * A comment's or worklog's author: Atlassian's `UserDetails`, which has no `locale` (nor
+ * `groups`, `applicationRoles`), unlike the full `User`.
+ */
 function accountOrNull(origin: string, site: Site, id: string | null): Version3Models.User | null {
   if (id === null) return null;
   const account =
     id === site.admin.accountId ? site.admin : site.users.find((u) => u.accountId === id);
-  return account === undefined ? null : renderUser(origin, account);
+  if (account === undefined) return null;
+  const { locale: _locale, ...details } = renderUser(origin, account);
+  return details;
 }
 
 export function renderComment(

@@ -10,6 +10,7 @@ import {
   noContent,
   notFound,
   ok,
+  queryFlag,
   type RequestContext,
   type RouteDef,
 } from "./context.js";
@@ -191,7 +192,7 @@ function editIssue(ctx: RequestContext) {
       updated: at,
     });
   }
-  if (ctx.query.get("returnIssue") === "true") {
+  if (queryFlag(ctx.query, "returnIssue")) {
     return ok(
       renderIssue(ctx.origin, ctx.store, issue, { fields: parseFieldSelection(undefined, "*all") }),
     );
@@ -201,11 +202,12 @@ function editIssue(ctx: RequestContext) {
 
 function deleteIssue(ctx: RequestContext) {
   const issue = issueParam(ctx);
+  const withSubtasks = queryFlag(ctx.query, "deleteSubtasks");
   const children = ctx.store.children(issue.id);
   const subtasks = children.filter(
     (c) => ctx.store.site.issueTypes.find((t) => t.id === c.issueTypeId)?.subtask,
   );
-  if (subtasks.length > 0 && ctx.query.get("deleteSubtasks") !== "true") {
+  if (subtasks.length > 0 && !withSubtasks) {
     throw badRequest("The issue has subtasks: delete them first, or set deleteSubtasks=true.");
   }
   for (const child of subtasks) ctx.store.deleteIssue(child.id);

@@ -100,7 +100,8 @@ function createLink(ctx: RequestContext) {
 
 /** The optional `comment.body` of a link, added to the outward ("from") issue even for a duplicate. */
 function linkComment(value: unknown): AdfDocument | undefined {
-  if (value === undefined) return undefined;
+  // Jira Cloud takes `"comment": null` (sent by clients that always serialise the key) as none.
+  if (value === undefined || value === null) return undefined;
   const body = isRecord(value) ? value.body : undefined;
   if (adfProblem(body) !== undefined) throw fieldErrors({ comment: "Comment body is not valid!" });
   return body as AdfDocument;

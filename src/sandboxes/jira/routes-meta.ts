@@ -22,7 +22,7 @@ import { isAssignable, visibleEmail } from "./users.js";
 
 const API = "/rest/api/3";
 
-function project(ctx: RequestContext): Version3Models.Project {
+export function project(ctx: RequestContext): Version3Models.Project {
   const { site } = ctx.store;
   const ref =
     ctx.params.projectIdOrKey ?? ctx.query.get("projectId") ?? ctx.query.get("project") ?? "";
@@ -96,7 +96,7 @@ function createMetaTypes(ctx: RequestContext) {
 }
 
 /** Field metadata of the create (or edit) screen for an issue type. */
-function screenFields(ctx: RequestContext, type: IssueTypeDef, mode: "create" | "edit") {
+export function screenFields(ctx: RequestContext, type: IssueTypeDef, mode: "create" | "edit") {
   const { site } = ctx.store;
   const settable = [
     "summary",
@@ -159,17 +159,6 @@ export const META_ROUTES: readonly RouteDef[] = [
     method: "GET",
     pattern: `${API}/myself`,
     handler: (ctx) => ok(renderUser(ctx.origin, ctx.user)),
-  },
-  {
-    method: "GET",
-    pattern: `${API}/serverInfo`,
-    handler: (ctx) =>
-      ok({
-        baseUrl: ctx.origin,
-        version: "1001.0.0-SNAPSHOT",
-        deploymentType: "Cloud",
-        serverTitle: "Jira sandbox",
-      }),
   },
   {
     method: "GET",

@@ -1,7 +1,9 @@
 import { createRouter, type Router } from "../../server-kit/router.js";
 import type { RouteDef } from "./context.js";
+import { restV2Routes } from "./rest-v2.js";
 import { AGILE_ROUTES } from "./routes-agile.js";
 import { COMMENT_ROUTES } from "./routes-comments.js";
+import { COMPAT_ROUTES } from "./routes-compat.js";
 import { ISSUE_ROUTES } from "./routes-issues.js";
 import { LINK_ROUTES } from "./routes-links.js";
 import { META_ROUTES } from "./routes-meta.js";
@@ -9,10 +11,11 @@ import { PROPERTY_ROUTES } from "./routes-properties.js";
 import { SEARCH_ROUTES } from "./routes-search.js";
 import { TRANSITION_ROUTES } from "./routes-transitions.js";
 
-/** Every route of the Jira sandbox (platform REST v3 and Agile 1.0). */
+/** Every route of the Jira sandbox (platform REST v3 with its v2/latest twins, and Agile 1.0). */
 export function createJiraRouter(): Router<RouteDef> {
   const router = createRouter<RouteDef>();
   const all = [
+    ...COMPAT_ROUTES,
     ...SEARCH_ROUTES,
     ...META_ROUTES,
     ...ISSUE_ROUTES,
@@ -22,6 +25,7 @@ export function createJiraRouter(): Router<RouteDef> {
     ...LINK_ROUTES,
     ...AGILE_ROUTES,
   ];
-  for (const route of all) router.add(route.method, route.pattern, route);
+  for (const route of [...all, ...restV2Routes(all)])
+    router.add(route.method, route.pattern, route);
   return router;
 }
