@@ -94,7 +94,10 @@ export interface Tracker {
   /** Changes since a checkpoint (all items when `from` is undefined). */
   changes(from: Checkpoint | undefined, opts?: CallOptions): AsyncIterable<ChangePage>;
 
-  /** The item created by `job` from `origin`, found by its marker (after an interrupted create). */
+  /**
+   * The item created by `job` from `origin`, found by its marker (after an interrupted create).
+   * A marker without `instance` matches the job's item whatever tinyPM instance it names.
+   */
   findByMarker(marker: Marker, opts?: CallOptions): Promise<WorkItem | undefined>;
 
   addComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment>;

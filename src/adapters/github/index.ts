@@ -101,7 +101,12 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     const index = new Map<string, RawIssue>();
     for await (const raw of listRawIssues(ctx, signal)) {
       const block = parseIssueBody(raw.body).block;
-      if (block !== undefined) index.set(markerKey(block.marker), raw);
+      if (block === undefined) continue;
+      index.set(markerKey(block.marker), raw);
+      // A query that names no tinyPM instance (a version-1 caller) finds the job's item whatever
+      // instance its block names, as the Jira adapter's property search does.
+      const anyInstance = markerKey({ ...block.marker, instance: undefined });
+      if (!index.has(anyInstance)) index.set(anyInstance, raw);
     }
     return index;
   };
