@@ -64,7 +64,8 @@ export async function runConfiguredJob(
   }
 }
 
-function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
+/** One log line per event: warnings for what people must know, debug for every item. */
+export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
   switch (e.type) {
     case "failed":
       log.warn({ kind: e.kind, title: e.title, code: e.code }, `parked: ${e.message}`);
@@ -77,8 +78,15 @@ function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
       return;
     case "retry":
       log.warn(
-        { system: e.system, attempt: e.attempt, delayMs: e.delayMs, code: e.code },
-        "retrying",
+        {
+          system: e.system,
+          operation: e.operation,
+          attempt: e.attempt,
+          delayMs: e.delayMs,
+          code: e.code,
+          reason: e.reason,
+        },
+        `retrying ${e.operation ?? "a request"} in ${e.delayMs} ms after attempt ${e.attempt}: [${e.code}] ${e.reason ?? ""}`.trimEnd(),
       );
       return;
     case "conflict":
@@ -91,12 +99,35 @@ function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
       log.info({ system: e.system }, "checkpoint saved");
       return;
     case "created":
+      log.debug(
+        { kind: e.kind, title: e.title, side: e.side, id: e.id, sourceId: e.sourceId },
+        "created",
+      );
+      return;
     case "adopted":
-    case "updated":
+      log.debug(
+        { kind: e.kind, title: e.title, tinypmId: e.tinypmId, targetId: e.targetId },
+        "adopted",
+      );
+      return;
+    case "updated": {
+      const fields = e.changes.map((c) => `${c.field} → ${c.toSide}`);
+      log.debug(
+        { kind: e.kind, title: e.title, tinypmId: e.tinypmId, targetId: e.targetId, fields },
+        "updated",
+      );
+      return;
+    }
     case "deleted":
+      log.debug({ kind: e.kind, title: e.title, side: e.side, how: e.mode }, "deleted");
+      return;
     case "skipped":
+      log.trace({ kind: e.kind, title: e.title, reason: e.reason }, "skipped");
+      return;
+    case "phase":
+      log.debug({ phase: e.phase }, e.phase);
+      return;
     case "progress":
-      log.debug({ event: e.type }, e.type);
       return;
   }
 }

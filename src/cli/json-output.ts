@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ConflictRecord, FailureRecord, RunRecord } from "../state/sqlite-store.js";
 import type { RunReport } from "../sync/engine.js";
+import { effectiveOutcome, runDurationMs, runExitCode } from "./run-words.js";
 
 const count = z.number().int().min(0);
 
@@ -42,6 +43,9 @@ const RunJson = z
     finishedAt: z.string().nullable(),
     outcome: z.enum(["ok", "failed", "interrupted", "partial", "running"]),
     counts: z.record(z.string(), z.number()),
+    durationMs: count.nullable(),
+    /** The exit code the run's command ended with as far as the state knows; null while running. */
+    exitCode: z.number().int().nullable(),
   })
   .strict();
 
@@ -85,6 +89,8 @@ export const StatusJson = z
           target: z.string(),
           links: count,
           lastRuns: z.array(RunJson),
+          lastSuccess: RunJson.nullable(),
+          running: RunJson.nullable(),
           failures: z.array(FailureJson),
           conflicts: z.array(ConflictJson),
         })
@@ -108,27 +114,44 @@ export function runSummaryJson(run: RunReport): RunSummaryJson {
   return { runId: run.runId, job: run.job, summary: { ...run.summary }, apiCalls };
 }
 
+type RunJson = z.infer<typeof RunJson>;
+
+/** A run as `status --json` shows it; `running` only while its process (`livePid`) is alive. */
+export function runJson(r: RunRecord, livePid: number | undefined): RunJson {
+  const outcome = effectiveOutcome(r, livePid);
+  return {
+    id: r.id,
+    mode: r.mode,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt ?? null,
+    outcome,
+    counts: { ...r.counts },
+    durationMs: runDurationMs(r),
+    exitCode: runExitCode(outcome, r.counts),
+  };
+}
+
 /** One job's entry in `status --json`. */
 export function jobStatusJson(o: {
   job: string;
   target: string;
   links: number;
   runs: readonly RunRecord[];
+  /** The last run that ended with exit 0, if any. */
+  lastSuccess?: RunRecord | undefined;
+  /** The pid of the live process holding the state file, if any. */
+  livePid?: number | undefined;
   failures: readonly FailureRecord[];
   conflicts: readonly ConflictRecord[];
 }): StatusJson["jobs"][number] {
+  const running = o.runs.find((r) => effectiveOutcome(r, o.livePid) === "running");
   return {
     job: o.job,
     target: o.target,
     links: o.links,
-    lastRuns: o.runs.map((r) => ({
-      id: r.id,
-      mode: r.mode,
-      startedAt: r.startedAt,
-      finishedAt: r.finishedAt ?? null,
-      outcome: r.outcome,
-      counts: { ...r.counts },
-    })),
+    lastRuns: o.runs.map((r) => runJson(r, o.livePid)),
+    lastSuccess: o.lastSuccess === undefined ? null : runJson(o.lastSuccess, o.livePid),
+    running: running === undefined ? null : runJson(running, o.livePid),
     failures: o.failures.map((f) => ({
       id: f.id,
       kind: f.kind,

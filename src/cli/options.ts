@@ -1,9 +1,35 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { UsageError } from "../core/errors.js";
+import type { CliContext } from "./context.js";
 
-/** `--config FILE`, required by every job command. */
+/** The config file name looked for in the working directory when neither flag nor env var says. */
+export const DEFAULT_CONFIG_FILE = "tinypm-sync.json";
+/** The environment variable naming the config file when `--config` is not given. */
+export const CONFIG_ENV = "TINYPM_SYNC_CONFIG";
+
+/** `--config FILE`: every job command; defaults to $TINYPM_SYNC_CONFIG, then ./tinypm-sync.json. */
 export function configOption(cmd: Command): Command {
-  return cmd.requiredOption("-c, --config <file>", "the config file (see config.example.json)");
+  return cmd.option(
+    "-c, --config <file>",
+    `the config file (default: $${CONFIG_ENV}, else ./${DEFAULT_CONFIG_FILE}; see config.example.json)`,
+  );
+}
+
+/** The config file a command uses: `--config`, else $TINYPM_SYNC_CONFIG, else ./tinypm-sync.json. */
+export function configPath(ctx: Pick<CliContext, "env" | "cwd">, flag: string | undefined): string {
+  if (flag !== undefined) return flag;
+  const fromEnv = ctx.env[CONFIG_ENV];
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  const local = resolve(ctx.cwd, DEFAULT_CONFIG_FILE);
+  if (existsSync(local)) return local;
+  throw new UsageError(
+    `No config file: --config was not given, $${CONFIG_ENV} is ${fromEnv === "" ? "empty" : "not set"}, and there is no ${DEFAULT_CONFIG_FILE} in ${ctx.cwd}.`,
+    {
+      hint: `Pass --config <file>, export ${CONFIG_ENV}=<file>, or create ./${DEFAULT_CONFIG_FILE} (config.example.json shows the format).`,
+    },
+  );
 }
 
 /** `--format` and `--out`: how and where a run's report is written (plan, migrate, sync). */

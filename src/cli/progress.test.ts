@@ -35,9 +35,14 @@ describe("progressLine", () => {
     expect(progressLine(base)).toBe("10 items · 2.0/s");
   });
 
-  it("shows done of total, ETA, parked items and the rate-limit wait", () => {
-    expect(progressLine({ ...base, total: 40, failed: 2, waitMs: 20_000 })).toBe(
-      "10/40 items (2 parked) · 2.0/s · ETA 15 s · rate limit: waiting 20 s",
+  it("shows bar, percentage, phase, done of total, ETA, parked items and the rate-limit wait", () => {
+    expect(
+      progressLine({ ...base, phase: "creating tasks", total: 40, failed: 2, waitMs: 20_000 }),
+    ).toBe(
+      "[█████░░░░░░░░░░░░░░░]  25% · creating tasks · 10/40 items (2 parked) · 2.0/s · ETA 15 s · rate limit: waiting 20 s",
+    );
+    expect(progressLine({ ...base, total: 40 }, { bar: false })).toBe(
+      "25% · 10/40 items · 2.0/s · ETA 15 s",
     );
     expect(progressLine({ ...base, total: 1000 })).toContain("ETA 8 min 15 s");
   });
@@ -62,6 +67,6 @@ describe("createProgress", () => {
     p.event(created);
     p.done();
     expect(text()).toBe("");
-    expect(lines.at(-1)).toMatch(/^1\/5 items · /);
+    expect(lines.at(-1)).toMatch(/^20% · 1\/5 items · /);
   });
 });

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { ExitCode, InterruptedError } from "../core/errors.js";
+import { ExitCode, InterruptedError, UsageError } from "../core/errors.js";
 import { renderReport, shouldColor } from "../report/render.js";
 import type { Report, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
@@ -21,7 +21,8 @@ export function printRun(
   const report = toReport(run);
   if (opts.json === true) {
     ctx.stdout.write(`${JSON.stringify(runSummaryJson(run))}\n`);
-    return report;
+    // With --out, the report goes to its file as well: --json owns stdout, not the report.
+    if (opts.out === undefined) return report;
   }
   const format = opts.format ?? "text";
   const color =
@@ -40,6 +41,34 @@ export function printRun(
     ctx.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
   return report;
+}
+
+/**
+ * `--json` prints the summary on stdout, so a report in another format needs a file: refuse
+ * `--json --format F` without `--out` instead of dropping the report silently.
+ */
+export function checkJsonAndFormat(opts: {
+  json?: boolean | undefined;
+  format?: ReportFormat | undefined;
+  out?: string | undefined;
+  formatGiven: boolean;
+}): void {
+  if (opts.json === true && opts.formatGiven && opts.out === undefined) {
+    throw new UsageError(
+      `--json prints the run summary on stdout, so the ${opts.format ?? "text"} report has nowhere to go.`,
+      { hint: "Add --out <file> to write the report to a file as well, or drop --format." },
+    );
+  }
+}
+
+/**
+ * `plan --detailed-exitcode`: 0 nothing to do, 2 changes to make, 4 conflicts (or items the run
+ * could not plan) — as `terraform plan -detailed-exitcode` does.
+ */
+export function planExitCode(run: RunReport): number {
+  const s = run.summary;
+  if (s.conflicts > 0 || s.failed > 0) return ExitCode.itemsFailed;
+  return s.created + s.updated + s.deleted > 0 ? ExitCode.nothingDone : ExitCode.ok;
 }
 
 /** Exit 4 when items failed or wait in conflict, else 0. */

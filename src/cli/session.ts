@@ -11,6 +11,8 @@ import { openStateStore, type StateStore } from "../state/sqlite-store.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { MappingError } from "../core/errors.js";
+import { configPath } from "./options.js";
+import { terminalOf } from "./terminal.js";
 
 /** Global logging flags every job command accepts. */
 export interface LogFlags {
@@ -24,19 +26,37 @@ export interface ConfigSession {
   readonly logger: Logger;
 }
 
+/**
+ * Loads the config (`--config`, else $TINYPM_SYNC_CONFIG, else ./tinypm-sync.json) and builds the
+ * logger: flags win over the config's `log`; the format defaults to pretty on a terminal, JSON
+ * lines otherwise.
+ */
 export function openConfig(
   ctx: CliContext,
-  file: string,
+  file: string | undefined,
   flags: LogFlags & { jobs?: string[] | undefined; secrets?: "require" | "optional" },
 ): ConfigSession {
-  const loaded = loadConfig(file, { env: ctx.env, jobs: flags.jobs, secrets: flags.secrets });
-  const logger = createLogger({
-    stream: ctx.stderr,
+  const loaded = loadConfig(configPath(ctx, file), {
+    env: ctx.env,
+    jobs: flags.jobs,
+    secrets: flags.secrets,
+  });
+  return { loaded, logger: sessionLogger(ctx, loaded, flags) };
+}
+
+/** The logger of a command: flags, then the config's `log`, then the terminal decide. */
+export function sessionLogger(ctx: CliContext, loaded: LoadedConfig, flags: LogFlags): Logger {
+  return createLogger({
+    stream: terminalOf(ctx).logStream,
     level: flags.logLevel ?? loaded.config.log.level,
-    format: flags.logFormat ?? loaded.config.log.format,
+    format: flags.logFormat ?? loaded.config.log.format ?? defaultLogFormat(ctx),
     secrets: loaded.secrets,
   });
-  return { loaded, logger };
+}
+
+/** Pretty lines for people on a terminal, JSON lines for machines and files. */
+export function defaultLogFormat(ctx: CliContext): "json" | "pretty" {
+  return ctx.stderr.isTTY === true ? "pretty" : "json";
 }
 
 /** Everything one job run needs, built from its resolved config. */
@@ -136,6 +156,8 @@ export function openJob(
           attempt: e.attempt,
           delayMs: e.delayMs,
           code: e.code,
+          operation: e.operation,
+          reason: e.reason,
         });
     },
   });

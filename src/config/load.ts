@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError, type ValidationIssue } from "../core/errors.js";
 import { zodIssues } from "./issues.js";
+import { jsonSyntaxPosition } from "./json-position.js";
+import { knownKeysOf } from "./known-keys.js";
 import { checkConfigRules } from "./rules.js";
 import {
   ConfigSchema,
@@ -54,7 +56,8 @@ export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig 
   const path = resolve(file);
   const raw = readJson(path);
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw invalid(path, zodIssues(path, parsed.error.issues));
+  if (!parsed.success)
+    throw invalid(path, zodIssues(path, parsed.error.issues, knownKeysOf(ConfigSchema)));
   const config = parsed.data;
   const issues = checkConfigRules(path, config);
   const selected = selectJobs(path, config, opts.jobs, issues);
@@ -95,11 +98,13 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
+    const at = jsonSyntaxPosition(text, (cause as Error).message);
+    const where = at === undefined ? "" : ` at line ${at.line}, column ${at.column}`;
     throw new ConfigError(
-      `The config file ${path} is not valid JSON: ${(cause as Error).message}.`,
+      `The config file ${path} is not valid JSON${where}: ${(cause as Error).message}.${at === undefined ? "" : `\n  ${at.line} | ${at.source}\n  ${" ".repeat(String(at.line).length)} | ${" ".repeat(Math.max(0, at.column - 1))}^`}`,
       {
         cause,
-        hint: "Fix the JSON syntax; `config.example.json` shows the format.",
+        hint: `Fix the JSON syntax${where} (a missing comma or quote, or a trailing comma, is the usual cause); \`config.example.json\` shows the format.`,
       },
     );
   }
@@ -164,7 +169,10 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
         a.issues.push({
           file: a.path,
           path: at,
-          message: `environment variable ${name} is not set (needed by job "${a.job.name}"); export it before running`,
+          message:
+            value === undefined
+              ? `environment variable ${name} is not set (needed by job "${a.job.name}"); export it before running`
+              : `environment variable ${name} is set but empty (needed by job "${a.job.name}"); put the secret in it`,
         });
       }
       return "";

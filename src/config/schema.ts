@@ -148,9 +148,12 @@ export const ConfigSchema = z
         level: z
           .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
           .default("info"),
-        format: z.enum(["json", "pretty"]).default("json"),
+        format: z
+          .enum(["json", "pretty"])
+          .optional()
+          .describe("json lines, or pretty for people (default: pretty on a terminal, else json)."),
       })
-      .default({ level: "info", format: "json" })
+      .default({ level: "info" })
       .describe("Logging (always to stderr)."),
   })
   .describe("tinypm-sync configuration.");

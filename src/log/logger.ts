@@ -1,14 +1,18 @@
-import type { Writable } from "node:stream";
 import { pino, type Logger } from "pino";
 
 export type { Logger } from "pino";
+
+/** Where log lines go: anything with `write` (a stream, or the CLI's terminal). */
+export interface LogSink {
+  write(chunk: string): unknown;
+}
 
 export interface LoggerOptions {
   readonly level?: string | undefined;
   /** `json` (one object per line, default) or `pretty` (for people). */
   readonly format?: "json" | "pretty" | undefined;
   /** Where lines go: stderr in the CLI (stdout is for reports), a memory sink in tests. */
-  readonly stream: Writable;
+  readonly stream: LogSink;
   /** Secret values to scrub from every message and field, whatever its path. */
   readonly secrets?: readonly string[] | undefined;
   /** Bound to every line (e.g. `runId`). */
@@ -54,7 +58,7 @@ export function createLogger(opts: LoggerOptions): Logger {
 }
 
 function scrubbingStream(
-  out: Writable,
+  out: LogSink,
   scrub: (s: string) => string,
   active: boolean,
 ): { write(line: string): void } {
@@ -62,7 +66,7 @@ function scrubbingStream(
 }
 
 /** A small built-in pretty printer: `12:00:01 INFO  [jira] message key=value`. */
-function prettyStream(out: Writable, scrub: (s: string) => string): { write(line: string): void } {
+function prettyStream(out: LogSink, scrub: (s: string) => string): { write(line: string): void } {
   const levels: Record<number, string> = {
     10: "TRACE",
     20: "DEBUG",

@@ -149,6 +149,7 @@ describe("createLanes: rate limits and retries", () => {
         delayMs: 5_000,
         code: "rate_limited",
         operation: "create #1",
+        reason: "429",
       },
     ]);
     expect(lanes.counters().github).toEqual({

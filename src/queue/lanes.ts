@@ -55,6 +55,8 @@ export type QueueEvent =
       readonly delayMs: number;
       readonly code: string;
       readonly operation: string;
+      /** Why: the failed attempt's error message. */
+      readonly reason: string;
     };
 
 /** Calls made and time lost, per system. */

@@ -183,6 +183,7 @@ export function createRunner(d: RunnerDeps) {
       delayMs: delay,
       code,
       operation: op.name,
+      reason: a.failure instanceof Error ? a.failure.message : String(a.failure),
     });
     try {
       await sleepUntil(clock.now() + delay);

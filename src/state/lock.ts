@@ -118,6 +118,22 @@ function tryAcquire(db: Database, token: string, now: () => Date): Attempt {
   }
 }
 
+/**
+ * The process holding the state file now, if it is alive (a lock left by a dead process, or
+ * none, gives undefined). Read-only: never takes or clears the lock.
+ */
+export function liveLockHolder(db: Database): LockHolder | undefined {
+  let row: LockRow | undefined;
+  try {
+    row = db.prepare<[], LockRow>("SELECT * FROM state_lock WHERE id = 1").get();
+  } catch {
+    return undefined; // a state file that never had a lock table has no holder
+  }
+  if (row === undefined) return undefined;
+  const holder = toHolder(row);
+  return isHolderAlive(holder) ? holder : undefined;
+}
+
 /** Blocks the thread: `openStateStore` is synchronous, like the rest of better-sqlite3. */
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -133,8 +149,9 @@ function lockedError(path: string, holder: LockHolder | undefined, waitedMs: num
     `State file ${path} is in use by ${who}; waited ${waitedMs} ms.`,
     {
       hint:
-        "Let that run finish, or give a lock wait timeout. A lock left by a process that no " +
-        "longer runs is taken over automatically.",
+        "Let that run finish, or set `state.waitForLockMs` in the config (e.g. 600000 to wait " +
+        "up to 10 minutes). A lock left by a process that no longer runs is taken over " +
+        "automatically.",
       details: { path, pid: holder?.pid, host: holder?.host, since: holder?.acquiredAt },
     },
   );

@@ -12,8 +12,10 @@ const BUSY_TIMEOUT_MS = 5_000;
 function invalid(path: string, why: string, cause?: unknown): StateError {
   return new StateError("state_invalid", `State file ${path} ${why}; it was left untouched.`, {
     hint:
-      "Point `state.path` in the config to the right file, or move this file away to start " +
-      "with an empty state (existing links are then found again through markers by `adopt`).",
+      "Point `state.path` in the config to the right file, or restore it from a backup. To " +
+      `rebuild it instead: move ${path} away and run \`tinypm-sync sync\` (or \`migrate\`) — a ` +
+      "run that finds no state rebuilds the links from the markers on both sides; check first " +
+      "with `tinypm-sync plan` that it proposes no creates for items that exist.",
     details: { path },
     cause,
   });

@@ -8,7 +8,7 @@ import { createRunJournal } from "./run-journal.js";
 import { createIdentityTable, type LinkIdentity } from "./identity-table.js";
 import { createLinkTable } from "./link-table.js";
 import type { LockHolder } from "./lock.js";
-import { acquireLock, releaseLock } from "./lock.js";
+import { acquireLock, liveLockHolder, releaseLock } from "./lock.js";
 import { asStateError, openDatabase, openDatabaseReadOnly } from "./open-database.js";
 import type {
   BaseSnapshot,
@@ -101,6 +101,8 @@ export interface StateStore {
   resolveConflict(id: number, take: "tinypm" | "target"): ConflictRecord;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): void;
+  /** The live process holding the state file now (a run going on), if any. */
+  liveHolder(): LockHolder | undefined;
   /** Runs `fn` in one (nestable) transaction. */
   transaction<T>(fn: () => T): T;
   /** `"ok"`, or SQLite's list of problems. */
@@ -122,6 +124,7 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
     ...runs,
     ...issues,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    liveHolder: (): LockHolder | undefined => liveLockHolder(db),
     integrityCheck: (): string =>
       db
         .prepare<[], { integrity_check: string }>("PRAGMA integrity_check")

@@ -23,6 +23,13 @@ export async function applyPlan(
 ): Promise<void> {
   const total = plan.actions.filter((a) => a.type !== "skip").length;
   let done = 0;
+  let phase = "";
+  const enter = (action: PlanAction): void => {
+    const next = phaseOf(action);
+    if (next === phase) return;
+    phase = next;
+    ctx.emit({ type: "phase", phase });
+  };
   const actions = plan.actions;
   for (let i = 0; i < actions.length;) {
     const action = actions[i];
@@ -33,6 +40,7 @@ export async function applyPlan(
       continue;
     }
     // Creates of one kind on a target with a bulk create go in runs of up to its size.
+    enter(action);
     const run = bulkRun(actions, i, ctx.target.capabilities.bulkCreate);
     if (run.length > 1) {
       const prepared: PreparedCreate[] = [];
@@ -62,6 +70,19 @@ export async function applyPlan(
     i++;
   }
   if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
+}
+
+/** The phase an action belongs to, in words: `creating stories`, `updating tasks`… */
+export function phaseOf(action: PlanAction): string {
+  const verb =
+    action.type === "create"
+      ? "creating"
+      : action.type === "delete"
+        ? "deleting"
+        : action.type === "adopt"
+          ? "re-linking"
+          : "updating";
+  return `${verb} ${action.kind === "story" ? "stories" : "tasks"}`;
 }
 
 /** Counts an applied action, or parks it with its error. */

@@ -67,8 +67,13 @@ export type SyncEvent =
       readonly attempt: number;
       readonly delayMs: number;
       readonly code: string;
+      /** The request retried (`GET story 12`, `create issue`…) and why it failed. */
+      readonly operation?: string | undefined;
+      readonly reason?: string | undefined;
     }
   | { readonly type: "checkpoint_saved"; readonly system: string }
+  /** What the run does now, in words (`reading tinyPM`, `creating stories`…), for progress. */
+  | { readonly type: "phase"; readonly phase: string }
   | {
       readonly type: "progress";
       readonly phase: string;

@@ -46,6 +46,7 @@ export async function prepare(
   dry: boolean,
   now: () => Date,
 ): Promise<Prepared> {
+  o.emit?.({ type: "phase", phase: "reading tinyPM" });
   const [tinypmUsers, tinypmIterations] = await Promise.all([
     laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
@@ -102,6 +103,7 @@ export async function prepare(
     tinypmIterations,
     target,
     async plan(ctx) {
+      ctx.emit({ type: "phase", phase: "planning" });
       if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
       found = identityStep({
         job,
@@ -127,6 +129,7 @@ async function readSides(
   mapping: CompiledMapping,
 ): Promise<{ tinypm: SideRead; target: SideRead }> {
   const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
+  o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   // `--repair-markers` looks at every target item: removing a block need not show in a feed.
   if (o.mode !== "sync" || job.repairMarkers === true)
     return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
@@ -160,6 +163,10 @@ async function readSides(
     extra,
   });
   return { tinypm, target };
+}
+
+function systemLabel(system: SystemName): string {
+  return system === "github" ? "GitHub" : system === "jira" ? "Jira" : "tinyPM";
 }
 
 /** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */

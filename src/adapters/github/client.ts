@@ -169,6 +169,21 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
       headers["if-none-match"] = req.ifNoneMatch;
     }
+    const started = now();
+    // One debug line per request (the logger is bound to the system: no `system` key here).
+    const logHttp = (status: number | string): void => {
+      opts.logger?.debug(
+        {
+          method: req.method,
+          path: requestPath(req.url, opts),
+          status,
+          ms: now() - started,
+          operation: req.operation,
+          item: req.id,
+        },
+        "http",
+      );
+    };
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
     const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
     let res: Awaited<ReturnType<typeof send>>;
@@ -187,6 +202,7 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     } catch (err) {
       const e = asHttpError(err);
       remember(e.response?.headers);
+      logHttp(e.status ?? (timeout.aborted ? "timeout" : (errorCode(err) ?? "error")));
       if (e.status === 304) {
         counts.notModified++;
         return "not-modified";
@@ -202,12 +218,9 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
             { hint: "GitHub did not answer in time; the run can be retried.", transient: true },
           )
         : toSyncError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() });
-      opts.logger?.debug(
-        { operation: req.operation, id: req.id, code: error.code, status: e.status },
-        "github request failed",
-      );
       throw error;
     }
+    logHttp(res.status);
     if (write) counts.writes++;
     else counts.reads++;
     remember(res.headers as Headers);
@@ -217,6 +230,21 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       data: res.data,
     });
   }
+}
+
+/** The path a request goes to: `{owner}`/`{repo}` filled in, a full `link` URL cut to its path. */
+function requestPath(url: string, o: { owner: string; repo: string }): string {
+  const filled = url.replaceAll("{owner}", o.owner).replaceAll("{repo}", o.repo);
+  if (!/^https?:\/\//.test(filled)) return filled;
+  const parsed = new URL(filled);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** The network error's code under fetch's `cause` (`ECONNREFUSED`, `UND_ERR_SOCKET`…). */
+function errorCode(err: unknown): string | undefined {
+  const cause = (err as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause;
+  const code = cause?.code ?? cause?.cause?.code;
+  return typeof code === "string" ? code : undefined;
 }
 
 /**

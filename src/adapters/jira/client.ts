@@ -4,6 +4,7 @@ import { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { remoteRead } from "../../core/remote-read.js";
+import { labelled, logHttpRequests } from "./http-log.js";
 import { httpShape, isRecord, toSyncError, type ErrorContext } from "./sync-error.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
 
@@ -71,6 +72,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     baseRequestConfig: { timeout: options.timeoutMs ?? 30_000, ...agents },
   };
   const apis: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
+  logHttpRequests(apis.v3, options.logger);
+  logHttpRequests(apis.agile, options.logger);
   let reads = 0;
   let writes = 0;
   const byKind = new Map<string, number>();
@@ -83,10 +86,12 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     if (wait > 0 && options.sleep) await options.sleep(wait);
     const started = Date.now();
     try {
-      const result = await spec.call(apis);
+      const result = await labelled({ operation: spec.operation, id: spec.id }, () =>
+        spec.call(apis),
+      );
       options.logger?.debug(
-        { system: "jira", op: spec.operation, id: spec.id, ms: Date.now() - started },
-        "jira call",
+        { operation: spec.operation, item: spec.id, ms: Date.now() - started },
+        "jira call done",
       );
       return result;
     } catch (error) {

@@ -93,6 +93,12 @@ function emptyCacheOptions(options: { cacheOptions: object }): void {
   options.cacheOptions = {};
 }
 
+/** What a request that got no status failed with: `ETIMEDOUT`, `ECONNREFUSED`… */
+function networkCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : "error";
+}
+
 export function createTinypmClient(options: ClientOptions): TinypmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
@@ -122,6 +128,20 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
     if (spec.method === "GET") reads++;
     else writes++;
     const guard = { tooLarge: false };
+    // One debug line per request (the logger is bound to the system: no `system` key here).
+    const logHttp = (status: number | string): void => {
+      options.logger?.debug(
+        {
+          method: spec.method,
+          path: spec.path,
+          status,
+          ms: Date.now() - started,
+          operation: spec.operation,
+          item: spec.id,
+        },
+        "http",
+      );
+    };
     const promise = instance(`${baseUrl}${spec.path}`, {
       method: spec.method,
       ...(spec.body && {
@@ -139,16 +159,14 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
     try {
       const res = await promise;
       const status = res.statusCode;
-      options.logger?.debug(
-        { system: SYSTEM, method: spec.method, path: spec.path, status, ms: Date.now() - started },
-        "tinypm http",
-      );
+      logHttp(status);
       if (status >= 200 && status < 300) {
         const location = res.headers.location;
         return { status, location, body: res.body };
       }
       throw httpError(ctx, status, res.body, res.headers["retry-after"], options.limits);
     } catch (error) {
+      if (!(error instanceof SyncError)) logHttp(networkCode(error));
       if (guard.tooLarge) {
         throw new PayloadInvalidError(
           `tinyPM answered ${spec.operation} with more than ${options.limits.maxBytes} bytes; the response was refused.`,

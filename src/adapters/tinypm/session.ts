@@ -1,4 +1,5 @@
 import { NotFoundError } from "../../core/errors.js";
+import { explainMissingProject } from "./diagnose.js";
 import type { Comment, Iteration, TimeEntry, UserRef } from "../../core/model.js";
 import type { TinypmClient } from "./client.js";
 import { createLimiter, mapOrdered, type Limiter } from "./limiter.js";
@@ -109,12 +110,18 @@ export function createSession(
   const pid = encodeURIComponent(projectId);
   const parents = new Map<string, string>();
 
-  const project = memo(() =>
-    client.getXml(
-      { path: `/project/${pid}`, operation: "GET /project/{id}", id: projectId },
-      rawProject,
-    ),
-  );
+  const project = memo(async () => {
+    try {
+      return await client.getXml(
+        { path: `/project/${pid}`, operation: "GET /project/{id}", id: projectId },
+        rawProject,
+      );
+    } catch (error) {
+      if (error instanceof NotFoundError)
+        throw await explainMissingProject(client, projectId, error);
+      throw error;
+    }
+  });
   // The server version is probed once: 2.6 projects carry their task statuses.
   let known: ApiVersion | undefined;
   const version = memo(async (): Promise<ApiVersion> => {
@@ -136,6 +143,8 @@ export function createSession(
   }
 
   async function readContext(): Promise<MapContext> {
+    // The project first: a wrong project or base URL is then explained, not met as a 404 on users.
+    await project.get();
     const [p, v, its, users] = await Promise.all([
       project.get(),
       version.get(),

@@ -10,8 +10,10 @@ import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { loadMapping } from "../../mapping/load.js";
 import { loadUserMap } from "../../mapping/users.js";
 import type { CliContext } from "../context.js";
-import { configOption } from "../options.js";
+import { configOption, configPath, logOptions } from "../options.js";
 import { credentialVars } from "../secret-hint.js";
+import { sessionLogger, type LogFlags } from "../session.js";
+import type { Logger } from "../../log/logger.js";
 import type { RegisterCommand } from "./index.js";
 
 /**
@@ -22,23 +24,23 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
   const cmd = program
     .command("check")
     .description("validate config and mappings (all problems at once), then probe each system");
-  configOption(cmd)
-    .option("--offline", "validate files only; do not contact any system")
-    .action(async (flags: { config: string; offline?: boolean }) => {
-      // Offline, the secrets are not needed: the files can be checked on a machine without them.
-      const loaded = loadConfig(flags.config, {
-        env: ctx.env,
-        secrets: flags.offline === true ? "optional" : "require",
-      });
-      validateFiles(loaded);
-      ctx.stdout.write(
-        `Config ${loaded.file}: ok (${loaded.jobs.length} job${loaded.jobs.length === 1 ? "" : "s"}, mappings and user map valid)\n`,
-      );
-      if (flags.offline === true) return;
-      let failed = 0;
-      for (const job of loaded.jobs) failed += await probeJob(ctx, job);
-      ctx.exitCode = failed > 0 ? 3 : 0;
+  configOption(cmd).option("--offline", "validate files only; do not contact any system");
+  logOptions(cmd).action(async (flags: { config?: string; offline?: boolean } & LogFlags) => {
+    // Offline, the secrets are not needed: the files can be checked on a machine without them.
+    const loaded = loadConfig(configPath(ctx, flags.config), {
+      env: ctx.env,
+      secrets: flags.offline === true ? "optional" : "require",
     });
+    validateFiles(loaded);
+    ctx.stdout.write(
+      `Config ${loaded.file}: ok (${loaded.jobs.length} job${loaded.jobs.length === 1 ? "" : "s"}, mappings and user map valid)\n`,
+    );
+    if (flags.offline === true) return;
+    let failed = 0;
+    const logger = sessionLogger(ctx, loaded, flags);
+    for (const job of loaded.jobs) failed += await probeJob(ctx, job, logger);
+    ctx.exitCode = failed > 0 ? 3 : 0;
+  });
 };
 
 /** Loads every job's mapping and the user map; throws one MappingError listing every problem. */
@@ -75,7 +77,7 @@ function validateFiles(loaded: LoadedConfig): void {
 }
 
 /** Probes tinyPM and the target of one job, prints a line for each; returns how many failed. */
-async function probeJob(ctx: CliContext, job: ResolvedJob): Promise<number> {
+async function probeJob(ctx: CliContext, job: ResolvedJob, logger: Logger): Promise<number> {
   const trackers: [string, Tracker][] = [
     [
       "tinyPM",
@@ -84,9 +86,10 @@ async function probeJob(ctx: CliContext, job: ResolvedJob): Promise<number> {
         token: job.tinypm.token,
         projectId: job.job.tinypmProject,
         timeoutMs: job.tinypm.timeoutMs ?? 15_000,
+        logger: logger.child({ system: "tinypm" }),
       }),
     ],
-    [job.target.name, targetOf(job.target)],
+    [job.target.name, targetOf(job.target, logger)],
   ];
   let failed = 0;
   for (const [name, tracker] of trackers) {
@@ -103,7 +106,7 @@ async function probeJob(ctx: CliContext, job: ResolvedJob): Promise<number> {
   return failed;
 }
 
-function targetOf(t: ResolvedJob["target"]): Tracker {
+function targetOf(t: ResolvedJob["target"], logger: Logger): Tracker {
   return t.type === "github"
     ? createTarget({
         type: "github",
@@ -112,6 +115,7 @@ function targetOf(t: ResolvedJob["target"]): Tracker {
         repo: t.repo,
         token: t.token,
         tokenEnv: t.tokenEnv,
+        logger: logger.child({ system: "github" }),
       })
     : createTarget({
         type: "jira",
@@ -121,6 +125,7 @@ function targetOf(t: ResolvedJob["target"]): Tracker {
         token: t.token,
         emailEnv: t.emailEnv,
         tokenEnv: t.tokenEnv,
+        logger: logger.child({ system: "jira" }),
       });
 }
 

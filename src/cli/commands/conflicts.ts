@@ -1,7 +1,7 @@
 import { Option } from "commander";
 import { UsageError } from "../../core/errors.js";
-import { configOption } from "../options.js";
-import { openConfig, openState } from "../session.js";
+import { configOption, configPath, logOptions } from "../options.js";
+import { openConfig, openState, type LogFlags } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 const show = (v: unknown): string => (v === null || v === undefined ? "—" : JSON.stringify(v));
@@ -11,53 +11,62 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
   const conflicts = program
     .command("conflicts")
     .description("list open field conflicts, or resolve one by taking one side's value");
-  configOption(conflicts.command("list").description("list open conflicts with both values"))
-    .option("--json", "print them as JSON")
-    .action((flags: { config: string; json?: boolean }) => {
-      const { loaded } = openConfig(ctx, flags.config, { secrets: "optional", logLevel: "silent" });
-      const state = openState(loaded, true);
-      try {
-        const open = state.conflicts({ status: "open" });
-        if (flags.json === true) {
-          ctx.stdout.write(`${JSON.stringify(open)}\n`);
-          return;
-        }
-        if (open.length === 0) {
-          ctx.stdout.write("No open conflicts.\n");
-          return;
-        }
-        for (const c of open) {
-          ctx.stdout.write(
-            `#${c.id} ${c.job} ${c.kind} ${c.tinypmId} ⇄ ${c.targetId} field ${c.field}\n  base:   ${show(c.baseValue)}\n  tinyPM: ${show(c.tinypmValue)}\n  target: ${show(c.targetValue)}\n`,
-          );
-        }
-        ctx.stdout.write(
-          `\nResolve one with: tinypm-sync conflicts resolve <id> --take tinypm|target --config ${flags.config}\n`,
-        );
-      } finally {
-        state.close();
-      }
+  const list = configOption(
+    conflicts.command("list").description("list open conflicts with both values"),
+  ).option("--json", "print them as JSON");
+  logOptions(list).action((flags: { config?: string; json?: boolean } & LogFlags) => {
+    const { loaded } = openConfig(ctx, flags.config, {
+      ...flags,
+      secrets: "optional",
+      logLevel: flags.logLevel ?? "warn",
     });
-  configOption(
+    const state = openState(loaded, true);
+    try {
+      const open = state.conflicts({ status: "open" });
+      if (flags.json === true) {
+        ctx.stdout.write(`${JSON.stringify(open)}\n`);
+        return;
+      }
+      if (open.length === 0) {
+        ctx.stdout.write("No open conflicts.\n");
+        return;
+      }
+      for (const c of open) {
+        ctx.stdout.write(
+          `#${c.id} ${c.job} ${c.kind} ${c.tinypmId} ⇄ ${c.targetId} field ${c.field}\n  base:   ${show(c.baseValue)}\n  tinyPM: ${show(c.tinypmValue)}\n  target: ${show(c.targetValue)}\n`,
+        );
+      }
+      ctx.stdout.write(
+        `\nResolve one with: tinypm-sync conflicts resolve <id> --take tinypm|target --config ${configPath(ctx, flags.config)}\n`,
+      );
+    } finally {
+      state.close();
+    }
+  });
+  const resolve = configOption(
     conflicts
       .command("resolve")
       .description(
         "resolve a conflict: the next sync writes the chosen side's value to the other side",
       )
       .argument("<id>", "the conflict id from `conflicts list`"),
-  )
-    .addOption(
-      new Option("--take <side>", "the side whose value wins")
-        .choices(["tinypm", "target"])
-        .makeOptionMandatory(),
-    )
-    .action((id: string, flags: { config: string; take: "tinypm" | "target" }) => {
+  ).addOption(
+    new Option("--take <side>", "the side whose value wins")
+      .choices(["tinypm", "target"])
+      .makeOptionMandatory(),
+  );
+  logOptions(resolve).action(
+    (id: string, flags: { config?: string; take: "tinypm" | "target" } & LogFlags) => {
       const n = Number(id);
       if (!Number.isInteger(n) || n <= 0)
         throw new UsageError(`"${id}" is not a conflict id.`, {
           hint: "Use an id from `tinypm-sync conflicts list`.",
         });
-      const { loaded } = openConfig(ctx, flags.config, { secrets: "optional", logLevel: "silent" });
+      const { loaded } = openConfig(ctx, flags.config, {
+        ...flags,
+        secrets: "optional",
+        logLevel: flags.logLevel ?? "warn",
+      });
       const state = openState(loaded, false);
       try {
         const c = state.resolveConflict(n, flags.take);
@@ -67,7 +76,8 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
       } finally {
         state.close();
       }
-    });
+    },
+  );
   for (const sub of conflicts.commands)
     sub.exitOverride().configureOutput(program.configureOutput());
 };

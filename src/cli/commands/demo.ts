@@ -12,7 +12,8 @@ import type { Tracker } from "../../core/tracker.js";
 import type { CliContext } from "../context.js";
 import { runConfiguredJob } from "../job-run.js";
 import { printRun, settleRuns } from "../run-report.js";
-import { openConfig } from "../session.js";
+import { openConfig, type LogFlags } from "../session.js";
+import { logOptions } from "../options.js";
 import type { RegisterCommand } from "./index.js";
 
 const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
@@ -65,7 +66,7 @@ async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
  * sync brings the edits across, and the report is printed.
  */
 export const registerDemo: RegisterCommand = (program, ctx) => {
-  program
+  const cmd = program
     .command("demo")
     .description(
       "run the main job on embedded defaults: local tinyPM and GitHub (or Jira) servers, a migration, an edit on each side, a sync, the report",
@@ -76,8 +77,9 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
         .default("github"),
     )
     .option("--keep", "leave the servers running afterwards and print their URLs and tokens")
-    .option("--stories <n>", "stories in the generated project", "12")
-    .action(async (flags: { target: "github" | "jira"; keep?: boolean; stories: string }) => {
+    .option("--stories <n>", "stories in the generated project", "12");
+  logOptions(cmd).action(
+    async (flags: { target: "github" | "jira"; keep?: boolean; stories: string } & LogFlags) => {
       const dir = mkdtempSync(join(tmpdir(), "tinypm-sync-demo-"));
       const tinypm = await startReferenceServer({
         generate: `stories=${Number(flags.stories) || 12},tasks=2,comments=1`,
@@ -85,7 +87,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
       });
       const target = await startTarget(flags.target);
       try {
-        await demo(ctx, { dir, tinypm, target, kind: flags.target });
+        await demo(ctx, { dir, tinypm, target, kind: flags.target, log: flags });
         if (flags.keep === true) {
           ctx.stdout.write(keepLines({ dir, tinypm, target, kind: flags.target }));
           await ctx.waitForStop();
@@ -94,7 +96,8 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
         await Promise.allSettled([tinypm.close(), target.close()]);
         if (flags.keep !== true) rmSync(dir, { recursive: true, force: true });
       }
-    });
+    },
+  );
 };
 
 /** What `--keep` prints: where the servers are, their (local, throwaway) tokens, how to go on. */
@@ -148,6 +151,8 @@ interface DemoServers {
   tinypm: ReferenceServer;
   target: Sandbox;
   kind: "github" | "jira";
+  /** --log-level / --log-format, over the demo config's `warn` and pretty lines. */
+  log?: LogFlags;
 }
 
 async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
@@ -155,7 +160,7 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   const demoCtx: CliContext = Object.assign(Object.create(ctx) as CliContext, {
     env: { ...ctx.env, TINYPM_TOKEN: o.tinypm.token, ...o.target.env },
   });
-  const session = openConfig(demoCtx, file, {});
+  const session = openConfig(demoCtx, file, { ...o.log });
   const [job] = session.loaded.jobs;
   if (job === undefined) return;
   const name = o.kind === "github" ? "GitHub" : "Jira";

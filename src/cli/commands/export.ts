@@ -18,7 +18,7 @@ export const registerExport: RegisterCommand = (program, ctx) => {
   );
   logOptions(cmd).action(
     async (flags: {
-      config: string;
+      config?: string;
       job: string;
       out?: string;
       logLevel?: string;

@@ -1,12 +1,12 @@
 import type { ReportFormat } from "../../report/types.js";
 import { configOption, logOptions, reportOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
-import { printRun, settleRuns } from "../run-report.js";
+import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface MigrateFlags {
-  config: string;
+  config?: string;
   job: string;
   dryRun?: boolean;
   json?: boolean;
@@ -36,6 +36,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     );
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: MigrateFlags) => {
+    checkJsonAndFormat({ ...flags, formatGiven: cmd.getOptionValueSource("format") === "cli" });
     const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
     const [resolved] = session.loaded.jobs;
     if (resolved === undefined) return;

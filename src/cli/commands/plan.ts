@@ -1,16 +1,18 @@
+import { ExitCode } from "../../core/errors.js";
 import type { ReportFormat } from "../../report/types.js";
 import { configOption, logOptions, reportOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
-import { printRun, settleRuns } from "../run-report.js";
+import { planExitCode, printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface PlanFlags {
-  config: string;
+  config?: string;
   job: string;
   format: ReportFormat;
   out?: string;
   migrate?: boolean;
+  detailedExitcode?: boolean;
   logLevel?: string;
   logFormat?: "json" | "pretty";
   verbose?: boolean;
@@ -25,10 +27,12 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
     )
     .requiredOption("-j, --job <name>", "the job to plan");
   configOption(cmd);
-  reportOptions(cmd).option(
-    "--migrate",
-    "plan what `migrate` would do (one-way copy) instead of `sync`",
-  );
+  reportOptions(cmd)
+    .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`")
+    .option(
+      "--detailed-exitcode",
+      "exit 0 when there is nothing to do, 2 when there are changes, 4 when there are conflicts",
+    );
   logOptions(cmd).action(async (flags: PlanFlags) => {
     const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
     const [resolved] = session.loaded.jobs;
@@ -39,5 +43,7 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
     });
     printRun(ctx, run, { format: flags.format, out: flags.out, verbose: flags.verbose });
     settleRuns(ctx, [run]);
+    // A plan that ran is a success: conflicts and parked items are what it reports, not failures.
+    ctx.exitCode = flags.detailedExitcode === true ? planExitCode(run) : ExitCode.ok;
   });
 };

@@ -1,51 +1,89 @@
-import { openConfig, openState } from "../session.js";
-import { configOption } from "../options.js";
+import type { RunRecord } from "../../state/sqlite-store.js";
+import { openConfig, openState, type LogFlags } from "../session.js";
+import { configOption, logOptions } from "../options.js";
 import { jobStatusJson, type StatusJson } from "../json-output.js";
+import { runLine, succeeded, when } from "../run-words.js";
 import type { RegisterCommand } from "./index.js";
+
+/** How far back `status` looks for the last successful run. */
+const SUCCESS_LOOKBACK = 500;
 
 /** `status`: links, last runs, parked failures and open conflicts, per job (read-only). */
 export const registerStatus: RegisterCommand = (program, ctx) => {
   const cmd = program
     .command("status")
-    .description("links, last runs, parked failures and open conflicts of every job");
-  configOption(cmd)
-    .option("--json", "print the status as one JSON object")
-    .action((flags: { config: string; json?: boolean }) => {
-      const { loaded } = openConfig(ctx, flags.config, { secrets: "optional", logLevel: "silent" });
-      const state = openState(loaded, true);
-      try {
-        const jobs = loaded.config.jobs.map((job) =>
-          jobStatusJson({
-            job: job.name,
-            target: job.target,
-            links: state.countLinks(job.name),
-            runs: state.runs({ job: job.name, limit: 5 }),
-            failures: state.failures(job.name),
-            conflicts: state.conflicts({ job: job.name, status: "open" }),
-          }),
-        );
-        const out: StatusJson = { state: loaded.statePath, jobs };
-        if (flags.json === true) {
-          ctx.stdout.write(`${JSON.stringify(out)}\n`);
-          return;
-        }
-        ctx.stdout.write(statusText(out));
-      } finally {
-        state.close();
-      }
+    .description(
+      "per job: last run and last successful run, a run going on now, open conflicts, parked failures, links",
+    );
+  configOption(cmd).option("--json", "print the status as one JSON object");
+  logOptions(cmd).action((flags: { config?: string; json?: boolean } & LogFlags) => {
+    const { loaded } = openConfig(ctx, flags.config, {
+      ...flags,
+      secrets: "optional",
+      logLevel: flags.logLevel ?? "warn",
     });
+    const state = openState(loaded, true);
+    try {
+      const livePid = state.liveHolder()?.pid;
+      const gone = new Set<string>();
+      const jobs = loaded.config.jobs.map((job) => {
+        const recent = state.runs({ job: job.name, limit: SUCCESS_LOOKBACK });
+        for (const r of recent) if (r.outcome === "running" && r.pid !== livePid) gone.add(r.id);
+        return jobStatusJson({
+          job: job.name,
+          target: job.target,
+          links: state.countLinks(job.name),
+          runs: recent.slice(0, 5),
+          lastSuccess: recent.find((r: RunRecord) => succeeded(r)),
+          livePid,
+          failures: state.failures(job.name),
+          conflicts: state.conflicts({ job: job.name, status: "open" }),
+        });
+      });
+      const out: StatusJson = { state: loaded.statePath, jobs };
+      if (flags.json === true) {
+        ctx.stdout.write(`${JSON.stringify(out)}\n`);
+        return;
+      }
+      ctx.stdout.write(statusText(out, gone));
+    } finally {
+      state.close();
+    }
+  });
 };
 
-/** The status for people: one block per job. */
-function statusText(status: StatusJson): string {
+type RunJson = StatusJson["jobs"][number]["lastRuns"][number];
+
+/** A run back as a record; one whose process is gone was still marked running in the state. */
+function asRecord(r: RunJson, job: string, gone: ReadonlySet<string>): RunRecord {
+  return {
+    id: r.id,
+    job,
+    mode: r.mode,
+    pid: 0,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt ?? undefined,
+    outcome: gone.has(r.id) ? "running" : r.outcome,
+    counts: r.counts,
+    apiCalls: {},
+  };
+}
+
+/** The status for people: one block per job, every outcome in words. */
+export function statusText(status: StatusJson, gone: ReadonlySet<string> = new Set()): string {
   const lines = [`State: ${status.state}`];
   for (const j of status.jobs) {
     lines.push("", `Job ${j.job} → ${j.target}: ${j.links} linked item${j.links === 1 ? "" : "s"}`);
-    const last = j.lastRuns[0];
+    const last = j.lastRuns.find((r) => r.outcome !== "running");
     lines.push(
-      last
-        ? `  last run: ${last.mode} ${last.outcome} at ${last.finishedAt ?? last.startedAt} ${JSON.stringify(last.counts)}`
-        : "  never run",
+      `  running now: ${j.running === null ? "no" : `${j.running.mode} since ${when(j.running.startedAt)}`}`,
+    );
+    lines.push(
+      `  last run: ${last === undefined ? "never" : runLine(asRecord(last, j.job, gone), last.outcome)}`,
+    );
+    const success = j.lastSuccess;
+    lines.push(
+      `  last successful run: ${success === null ? "never" : success.id === last?.id ? "the last run" : runLine(asRecord(success, j.job, gone), success.outcome)}`,
     );
     const rebuilt = last?.counts.linksRebuilt ?? 0;
     if (last !== undefined)
@@ -53,14 +91,18 @@ function statusText(status: StatusJson): string {
         `  links rebuilt from markers or content in the last run: ${rebuilt}` +
           (rebuilt > 0 ? " (the state did not hold them; see docs/sync.md, Identity)" : ""),
       );
-    lines.push(`  parked failures: ${j.failures.length}`);
-    for (const f of j.failures)
-      lines.push(
-        `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts}×)`,
-      );
     lines.push(
       `  open conflicts: ${j.conflicts.length}${j.conflicts.length > 0 ? " (see `tinypm-sync conflicts list`)" : ""}`,
     );
+    for (const c of j.conflicts)
+      lines.push(`    - #${c.id} ${c.kind} ${c.tinypmId} ⇄ ${c.targetId}: field ${c.field}`);
+    lines.push(
+      `  parked failures: ${j.failures.length}${j.failures.length > 0 ? " (the next run tries them again)" : ""}`,
+    );
+    for (const f of j.failures)
+      lines.push(
+        `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts} attempt${f.attempts === 1 ? "" : "s"})`,
+      );
   }
   return `${lines.join("\n")}\n`;
 }

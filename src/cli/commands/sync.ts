@@ -4,13 +4,13 @@ import type { ReportFormat } from "../../report/types.js";
 import type { RunReport } from "../../sync/engine.js";
 import { configOption, logOptions, reportOptions, parseDuration } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
-import { printRun, settleRuns } from "../run-report.js";
+import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { CliContext } from "../context.js";
 import type { RegisterCommand } from "./index.js";
 
 interface SyncFlags {
-  config: string;
+  config?: string;
   job?: string;
   dryRun?: boolean;
   watch?: boolean;
@@ -44,6 +44,7 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     );
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: SyncFlags) => {
+    checkJsonAndFormat({ ...flags, formatGiven: cmd.getOptionValueSource("format") === "cli" });
     if (flags.watch !== true && cmd.getOptionValueSource("interval") === "cli") {
       throw new UsageError("--interval needs --watch.", {
         hint: "Add --watch, or drop --interval for a single sync.",
