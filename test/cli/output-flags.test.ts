@@ -40,14 +40,12 @@ async function editBothSides(): Promise<void> {
   try {
     const story = await tinypm.get({ kind: "story", id: "1" });
     if (story === undefined) throw new Error("story 1 is missing");
-    await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Left" }, base: story });
-    const copy = await github.findByMarker({
-      job: "gh",
-      origin: "tinypm",
-      originKind: "story",
-      originId: "1",
-    });
+    // Its copy on GitHub, by title (the sandbox holds only this job's issues).
+    let copy;
+    for await (const item of github.list({ kind: "story" }))
+      if (item.title === story.title) copy = item;
     if (copy === undefined) throw new Error("story 1 was not migrated");
+    await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Left" }, base: story });
     await github.update({ kind: "story", id: copy.id }, { set: { title: "Right" } });
   } finally {
     await Promise.allSettled([tinypm.close(), github.close()]);
