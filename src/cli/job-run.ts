@@ -95,6 +95,9 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
         "conflict",
       );
       return;
+    case "assignees_unmapped":
+      log.warn({ items: e.items, policy: e.policy }, e.message);
+      return;
     case "checkpoint_saved":
       log.info({ system: e.system }, "checkpoint saved");
       return;

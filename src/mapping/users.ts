@@ -24,8 +24,9 @@ export const userMapSchema = z
       .min(1)
       .optional()
       .describe("Target id used for unmapped users under `placeholder`."),
+    // `users:` with every entry commented out (a fresh `users --write` skeleton) is null: empty.
     users: z
-      .record(z.string(), z.string().min(1))
+      .preprocess((v) => (v === null ? {} : v), z.record(z.string(), z.string().min(1)))
       .describe("tinyPM login → GitHub login or Jira accountId."),
   })
   .describe("A tinypm-sync user map.");

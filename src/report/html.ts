@@ -194,9 +194,11 @@ function descriptionHtml(d: ReportDescription, target: string): string {
 }
 
 function users(report: Report, target: string): string {
-  const { unmapped, matches } = report.users;
+  const { unmapped, matches, assigneeLoss } = report.users;
   if (unmapped.length === 0 && matches.length === 0) return "";
   const parts = [`<section class="users"><h2>Users</h2>`];
+  if (assigneeLoss !== undefined)
+    parts.push(`<p class="assignee-loss">Assignees: ${h(assigneeLoss.message)}</p>`);
   if (unmapped.length > 0)
     parts.push(
       `<p>Not mapped to ${h(target)} (${unmapped.length}):</p><ul class="unmapped">${unmapped.map((u) => `<li>${h(u)}</li>`).join("")}</ul>`,

@@ -196,9 +196,10 @@ function descriptionLines(d: ReportDescription, target: string): string[] {
 }
 
 function users(report: Report, target: string): string[] {
-  const { unmapped, matches } = report.users;
+  const { unmapped, matches, assigneeLoss } = report.users;
   if (unmapped.length === 0 && matches.length === 0) return [];
   const out = ["### Users", ""];
+  if (assigneeLoss !== undefined) out.push(`Assignees: ${md(assigneeLoss.message)}`, "");
   if (unmapped.length > 0)
     out.push(
       `Not mapped to ${md(target)} (${unmapped.length}): ${unmapped.map(md).join(", ")}`,

@@ -145,8 +145,24 @@ export const reportSchema = z
       .describe("For dry runs: the writes the run would make, per system."),
     items: z.array(reportItemSchema),
     users: z.object({
-      matches: z.array(z.object({ tinypm: z.string(), target: z.string(), how: z.string() })),
+      matches: z.array(
+        z.object({
+          tinypm: z.string(),
+          target: z.string(),
+          how: z.string(),
+          reason: z.string().optional().describe("What the rule matched on."),
+        }),
+      ),
       unmapped: z.array(z.string()).describe("tinyPM users with no counterpart on the target."),
+      assigneeLoss: z
+        .object({
+          policy: z.string().describe("The job's user policy: skip, placeholder or fail."),
+          items: count.describe("Items sent to the target with an unmatched assignee."),
+          byUser: z.record(z.string(), count).describe("Unmatched tinyPM user → their items."),
+          message: z.string(),
+        })
+        .optional()
+        .describe("Counted before any write; absent when every assignee maps."),
     }),
     notes: z.array(z.string()).describe("Rate-limit waits and other notes for people."),
   })

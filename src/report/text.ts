@@ -148,6 +148,8 @@ function footer(report: Report, verbose: boolean, { p, target }: Ctx): string[] 
         `Users with no ${target} counterpart: ${report.users.unmapped.map(safe).join(", ")}`,
       ),
     );
+  const loss = report.users.assigneeLoss;
+  if (loss !== undefined) lines.push(p.yellow(`Assignees: ${safe(loss.message)}`));
   for (const note of report.notes) lines.push(`Note: ${safe(note)}`);
   lines.push(`API calls: ${apiCalls(report)}`);
   if (report.estimatedWrites !== undefined)

@@ -89,6 +89,17 @@ export interface ReportUserMatch {
   readonly tinypm: string;
   readonly target: string;
   readonly how: string;
+  /** What the rule matched on (`email alice@example.com`, `users.bob: acc-bob`). */
+  readonly reason?: string | undefined;
+}
+
+export interface ReportAssigneeLoss {
+  readonly policy: string;
+  readonly items: number;
+  /** Unmatched tinyPM user → items of theirs the run sends. */
+  readonly byUser: Readonly<Record<string, number>>;
+  /** The same, as one sentence. */
+  readonly message: string;
 }
 
 export interface Report {
@@ -119,6 +130,8 @@ export interface Report {
     readonly matches: readonly ReportUserMatch[];
     /** tinyPM users with no counterpart on the target (listed in every report). */
     readonly unmapped: readonly string[];
+    /** Items sent to the target with an unmatched assignee, under the job's user policy. */
+    readonly assigneeLoss?: ReportAssigneeLoss | undefined;
   };
   /** Rate-limit waits and other notes for people. */
   readonly notes: readonly string[];

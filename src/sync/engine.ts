@@ -8,6 +8,7 @@ import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import { applyPlan } from "./apply.js";
+import type { AssigneeLoss } from "./assignee-loss.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
 import type { IdentityStats } from "./identity-step.js";
@@ -47,7 +48,12 @@ export interface RunReport {
   readonly plan: Plan;
   readonly summary: RunSummary;
   readonly apiCalls: Record<string, ApiUse>;
-  readonly users: { readonly matches: readonly UserMatch[]; readonly unmapped: readonly UserRef[] };
+  readonly users: {
+    readonly matches: readonly UserMatch[];
+    readonly unmapped: readonly UserRef[];
+    /** Items sent to the target with an unmatched assignee, counted before any write. */
+    readonly assigneeLoss: AssigneeLoss;
+  };
   readonly events: readonly SyncEvent[];
   /** Links rebuilt from markers or content, foreign items, ambiguous matches, missing blocks. */
   readonly identity: IdentityStats;
@@ -77,7 +83,8 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const summary = emptySummary();
   try {
     const prepared = await prepare(o, job, dry, now);
-    const { mapping, users, tinypmIterations, target } = prepared;
+    const { mapping, tinypmIterations, target } = prepared;
+    const users = { ...prepared.users, assigneeLoss: prepared.assigneeLoss };
     const ctx = context(o, job, runId, mapping, emit, now, tinypmIterations);
     const plan = await prepared.plan(ctx);
     if (dry) {
@@ -180,7 +187,7 @@ function finish(a: {
   job: PlanJob;
   plan: Plan;
   summary: RunSummary;
-  users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
+  users: RunReport["users"];
   events: SyncEvent[];
   identity: IdentityStats;
   startedAt: string;
@@ -195,7 +202,7 @@ function finish(a: {
     plan: a.plan,
     summary: a.summary,
     apiCalls: apiUse(a.o),
-    users: { matches: a.users.matches, unmapped: a.users.unmapped },
+    users: a.users,
     events: a.events,
     identity: a.identity,
     startedAt: a.startedAt,

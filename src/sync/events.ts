@@ -75,6 +75,13 @@ export type SyncEvent =
   /** What the run does now, in words (`reading tinyPM`, `creating stories`…), for progress. */
   | { readonly type: "phase"; readonly phase: string }
   | {
+      /** Before any write: items sent to the target with an assignee who has no account there. */
+      readonly type: "assignees_unmapped";
+      readonly items: number;
+      readonly policy: "skip" | "placeholder" | "fail";
+      readonly message: string;
+    }
+  | {
       readonly type: "progress";
       readonly phase: string;
       readonly done: number;

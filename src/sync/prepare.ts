@@ -1,6 +1,13 @@
 import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
 import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
 import { matchUsers, type UserMatch } from "../mapping/user-match.js";
+import {
+  assigneeLoss,
+  assigneeLossError,
+  describeAssigneeLoss,
+  NO_ASSIGNEE_LOSS,
+  type AssigneeLoss,
+} from "./assignee-loss.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { EngineContext } from "./context.js";
@@ -27,6 +34,8 @@ export function laneRead<T>(
 export interface Prepared {
   readonly mapping: CompiledMapping;
   readonly users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
+  /** Items sent to the target with an unmatched assignee (counted before any write). */
+  readonly assigneeLoss: AssigneeLoss;
   readonly tinypmIterations: readonly Iteration[];
   readonly target: SideRead;
   /** Settles interrupted creates (unless a dry run), rebuilds lost links, then plans. */
@@ -77,6 +86,7 @@ export async function prepare(
     return {
       mapping: bare,
       users,
+      assigneeLoss: NO_ASSIGNEE_LOSS,
       tinypmIterations,
       target,
       plan: () => Promise.resolve(quietPlan),
@@ -92,6 +102,20 @@ export async function prepare(
     userMap: o.userMap,
     policy: o.unmappedUsers,
   });
+  const loss =
+    job.direction === "to-tinypm"
+      ? NO_ASSIGNEE_LOSS
+      : assigneeLoss({
+          items: tinypm.items,
+          links: [...o.state.links(job.name)].map(linkView),
+          table: users.table,
+        });
+  if (loss.items > 0) {
+    const message = describeAssigneeLoss(loss, o.targetSystem);
+    o.emit?.({ type: "assignees_unmapped", items: loss.items, policy: loss.policy, message });
+    // The `fail` policy stops here: before settling interrupted creates or any other write.
+    if (loss.policy === "fail") throw assigneeLossError(loss, o.targetSystem);
+  }
   const mapping = compileMapping(o.mappingSpec, {
     users: users.table,
     iterations: tinypmIterations,
@@ -100,6 +124,7 @@ export async function prepare(
   return {
     mapping,
     users,
+    assigneeLoss: loss,
     tinypmIterations,
     target,
     async plan(ctx) {

@@ -1,4 +1,5 @@
 import { diffWordsWithSpace } from "diff";
+import { describeAssigneeLoss } from "./assignee-loss.js";
 import type { JsonValue } from "../core/model.js";
 import {
   REPORT_SCHEMA_VERSION,
@@ -178,8 +179,15 @@ export function toReport(run: RunReport): Report {
         tinypm: userKey(m.tinypm) ?? "?",
         target: userKey(m.target) ?? "?",
         how: m.how,
+        ...(m.reason !== undefined && { reason: m.reason }),
       })),
       unmapped: run.users.unmapped.map((u) => userKey(u) ?? "?"),
+      ...(run.users.assigneeLoss.items > 0 && {
+        assigneeLoss: {
+          ...run.users.assigneeLoss,
+          message: describeAssigneeLoss(run.users.assigneeLoss, run.targetSystem),
+        },
+      }),
     },
     notes: [...notes(run.events), ...identityNotes(run)],
   };

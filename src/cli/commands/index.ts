@@ -10,6 +10,7 @@ import { registerReferenceServer } from "./reference-server.js";
 import { registerSandbox } from "./sandbox.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
+import { registerUsers } from "./users.js";
 
 /** Adds one command to the program. Each command lives in its own file beside this one. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -24,6 +25,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSync,
   registerStatus,
   registerConflicts,
+  registerUsers,
   registerReferenceServer,
   registerSandbox,
 ];

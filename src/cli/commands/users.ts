@@ -1,0 +1,83 @@
+import { writeFileSync } from "node:fs";
+import { renderUserMapFile } from "../../mapping/user-map-write.js";
+import { matchUsers } from "../../mapping/user-match.js";
+import { parseUserMap } from "../../mapping/users.js";
+import { laneRead } from "../../sync/prepare.js";
+import { writeLine } from "../context.js";
+import { configOption, logOptions } from "../options.js";
+import { openConfig, openJob } from "../session.js";
+import { usersJson, usersText, type UsersView } from "../users-output.js";
+import type { RegisterCommand } from "./index.js";
+
+interface UsersFlags {
+  config: string;
+  job: string;
+  json?: boolean;
+  write?: string;
+  logLevel?: string;
+  logFormat?: "json" | "pretty";
+}
+
+/**
+ * `users`: the job's tinyPM users, the target users who can be assigned, and how they match
+ * (user map, email, login, display name; ambiguous and unmatched listed); `--write` a user-map
+ * skeleton. Reads only.
+ */
+export const registerUsers: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("users")
+    .description(
+      "list tinyPM users, the target users who can be assigned, and the match table (matched by what, ambiguous, unmatched); reads only",
+    )
+    .requiredOption("-j, --job <name>", "the job whose users to match");
+  configOption(cmd)
+    .option("--json", "print one JSON object instead of the table")
+    .option(
+      "--write <file>",
+      "write a user-map YAML: matches filled in, open cases as commented placeholders",
+    );
+  logOptions(cmd).action(async (flags: UsersFlags) => {
+    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
+    const [resolved] = session.loaded.jobs;
+    if (resolved === undefined) return;
+    const job = openJob(session, resolved, () => undefined, ctx.signal);
+    try {
+      const [tinypmUsers, targetUsers] = await Promise.all([
+        laneRead(job.lanes, "tinypm", "list tinypm users", () => job.tinypm.listUsers()),
+        laneRead(job.lanes, job.targetSystem, `list ${job.targetSystem} users`, () =>
+          job.target.listUsers(),
+        ),
+      ]);
+      const policy = resolved.job.unmappedUsers;
+      const result = matchUsers({ tinypmUsers, targetUsers, userMap: job.userMap, policy });
+      const t = resolved.target;
+      const view: UsersView = {
+        job: resolved.job.name,
+        targetSystem: t.type,
+        targetName: t.type === "github" ? `${t.owner}/${t.repo}` : `project ${t.project}`,
+        policy,
+        tinypmUsers,
+        targetUsers,
+        result,
+      };
+      if (flags.write !== undefined) {
+        const text = renderUserMapFile({
+          job: view.job,
+          target: `${t.type === "github" ? "GitHub" : "Jira"} ${view.targetName}`,
+          policy,
+          placeholder: job.userMap?.placeholder,
+          tinypmUsers,
+          targetUsers,
+          result,
+        });
+        parseUserMap(text, flags.write); // what we write must load as written
+        writeFileSync(flags.write, text);
+        ctx.stderr.write(`Wrote the user map to ${flags.write}\n`);
+      }
+      if (flags.json === true) writeLine(ctx.stdout, JSON.stringify(usersJson(view), null, 2));
+      else for (const line of usersText(view)) writeLine(ctx.stdout, line);
+    } finally {
+      await job.close();
+    }
+  });
+};
