@@ -26,10 +26,9 @@ export function yamlScalar(s: string): string {
     : JSON.stringify(s);
 }
 
-/** A user for a comment: `acc-bob "Bob Berg" <bob@example.com>`; no line breaks. */
+/** A user for a comment or a listing: `acc-bob "Bob Berg" <bob@example.com>`; one line. */
 export function describeUser(u: UserRef): string {
-  const parts = [u.login ?? u.id ?? "?"];
-  if (u.id !== undefined && u.login !== undefined && u.id !== u.login) parts[0] = u.id;
+  const parts = [u.login ?? u.id ?? "?"]; // tinyPM and GitHub by login, Jira by accountId
   if (u.name !== undefined) parts.push(`"${u.name}"`);
   if (u.email !== undefined) parts.push(`<${u.email}>`);
   if (u.active === false) parts.push("(inactive)");

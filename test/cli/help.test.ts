@@ -31,6 +31,7 @@ const COMMANDS: readonly (readonly [string[], string[]])[] = [
     ["conflicts", "resolve"],
     ["--take", "--config", "<id>"],
   ],
+  [["users"], ["--config", "--job", "--json", "--write", "--log-level"]],
   [
     ["reference-server"],
     [
