@@ -70,10 +70,22 @@ function description(random: Random, i: number): string | undefined {
   }
 }
 
-/** Where story i goes: every placement appears within the first five stories. */
-function placement(i: number, iterations: readonly IterationRecord[]): number | undefined {
+/**
+ * Where story i goes: every placement appears within the first five stories. With `closed`
+ * (a percentage), that share of every hundred stories goes to the two past iterations and the
+ * rest to the backlog, the current and a future iteration.
+ */
+function placement(
+  i: number,
+  iterations: readonly IterationRecord[],
+  closed: number | undefined,
+): number | undefined {
   const order = [undefined, 0, 2, 3, 1, undefined, 2];
-  const k = order[i % order.length];
+  let k = order[i % order.length];
+  if (closed !== undefined) {
+    const open = [undefined, 2, 3, undefined, 2];
+    k = i % 100 < closed ? i % 2 : open[i % open.length];
+  }
   return k === undefined ? undefined : iterations[k]?.id;
 }
 
@@ -98,7 +110,7 @@ export function generateStories(input: Input): {
       description: description(random, i),
       priority: (i % 4) + 1,
       estimatedEffort: maybe(random, 0.8, () => pick(random, project.estimates)),
-      iterationId: placement(i, input.iterations),
+      iterationId: placement(i, input.iterations, spec.closed),
       color: COLORS[i % COLORS.length],
       ownerId: i % 7 === 6 ? undefined : userId(),
       acceptingUserId: maybe(random, 0.4, userId),

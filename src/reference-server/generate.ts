@@ -8,6 +8,11 @@ export interface GenerateSpec {
   readonly stories: number;
   readonly tasks: number;
   readonly comments: number;
+  /**
+   * Percentage of the stories placed in the two closed (past) iterations; the others go to the
+   * backlog, the current and a future iteration. Absent: the default mix (2 in 7 closed).
+   */
+  readonly closed?: number | undefined;
 }
 
 export const PRESETS: Readonly<Record<string, GenerateSpec>> = {
@@ -17,8 +22,8 @@ export const PRESETS: Readonly<Record<string, GenerateSpec>> = {
   large: { stories: 2000, tasks: 4, comments: 1 },
 };
 
-const SPEC_KEYS = ["stories", "tasks", "comments"] as const;
-const MAX = { stories: 100_000, tasks: 50, comments: 50 };
+const SPEC_KEYS = ["stories", "tasks", "comments", "closed"] as const;
+const MAX = { stories: 100_000, tasks: 50, comments: 50, closed: 100 };
 
 /**
  * Parses `--generate`: a preset name or `stories=N,tasks=M,comments=K` (any subset, others 0).
@@ -27,8 +32,13 @@ const MAX = { stories: 100_000, tasks: 50, comments: 50 };
 export function parseGenerateSpec(text: string): GenerateSpec {
   const preset = PRESETS[text.trim()];
   if (preset) return preset;
-  const spec: Record<(typeof SPEC_KEYS)[number], number> = { stories: 0, tasks: 0, comments: 0 };
-  const usage = `valid: a preset (${Object.keys(PRESETS).join(", ")}) or stories=N,tasks=M,comments=K`;
+  const spec: Record<(typeof SPEC_KEYS)[number], number | undefined> = {
+    stories: 0,
+    tasks: 0,
+    comments: 0,
+    closed: undefined,
+  };
+  const usage = `valid: a preset (${Object.keys(PRESETS).join(", ")}) or stories=N,tasks=M,comments=K[,closed=PERCENT]`;
   for (const part of text.split(",").map((s) => s.trim())) {
     const [key, value] = part.split("=");
     const k = key as (typeof SPEC_KEYS)[number];
@@ -40,7 +50,12 @@ export function parseGenerateSpec(text: string): GenerateSpec {
     }
     spec[k] = Number(value);
   }
-  return spec;
+  return {
+    stories: spec.stories ?? 0,
+    tasks: spec.tasks ?? 0,
+    comments: spec.comments ?? 0,
+    ...(spec.closed !== undefined && { closed: spec.closed }),
+  };
 }
 
 const BASE_USERS: readonly [string, string][] = [

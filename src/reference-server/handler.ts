@@ -21,6 +21,8 @@ export interface ServerState {
   store: ReferenceStore;
   baseUrl: string;
   readonly version: ApiVersion;
+  /** Story and task listings carry complete elements (a server variant; off by default). */
+  readonly completeLists: boolean;
   readonly prefix: string;
   readonly token: string;
   readonly apiDisabled: boolean;
@@ -136,6 +138,7 @@ async function answer(
     return match.handler({
       store: state.store,
       version: state.version,
+      completeLists: state.completeLists,
       params: match.params,
       query: r.query,
       body,

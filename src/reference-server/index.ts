@@ -24,6 +24,11 @@ export interface ReferenceServerOptions {
   /** A dataset object or the path of a dataset JSON file (wins over `generate`). */
   readonly dataset?: object | string | undefined;
   readonly apiVersion?: ApiVersion | undefined;
+  /**
+   * Story and task listings send complete elements (the detail form) rather than the documented
+   * summaries, as some real servers may: clients must detect it, not assume it. @default false
+   */
+  readonly completeLists?: boolean | undefined;
   /** A fault spec (grammar in src/server-kit/faults.ts) or parsed rules. */
   readonly faults?: string | readonly FaultRule[] | undefined;
   readonly apiDisabled?: boolean | undefined;
@@ -80,6 +85,7 @@ export async function startReferenceServer(
     store: new ReferenceStore(data),
     baseUrl: "",
     version: options.apiVersion ?? "2.6",
+    completeLists: options.completeLists ?? false,
     prefix,
     token: options.token ?? randomToken(),
     apiDisabled: options.apiDisabled ?? false,

@@ -21,6 +21,8 @@ import { XML_DECLARATION, decimalEl, listEl, plainEl, textEl } from "./xml-write
 export interface RenderContext {
   readonly store: ReferenceStore;
   readonly version: ApiVersion;
+  /** Story and task listings send complete elements (the detail form) instead of summaries. */
+  readonly completeLists?: boolean | undefined;
 }
 
 /** A whole document: the declaration (2.6 only) and the root element. */
@@ -128,9 +130,10 @@ function storyItemXml(s: StoryRecord, version: ApiVersion): string {
   return xml;
 }
 
-export function storyListXml(stories: readonly StoryRecord[], version: ApiVersion): string {
+export function storyListXml(stories: readonly StoryRecord[], ctx: RenderContext): string {
   let items = "";
-  for (const s of stories) items += storyItemXml(s, version);
+  if (ctx.completeLists === true) for (const s of stories) items += storyXml(s, ctx);
+  else for (const s of stories) items += storyItemXml(s, ctx.version);
   return listEl("userStories", items);
 }
 
@@ -170,8 +173,10 @@ function taskStatusXml(t: TaskRecord, ctx: RenderContext): string {
 }
 
 export function taskListXml(tasks: readonly TaskRecord[], ctx: RenderContext): string {
-  const items = tasks.map(
-    (t) => `<task><id>${t.id}</id>${textEl("name", t.name)}${taskStatusXml(t, ctx)}</task>`,
+  const items = tasks.map((t) =>
+    ctx.completeLists === true
+      ? taskXml(t, ctx)
+      : `<task><id>${t.id}</id>${textEl("name", t.name)}${taskStatusXml(t, ctx)}</task>`,
   );
   return listEl("tasks", items.join(""));
 }

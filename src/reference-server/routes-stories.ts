@@ -80,7 +80,7 @@ function listProject(ctx: RouteContext): Reply {
   const filters = storyFilters(ctx, project.id);
   const all = ctx.store.storiesOf(project.id);
   const stories = filters.length === 0 ? all : all.filter((s) => filters.every((f) => f(s)));
-  return ok(storyListXml(stories, ctx.version));
+  return ok(storyListXml(stories, ctx));
 }
 
 function currentIteration(ctx: RouteContext): IterationRecord {
@@ -123,8 +123,7 @@ export const STORY_ROUTES: readonly RouteDef[] = [
   {
     method: "GET",
     pattern: "/project/:id/iteration/current/userstories",
-    handler: (ctx) =>
-      ok(storyListXml(ctx.store.storiesInIteration(currentIteration(ctx)), ctx.version)),
+    handler: (ctx) => ok(storyListXml(ctx.store.storiesInIteration(currentIteration(ctx)), ctx)),
   },
   {
     method: "POST",
@@ -138,8 +137,7 @@ export const STORY_ROUTES: readonly RouteDef[] = [
     method: "GET",
     pattern: "/iteration/:id/userstories",
     since: "2.6",
-    handler: (ctx) =>
-      ok(storyListXml(ctx.store.storiesInIteration(iterationParam(ctx)), ctx.version)),
+    handler: (ctx) => ok(storyListXml(ctx.store.storiesInIteration(iterationParam(ctx)), ctx)),
   },
   {
     method: "POST",

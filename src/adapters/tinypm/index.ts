@@ -14,7 +14,13 @@ import type {
   UserRef,
   WorkItem,
 } from "../../core/model.js";
-import type { ProbeResult, Tracker, TrackerCapabilities } from "../../core/tracker.js";
+import type {
+  CallOptions,
+  ProbeResult,
+  TieredScan,
+  Tracker,
+  TrackerCapabilities,
+} from "../../core/tracker.js";
 import { createTinypmClient, type TinypmLogger } from "./client.js";
 import { fullScanFeed } from "./feed.js";
 import { mapOrdered } from "./limiter.js";
@@ -30,6 +36,7 @@ import { rawProjects } from "./schema.js";
 import { createSession, type TinypmSession } from "./session.js";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
 import { createItem } from "./create.js";
+import { startTieredScan } from "./tiers.js";
 import { addComment, addTimeEntry, deleteItem, updateItem } from "./write.js";
 
 export interface TinypmTrackerOptions {
@@ -38,7 +45,7 @@ export interface TinypmTrackerOptions {
   /** Sent as `X-tinyPM-token`; never in URLs, errors or logs. */
   readonly token: string;
   readonly projectId: string | number;
-  /** HTTP requests in flight at most. @default 8 */
+  /** HTTP requests in flight at most (a polite default for a server on the user's own machine). @default 4 */
   readonly concurrency?: number | undefined;
   /** Per-request timeout. @default 30000 */
   readonly timeoutMs?: number | undefined;
@@ -83,6 +90,7 @@ export interface TinypmTracker extends Tracker {
   listComments(ref: ItemRef): Promise<readonly Comment[]>;
   listTimeEntries(taskId: string): Promise<readonly TimeEntry[]>;
   serverVersion(): Promise<ApiVersion>;
+  startTieredScan(opts?: CallOptions): Promise<TieredScan>;
   /** The reading session (used by `exportProject`). */
   readonly session: TinypmSession;
 }
@@ -109,7 +117,7 @@ const numbers = (values: readonly string[] | undefined): number[] =>
   (values ?? []).map((v) => toNumber(v)).filter((n): n is number => n !== undefined);
 
 export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracker {
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 4;
   const client = createTinypmClient({
     baseUrl: options.baseUrl,
     token: options.token,
@@ -167,6 +175,7 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
     update: (ref, patch, opts) => updateItem(session, ref, patch, opts?.signal),
     delete: (ref, opts) => deleteItem(session, ref, opts?.signal),
     changes: (from, opts) => fullScanFeed(session, from, { signal: opts?.signal }),
+    startTieredScan: (opts) => startTieredScan(session, opts?.signal),
     // tinyPM can hold no marker: the engine reconciles tinyPM creates by content.
     findByMarker: () => Promise.resolve(undefined),
     addComment: (ref, draft, opts) => addComment(session, ref, draft, opts?.signal),

@@ -1,7 +1,11 @@
-import type { ItemRef, WorkItem } from "../../core/model.js";
+import type { z } from "zod";
+import type { ItemRef, TimeEntry, WorkItem } from "../../core/model.js";
 import { mapOrdered } from "./limiter.js";
+import { createListedDetails, type ListedDetails } from "./listed-details.js";
 import { storyToItem, taskToItem } from "./map.js";
-import type { TinypmSession } from "./session.js";
+import { rawStory, rawTask } from "./schema.js";
+import type { RawDoc, StorySummary, TaskSummary, TinypmSession } from "./session.js";
+import type { XmlNode } from "./wire.js";
 
 /** A story with its tasks, each carrying comments and time entries. */
 export interface StoryTree {
@@ -61,37 +65,133 @@ export async function readTasksOf(
   return tasks.filter((t): t is WorkItem => t !== undefined);
 }
 
-/** A story and its tasks; `undefined` when the story vanished during the scan. */
+/**
+ * What one read of many stories shares: whether listings are complete (probed once per kind)
+ * and the iteration timesheets read so far (each once per read).
+ */
+export interface ReadRun {
+  readonly lists: ListedDetails;
+  readonly sheets: Map<string, Promise<Map<string, TimeEntry[]>>>;
+}
+
+export function createReadRun(): ReadRun {
+  return { lists: createListedDetails(), sheets: new Map() };
+}
+
+function fromListed<T extends z.ZodType>(schema: T) {
+  return (node: XmlNode): RawDoc<z.infer<T>> | undefined => {
+    const parsed = schema.safeParse(node);
+    return parsed.success ? { node, data: parsed.data } : undefined;
+  };
+}
+
+/** A task's time entries: from its iteration's timesheet (2.6), else its own (2.6), else none. */
+async function timeEntriesOf(
+  session: TinypmSession,
+  run: ReadRun,
+  taskId: string,
+  iterationId: string | undefined,
+  signal?: AbortSignal,
+): Promise<TimeEntry[]> {
+  if ((await session.version()) !== "2.6") return [];
+  if (iterationId === undefined) return session.timeEntries(taskId, signal);
+  let sheet = run.sheets.get(iterationId);
+  if (sheet === undefined) {
+    sheet = session.iterationTimesheet(iterationId, signal);
+    // A failed read is not kept: the next task of the iteration reads the timesheet again.
+    sheet.catch(() => run.sheets.delete(iterationId));
+    run.sheets.set(iterationId, sheet);
+  }
+  return (await sheet).get(taskId) ?? [];
+}
+
+async function readListedStory(
+  session: TinypmSession,
+  run: ReadRun,
+  listed: StorySummary,
+  signal?: AbortSignal,
+): Promise<WorkItem | undefined> {
+  const doc = await run.lists.detail(
+    "story",
+    listed.node,
+    () => session.getStory(listed.id, signal),
+    fromListed(rawStory),
+  );
+  if (!doc) return undefined;
+  const [ctx, comments] = await Promise.all([
+    session.context(),
+    session.comments("story", listed.id, doc.data.comments, signal),
+  ]);
+  return storyToItem(doc.data, ctx, comments);
+}
+
+async function readListedTask(
+  session: TinypmSession,
+  run: ReadRun,
+  listed: TaskSummary,
+  story: StorySummary,
+  signal?: AbortSignal,
+): Promise<WorkItem | undefined> {
+  const doc = await run.lists.detail(
+    "task",
+    listed.node,
+    () => session.getTask(listed.id, signal),
+    fromListed(rawTask),
+  );
+  if (!doc) return undefined;
+  const [ctx, comments, timeEntries] = await Promise.all([
+    session.context(),
+    session.comments("task", listed.id, doc.data.comments, signal),
+    timeEntriesOf(session, run, listed.id, story.iterationId, signal),
+  ]);
+  return taskToItem(doc.data, ctx, { storyId: story.id, comments, timeEntries });
+}
+
+/** A listed story and its tasks; `undefined` when the story vanished during the read. */
 export async function readStoryTree(
   session: TinypmSession,
-  storyId: string,
-  signal?: AbortSignal,
+  run: ReadRun,
+  listed: StorySummary,
+  opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
 ): Promise<StoryTree | undefined> {
+  const readTasks = async (): Promise<WorkItem[]> => {
+    if (opts.withTasks === false) return [];
+    const tasks = await session.listTasks(listed.id, opts.signal);
+    const items = await Promise.all(
+      tasks.map((t) => readListedTask(session, run, t, listed, opts.signal)),
+    );
+    return items.filter((t): t is WorkItem => t !== undefined);
+  };
   const [story, tasks] = await Promise.all([
-    readStory(session, storyId, signal),
-    readTasksOf(session, storyId, signal),
+    readListedStory(session, run, listed, opts.signal),
+    readTasks(),
   ]);
   return story && { story, tasks };
 }
 
 /**
- * Every story tree of the project, in listing order, with a bounded window of stories in flight
+ * The trees of the listed stories, in listing order, with a bounded window of stories in flight
  * (each story fans out into its task reads; the client's limiter bounds the connections).
  */
+export async function* readStoryTrees(
+  session: TinypmSession,
+  run: ReadRun,
+  stories: readonly StorySummary[],
+  opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
+): AsyncGenerator<StoryTree> {
+  const window = Math.max(2, session.concurrency * 2);
+  for await (const tree of mapOrdered(stories, window, (s) =>
+    readStoryTree(session, run, s, opts),
+  )) {
+    if (tree) yield tree;
+  }
+}
+
+/** Every story tree of the project (a full scan), in listing order. */
 export async function* scanProject(
   session: TinypmSession,
   opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
 ): AsyncGenerator<StoryTree> {
   const stories = await session.listStories(opts.signal);
-  const window = Math.max(2, session.concurrency * 2);
-  const read = async (id: string): Promise<StoryTree | undefined> => {
-    if (opts.withTasks === false) {
-      const story = await readStory(session, id, opts.signal);
-      return story && { story, tasks: [] };
-    }
-    return readStoryTree(session, id, opts.signal);
-  };
-  for await (const tree of mapOrdered(stories, window, (s) => read(s.id))) {
-    if (tree) yield tree;
-  }
+  yield* readStoryTrees(session, createReadRun(), stories, opts);
 }

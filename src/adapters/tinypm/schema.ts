@@ -107,6 +107,8 @@ export const rawStorySummary = z.looseObject({
   id: idText,
   name: text.optional(),
   iterationId: idText.optional(),
+  /** Only in complete listings (the detail form nests the iteration). */
+  iteration: z.looseObject({ id: idText }).optional(),
   position: decimalText.optional(),
 });
 export const rawStories = wrapper("userStory", rawStorySummary);

@@ -39,6 +39,16 @@ export interface StorySummary {
   readonly id: string;
   readonly name: string;
   readonly position: number | undefined;
+  /** 2.6 listings: the story's iteration (absent in the backlog and in 2.0–2.5 listings). */
+  readonly iterationId?: string | undefined;
+  /** The listed element as sent (a complete listing makes it the detail). */
+  readonly node: XmlNode;
+}
+
+/** A task as listed under its story. */
+export interface TaskSummary {
+  readonly id: string;
+  readonly node: XmlNode;
 }
 
 /**
@@ -57,7 +67,9 @@ export interface TinypmSession {
   knownVersion(): ApiVersion | undefined;
   context(): Promise<MapContext>;
   refreshContext(): void;
-  listStories(signal?: AbortSignal): Promise<StorySummary[]>;
+  /** The project's stories; `iteration` filters on one iteration (the 2.4.1+ filter). */
+  listStories(signal?: AbortSignal, filter?: { iteration: string }): Promise<StorySummary[]>;
+  listTasks(storyId: string, signal?: AbortSignal): Promise<TaskSummary[]>;
   listTaskIds(storyId: string, signal?: AbortSignal): Promise<string[]>;
   getStory(id: string, signal?: AbortSignal): Promise<RawDoc<RawStory> | undefined>;
   getTask(id: string, signal?: AbortSignal): Promise<RawDoc<RawTask> | undefined>;
@@ -68,6 +80,8 @@ export interface TinypmSession {
     signal?: AbortSignal,
   ): Promise<Comment[]>;
   timeEntries(taskId: string, signal?: AbortSignal): Promise<TimeEntry[]>;
+  /** 2.6: every time entry of an iteration's tasks in one request, by task id. */
+  iterationTimesheet(iterationId: string, signal?: AbortSignal): Promise<Map<string, TimeEntry[]>>;
   /** The story of a task (cached from listings; a scan on a miss). */
   parentOf(taskId: string, signal?: AbortSignal): Promise<string | undefined>;
   rememberParent(taskId: string, storyId: string): void;
@@ -92,6 +106,13 @@ function memo<T>(fn: () => Promise<T>): { get: () => Promise<T>; reset: () => vo
 
 const asNode = (v: unknown): XmlNode =>
   v && typeof v === "object" && !Array.isArray(v) ? (v as XmlNode) : {};
+
+/** The elements named `child` of a listing's root, as sent (one element or several). */
+function listedNodes(root: unknown, child: string): XmlNode[] {
+  const value = asNode(root)[child];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(asNode);
+}
 
 async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   try {
@@ -181,24 +202,29 @@ export function createSession(
       context.reset();
       project.reset();
     },
-    async listStories(signal) {
-      const list = await client.getXml(
+    async listStories(signal, filter) {
+      const query =
+        filter === undefined ? "" : `?iteration=${encodeURIComponent(filter.iteration)}`;
+      const list = await client.getDoc(
         {
-          path: `/project/${pid}/userstories`,
+          path: `/project/${pid}/userstories${query}`,
           operation: "GET /project/{id}/userstories",
           id: projectId,
           signal,
         },
         rawStories,
       );
-      return (list.userStory ?? []).map((s) => ({
+      const nodes = listedNodes(list.node, "userStory");
+      return (list.data.userStory ?? []).map((s, i) => ({
         id: s.id.trim(),
         name: s.name ?? "",
         position: s.position === undefined ? undefined : Number(s.position),
+        iterationId: (s.iterationId ?? s.iteration?.id)?.trim(),
+        node: nodes[i] ?? {},
       }));
     },
-    async listTaskIds(storyId, signal) {
-      const list = await client.getXml(
+    async listTasks(storyId, signal) {
+      const list = await client.getDoc(
         {
           path: `/userstory/${storyId}/tasks`,
           operation: "GET /userstory/{id}/tasks",
@@ -207,9 +233,16 @@ export function createSession(
         },
         rawTasks,
       );
-      const ids = (list.task ?? []).map((t) => t.id.trim());
-      for (const id of ids) parents.set(id, storyId);
-      return ids;
+      const nodes = listedNodes(list.node, "task");
+      const tasks = (list.data.task ?? []).map((t, i) => ({
+        id: t.id.trim(),
+        node: nodes[i] ?? {},
+      }));
+      for (const t of tasks) parents.set(t.id, storyId);
+      return tasks;
+    },
+    async listTaskIds(storyId, signal) {
+      return (await session.listTasks(storyId, signal)).map((t) => t.id);
     },
     async getStory(id, signal) {
       const doc = await orUndefined(
@@ -249,6 +282,26 @@ export function createSession(
         rawTimesheet,
       );
       return (sheet.activity ?? []).map(toTimeEntry);
+    },
+    async iterationTimesheet(iterationId, signal) {
+      const sheet = await client.getXml(
+        {
+          path: `/iteration/${encodeURIComponent(iterationId)}/timesheet`,
+          operation: "GET /iteration/{id}/timesheet",
+          id: iterationId,
+          signal,
+        },
+        rawTimesheet,
+      );
+      const byTask = new Map<string, TimeEntry[]>();
+      for (const a of sheet.activity ?? []) {
+        const taskId = a.task?.id.trim();
+        if (taskId === undefined) continue;
+        const entries = byTask.get(taskId) ?? [];
+        entries.push(toTimeEntry(a));
+        byTask.set(taskId, entries);
+      }
+      return byTask;
     },
     async parentOf(taskId, signal) {
       const known = parents.get(taskId);

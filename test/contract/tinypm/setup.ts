@@ -18,11 +18,14 @@ export async function startTinypm(opts: {
   trackerToken?: string;
   maxResponseBytes?: number;
   concurrency?: number;
+  completeLists?: boolean;
+  seed?: number;
 }): Promise<TinypmFixture> {
   const server = await startReferenceServer({
     apiVersion: opts.apiVersion,
     generate: opts.generate ?? "small",
-    seed: 7,
+    seed: opts.seed ?? 7,
+    ...(opts.completeLists !== undefined && { completeLists: opts.completeLists }),
     ...(opts.apiDisabled !== undefined && { apiDisabled: opts.apiDisabled }),
     ...(opts.token !== undefined && { token: opts.token }),
   });
