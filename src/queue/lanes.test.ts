@@ -293,6 +293,29 @@ describe("createLanes: requests within a read", () => {
     expect([writes, inWrite.calls()]).toEqual([2, 1]);
   });
 
+  it("paces every request of a read on a per-request lane, and only the read on others", async () => {
+    const starts = async (pace: "call" | "request"): Promise<number[]> => {
+      const { clock, lanes } = setup({ readsPerSecond: 10, pace });
+      const at: number[] = [];
+      const request = (): Promise<number> =>
+        remoteRead("GET", () => Promise.resolve(at.push(clock.now())));
+      await lanes.run("github", {
+        name: "scan",
+        kind: "read",
+        idempotent: true,
+        run: () => Promise.all(Array.from({ length: 25 }, request)),
+      });
+      return at;
+    };
+    const perRequest = await starts("request");
+    expect(perRequest).toHaveLength(25);
+    // 10 per second: the 11th request waits a second, the 25th starts at 2.4 s.
+    expect(perRequest.filter((t) => t < 1_000)).toHaveLength(10);
+    expect(perRequest.at(-1)).toBe(2_400);
+    // Paced per call, a read of 25 requests is one start: all of them at once.
+    expect(await starts("call")).toEqual(Array.from({ length: 25 }, () => 0));
+  });
+
   it("runs a request once outside any lane", async () => {
     const page = flaky("page", [timeout()]);
     await expect(page.read()).rejects.toBeInstanceOf(RemoteUnavailableError);

@@ -21,6 +21,11 @@ export interface LaneLimits {
   readonly writesPerHour?: number | undefined;
   /** Read starts in any second. */
   readonly readsPerSecond?: number | undefined;
+  /**
+   * What a read's pacing counts: each lane call (default), or each remote request made within a
+   * read (tinyPM: one scan is thousands of GETs, each paced by `readsPerSecond`).
+   */
+  readonly pace?: "call" | "request" | undefined;
 }
 
 /** One remote call for a lane. */
@@ -98,7 +103,7 @@ export interface Lanes {
 
 function checkLimits(system: string, limits: LaneLimits): void {
   for (const [key, value] of Object.entries(limits)) {
-    if (value === undefined) continue;
+    if (value === undefined || key === "pace") continue;
     if (
       typeof value !== "number" ||
       !(value > 0) ||
@@ -135,6 +140,7 @@ function createLane(system: SystemName, limits: LaneLimits): Lane {
         ]),
       ),
     },
+    pacePerRequest: limits.pace === "request",
     pausedUntil: 0,
     counters: { reads: 0, writes: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 },
   };

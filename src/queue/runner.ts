@@ -12,6 +12,8 @@ export interface Lane {
   readonly system: SystemName;
   readonly queue: PQueue;
   readonly pacers: Readonly<Record<"read" | "write", Pacer>>;
+  /** Reads are paced per remote request within a call, not per call. */
+  readonly pacePerRequest: boolean;
   /** Clock time until which no call of the lane starts (a rate-limit pause). */
   pausedUntil: number;
   readonly counters: LaneCounters;
@@ -69,7 +71,7 @@ export function createRunner(d: RunnerDeps) {
     }
     lane.counters[kind === "read" ? "reads" : "writes"]++;
   };
-  /** A request inside a lane call: it waits out a pause, but the call was already paced. */
+  /** A request inside a lane call: it waits out a pause; it is paced when the lane paces requests. */
   const unpaused = async (lane: Lane): Promise<void> => {
     while (lane.pausedUntil > clock.now()) await sleepUntil(lane.pausedUntil);
   };
@@ -79,8 +81,10 @@ export function createRunner(d: RunnerDeps) {
     fn: () => Promise<T>,
     inner = false,
   ): Promise<T> => {
-    if (inner) await unpaused(lane);
-    else await gate(lane, kind);
+    const perRequest = lane.pacePerRequest && kind === "read";
+    // Per-request lanes pace the requests inside a read rather than the read as a whole.
+    if (inner ? perRequest : !perRequest) await gate(lane, kind);
+    else await unpaused(lane);
     return fn();
   };
   /** Failures a request inside a lane call was already retried for: the call does not repeat. */
