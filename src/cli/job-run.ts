@@ -15,7 +15,12 @@ export async function runConfiguredJob(
   ctx: CliContext,
   session: ConfigSession,
   resolved: ResolvedJob,
-  opts: { mode: RunMode; dryRun: boolean; repairMarkers?: boolean | undefined },
+  opts: {
+    mode: RunMode;
+    dryRun: boolean;
+    repairMarkers?: boolean | undefined;
+    fullScan?: boolean | undefined;
+  },
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });
   const progress = createProgress(ctx, (state, line) => {
@@ -52,6 +57,8 @@ export async function runConfiguredJob(
       state,
       lanes: job.lanes,
       emit: onEvent,
+      fullScanEvery: resolved.tinypm.fullScanEvery,
+      fullScan: opts.fullScan,
     });
     log.info({ runId: run.runId, summary: run.summary }, "run finished");
     return run;

@@ -27,6 +27,17 @@ export const RunSummaryJson = z
       })
       .strict(),
     apiCalls: ApiCallsJson,
+    /** What was read of tinyPM: everything, or which tiers. */
+    tinypmRead: z
+      .object({
+        complete: z.boolean(),
+        fullReason: z.string().optional(),
+        read: z.array(z.string()),
+        skipped: z.array(z.string()),
+        fetched: count,
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunSummaryJson = z.infer<typeof RunSummaryJson>;
@@ -111,7 +122,15 @@ export function runSummaryJson(run: RunReport): RunSummaryJson {
       rateLimitWaits: c.rateLimitWaits,
     };
   }
-  return { runId: run.runId, job: run.job, summary: { ...run.summary }, apiCalls };
+  const r = run.tinypmRead;
+  const tinypmRead = {
+    complete: r.complete,
+    ...(r.fullReason === undefined ? {} : { fullReason: r.fullReason }),
+    read: r.sections.filter((s) => s.reason !== "skipped").map((s) => s.name),
+    skipped: r.sections.filter((s) => s.reason === "skipped").map((s) => s.name),
+    fetched: r.fetched,
+  };
+  return { runId: run.runId, job: run.job, summary: { ...run.summary }, apiCalls, tinypmRead };
 }
 
 type RunJson = z.infer<typeof RunJson>;

@@ -139,7 +139,8 @@ export function openJob(
         });
   const lanes = createLanes({
     // Every configured limit, reads included (architecture.md: `limits` on every system).
-    limits: { tinypm: tinypmLimits, [targetSystem]: targetLimits },
+    // tinyPM is paced per HTTP request: one scan is thousands of them.
+    limits: { tinypm: { ...tinypmLimits, pace: "request" }, [targetSystem]: targetLimits },
     signal,
     onEvent: (e) => {
       if (e.type === "rate_limited")

@@ -201,7 +201,7 @@ export function limitsFor(
   limits: LimitsConfig | undefined,
 ): Required<LimitsConfig> {
   const defaults: Record<typeof system, Required<LimitsConfig>> = {
-    tinypm: { concurrency: 8, writesPerMinute: 6000, writesPerHour: 360000, readsPerSecond: 500 },
+    tinypm: { concurrency: 4, writesPerMinute: 6000, writesPerHour: 360000, readsPerSecond: 500 },
     github: { concurrency: 4, writesPerMinute: 80, writesPerHour: 500, readsPerSecond: 20 },
     jira: { concurrency: 4, writesPerMinute: 1200, writesPerHour: 72000, readsPerSecond: 50 },
   };

@@ -31,6 +31,15 @@ export const TinypmSchema = z
       .positive()
       .optional()
       .describe("Per-request timeout in milliseconds."),
+    fullScanEvery: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe(
+        "Syncs read closed iterations in full every this many runs (default 12); between, only when their story list changed. 1 reads everything every run.",
+      ),
   })
   .describe("The tinyPM instance.");
 

@@ -45,6 +45,39 @@ export interface ChangePage {
   readonly complete: boolean;
 }
 
+/** A part of a project for tiered reads: one closed iteration, or everything else (`open`). */
+export interface ScanSection {
+  /** `open`, or `closed:<iteration id>`. */
+  readonly key: string;
+  /** The iteration's name (`open`: a description). */
+  readonly name: string;
+  /** A closed iteration: read in full only now and then. The open section is read every run. */
+  readonly closed: boolean;
+  /** A digest of the section's story list (ids, names and positions, in listing order). */
+  readonly signature: string;
+  readonly stories: number;
+}
+
+/** How a read found the listings of one kind: complete elements, summaries, or not probed. */
+export type ListingForm = "complete" | "summary" | "unknown";
+
+/** One tiered read of a project: its sections (from listings only), then what is needed. */
+export interface TieredScan {
+  readonly sections: readonly ScanSection[];
+  /** Every story of these sections, each followed by its tasks. */
+  read(keys: readonly string[], opts?: CallOptions): AsyncIterable<WorkItem>;
+  /**
+   * Items read one by one (the counterparts of items changed on the other side); a task's
+   * `parentId`, when known, spares a search for its story. Missing items are left out.
+   */
+  readItems(
+    refs: readonly (ItemRef & { readonly parentId?: ExternalId | undefined })[],
+    opts?: CallOptions,
+  ): Promise<readonly WorkItem[]>;
+  /** How the listings of stories and tasks were found during this read. */
+  listings(): Readonly<Record<"story" | "task", ListingForm>>;
+}
+
 export interface TrackerCapabilities {
   readonly comments: boolean;
   readonly timeEntries: boolean;
@@ -93,6 +126,11 @@ export interface Tracker {
   delete(ref: ItemRef, opts?: CallOptions): Promise<void>;
   /** Changes since a checkpoint (all items when `from` is undefined). */
   changes(from: Checkpoint | undefined, opts?: CallOptions): AsyncIterable<ChangePage>;
+  /**
+   * Starts a tiered read (systems without a change feed, i.e. tinyPM): the engine reads the open
+   * section every run and closed sections in full only now and then.
+   */
+  startTieredScan?(opts?: CallOptions): Promise<TieredScan>;
 
   /**
    * The item created by `job` from `origin`, found by its marker (after an interrupted create).

@@ -3,6 +3,7 @@
  * summary, a filter by action, per-item field diffs and conflicts, users and API cost. Every
  * text from the report is escaped.
  */
+import { tinypmReadLine } from "./tinypm-read.js";
 import { createHash } from "node:crypto";
 import { escapeHtml as h } from "./escape.js";
 import { countActions, groupItems, isUnchanged } from "./group.js";
@@ -223,7 +224,11 @@ function apiCost(report: Report): string {
     return `<tr><th>${h(systemLabel(system))}</th>${cells.map((n) => `<td>${n}</td>`).join("")}</tr>`;
   });
   const est = estimated === undefined ? "" : "<th>Writes it would make</th>";
-  return `<section class="api"><h2>API cost</h2><table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  const read =
+    report.tinypmRead === undefined
+      ? ""
+      : `<p class="tinypm-read">tinyPM read: ${h(tinypmReadLine(report.tinypmRead))}</p>`;
+  return `<section class="api"><h2>API cost</h2>${read}<table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
 function notes(report: Report): string {

@@ -3,6 +3,7 @@
  * action, field diffs as tables, long lists folded in `<details>`. Every title is escaped and
  * `@mentions` are neutralised, so pasting notifies no one.
  */
+import { tinypmReadLine } from "./tinypm-read.js";
 import { escapeMarkdown as md } from "./escape.js";
 import { groupItems, isForeign, isUnchanged } from "./group.js";
 import {
@@ -227,9 +228,11 @@ function apiCost(report: Report): string[] {
   if (systems.length === 0) return [];
   const estimated = report.estimatedWrites;
   const dry = estimated !== undefined;
+  const read = report.tinypmRead;
   const out = [
     "### API cost",
     "",
+    ...(read === undefined ? [] : [`tinyPM read: ${md(tinypmReadLine(read))}`, ""]),
     `| System | Reads | Writes | Retries | Rate-limit waits | Not modified |${dry ? " Writes it would make |" : ""}`,
     `| --- | ---: | ---: | ---: | ---: | ---: |${dry ? " ---: |" : ""}`,
   ];

@@ -143,6 +143,31 @@ export const reportSchema = z
       .record(z.string(), count)
       .optional()
       .describe("For dry runs: the writes the run would make, per system."),
+    tinypmRead: z
+      .object({
+        complete: z.boolean().describe("Every item was read: deletions could be inferred."),
+        fullReason: z
+          .string()
+          .optional()
+          .describe(
+            "Why everything was read: forced, first, due, migration, all-changed, no-tiers, pending.",
+          ),
+        sections: z.array(
+          z.object({
+            name: z.string(),
+            closed: z.boolean().describe("A closed iteration (read in full only now and then)."),
+            stories: count,
+            reason: z.string().describe("open, full, changed, new, or skipped (not read)."),
+          }),
+        ),
+        fetched: count.describe("Items read one by one because the target changed them."),
+        listings: z
+          .object({ story: z.string(), task: z.string() })
+          .optional()
+          .describe("Whether listings carried complete elements: complete, summary, unknown."),
+      })
+      .optional()
+      .describe("What was read of tinyPM: everything, or which tiers and why."),
     items: z.array(reportItemSchema),
     users: z.object({
       matches: z.array(

@@ -1,4 +1,5 @@
 /** The terminal report: grouped by story, field-level diffs, totals and API cost at the end. */
+import { tinypmReadLine } from "./tinypm-read.js";
 import { createPalette, type Palette } from "./color.js";
 import { escapeTerminal as safe } from "./escape.js";
 import { countActions, groupItems, isForeign, isUnchanged } from "./group.js";
@@ -151,6 +152,8 @@ function footer(report: Report, verbose: boolean, { p, target }: Ctx): string[] 
   const loss = report.users.assigneeLoss;
   if (loss !== undefined) lines.push(p.yellow(`Assignees: ${safe(loss.message)}`));
   for (const note of report.notes) lines.push(`Note: ${safe(note)}`);
+  if (report.tinypmRead !== undefined)
+    lines.push(`tinyPM read: ${safe(tinypmReadLine(report.tinypmRead))}`);
   lines.push(`API calls: ${apiCalls(report)}`);
   if (report.estimatedWrites !== undefined)
     lines.push(`Writes this would make: ${estimates(report)}`);

@@ -85,6 +85,25 @@ export interface ReportApiUse {
   readonly notModified: number;
 }
 
+/** What a run read of tinyPM: everything, or which tiers (sections) and why. */
+export interface ReportTinypmRead {
+  /** Every item was read, so deletions on tinyPM could be inferred. */
+  readonly complete: boolean;
+  /** Why everything was read, when it was. */
+  readonly fullReason?: string | undefined;
+  readonly sections: readonly {
+    readonly name: string;
+    readonly closed: boolean;
+    readonly stories: number;
+    /** `open`, `full`, `changed`, `new`, or `skipped` (not read this run). */
+    readonly reason: string;
+  }[];
+  /** Items read one by one because the target changed their counterpart. */
+  readonly fetched: number;
+  /** Whether story and task listings carried complete elements (`complete`, `summary`, `unknown`). */
+  readonly listings?: { readonly story: string; readonly task: string } | undefined;
+}
+
 export interface ReportUserMatch {
   readonly tinypm: string;
   readonly target: string;
@@ -125,6 +144,8 @@ export interface Report {
   readonly apiCalls: Readonly<Record<string, ReportApiUse>>;
   /** For dry runs: the writes the run would make, per system. */
   readonly estimatedWrites?: Readonly<Record<string, number>> | undefined;
+  /** What was read of tinyPM (absent in reports made before tiered reads). */
+  readonly tinypmRead?: ReportTinypmRead | undefined;
   readonly items: readonly ReportItem[];
   readonly users: {
     readonly matches: readonly ReportUserMatch[];

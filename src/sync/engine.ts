@@ -16,6 +16,8 @@ import { ensureIterations } from "./iterations.js";
 import type { PlanJob } from "./plan.js";
 import { prepare } from "./prepare.js";
 import type { Plan } from "./plan-types.js";
+import type { TinypmReadInfo } from "./read-tinypm.js";
+import { TIERS_STATE_KEY } from "./tiers.js";
 
 export type RunMode = "migrate" | "sync";
 
@@ -36,6 +38,10 @@ export interface RunJobOptions {
   readonly lanes: Lanes;
   readonly emit?: ((event: SyncEvent) => void) | undefined;
   readonly now?: (() => Date) | undefined;
+  /** Syncs: read closed tinyPM iterations in full every this many runs. @default 12 */
+  readonly fullScanEvery?: number | undefined;
+  /** Syncs: read all of tinyPM this run (`sync --full`). */
+  readonly fullScan?: boolean | undefined;
 }
 
 /** Everything a report shows about one run (or dry run) of a job. */
@@ -46,6 +52,8 @@ export interface RunReport {
   readonly dryRun: boolean;
   readonly targetSystem: SystemName;
   readonly plan: Plan;
+  /** What was read of tinyPM: everything, or which tiers (sections) and why. */
+  readonly tinypmRead: TinypmReadInfo;
   readonly summary: RunSummary;
   readonly apiCalls: Record<string, ApiUse>;
   readonly users: {
@@ -96,6 +104,8 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
         o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
         emit({ type: "checkpoint_saved", system: o.targetSystem });
       }
+      if (prepared.tinypmTiers !== undefined)
+        o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);
     }
     const identity = prepared.identity() ?? NO_IDENTITY;
     const report = finish({
@@ -103,6 +113,7 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
       runId,
       job,
       plan,
+      tinypmRead: prepared.tinypmRead,
       summary,
       users,
       events,
@@ -186,6 +197,7 @@ function finish(a: {
   runId: string;
   job: PlanJob;
   plan: Plan;
+  tinypmRead: TinypmReadInfo;
   summary: RunSummary;
   users: RunReport["users"];
   events: SyncEvent[];
@@ -200,6 +212,7 @@ function finish(a: {
     dryRun: a.o.dryRun === true,
     targetSystem: a.o.targetSystem,
     plan: a.plan,
+    tinypmRead: a.tinypmRead,
     summary: a.summary,
     apiCalls: apiUse(a.o),
     users: a.users,

@@ -1,4 +1,12 @@
-import type { Iteration, SystemName, UserRef, WorkItemFieldName } from "../core/model.js";
+import type {
+  ItemKind,
+  Iteration,
+  SystemName,
+  UserRef,
+  WorkItem,
+  WorkItemFieldName,
+} from "../core/model.js";
+import type { Checkpoint } from "../core/tracker.js";
 import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
 import { matchUsers, type UserMatch } from "../mapping/user-match.js";
 import {
@@ -14,10 +22,20 @@ import type { EngineContext } from "./context.js";
 import type { RunJobOptions } from "./engine.js";
 import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
 import { linkView } from "./links.js";
+import type { LinkView } from "./plan-types.js";
 import type { Side } from "./merge.js";
 import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
 import type { Plan } from "./plan-types.js";
-import { readAll, readChanges, type SideRead } from "./read.js";
+import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
+import {
+  readCounterparts,
+  readRest,
+  readTinypmFull,
+  readTinypmTiers,
+  type TinypmRead,
+  type TinypmReadInfo,
+} from "./read-tinypm.js";
+import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./tiers.js";
 import { reconcileIntents } from "./reconcile.js";
 import { sameJson } from "./snapshot.js";
 
@@ -38,6 +56,10 @@ export interface Prepared {
   readonly assigneeLoss: AssigneeLoss;
   readonly tinypmIterations: readonly Iteration[];
   readonly target: SideRead;
+  /** What was read of tinyPM (tiers), for the report. */
+  readonly tinypmRead: TinypmReadInfo;
+  /** The tinyPM tier record to store once the run is applied. */
+  readonly tinypmTiers?: Checkpoint | undefined;
   /** Settles interrupted creates (unless a dry run), rebuilds lost links, then plans. */
   readonly plan: (ctx: EngineContext) => Promise<Plan>;
   /** What the identity step found (after `plan`; undefined for a quiet run). */
@@ -61,7 +83,8 @@ export async function prepare(
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
   ]);
   const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
-  const { tinypm, target } = await readSides(o, job, bare);
+  const { tinypm, target, tinypmRead } = await readSides(o, job, bare);
+  const read = { tinypmRead: tinypmRead.info, tinypmTiers: tinypmRead.save };
   const resolved = resolutions(o.state, job.name);
   const planWith = (mapping: CompiledMapping, id?: IdentityStep): Plan =>
     planJob({
@@ -89,6 +112,7 @@ export async function prepare(
       assigneeLoss: NO_ASSIGNEE_LOSS,
       tinypmIterations,
       target,
+      ...read,
       plan: () => Promise.resolve(quietPlan),
       identity: () => undefined,
     };
@@ -127,6 +151,7 @@ export async function prepare(
     assigneeLoss: loss,
     tinypmIterations,
     target,
+    ...read,
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
       if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
@@ -147,39 +172,71 @@ export async function prepare(
   };
 }
 
-/** tinyPM is always scanned in full; the target fully for migrations, by its feed for syncs. */
+/**
+ * Migrations read tinyPM in full; syncs read it by tiers (read-tinypm.ts) and the target by its
+ * feed. The target's counterparts of tinyPM items that changed are fetched too, and so are the
+ * tinyPM counterparts of target items that changed but lie in a section this run left out.
+ */
 async function readSides(
   o: RunJobOptions,
   job: PlanJob,
   mapping: CompiledMapping,
-): Promise<{ tinypm: SideRead; target: SideRead }> {
-  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
-  o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
-  // `--repair-markers` looks at every target item: removing a block need not show in a feed.
-  if (o.mode !== "sync" || job.repairMarkers === true)
-    return { tinypm, target: await readAll(o.lanes, o.targetSystem, o.target) };
+): Promise<{ tinypm: SideRead; target: SideRead; tinypmRead: TinypmRead }> {
+  // `--repair-markers` looks at every target item (removing a block need not show in a feed)
+  // and matches them against every tinyPM item.
+  if (o.mode !== "sync" || job.repairMarkers === true) {
+    const tinypmRead = await readTinypmFull(
+      o.lanes,
+      o.tinypm,
+      o.mode === "sync" ? "repair" : "migration",
+    );
+    o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
+    const target = await readAll(o.lanes, o.targetSystem, o.target);
+    return { tinypm: tinypmRead.side, target, tinypmRead };
+  }
   const from = o.state.getCheckpoint(job.name, o.targetSystem);
+  const links = [...o.state.links(job.name)].map(linkView);
+  const first = await readTinypmTiers({
+    lanes: o.lanes,
+    tracker: o.tinypm,
+    stored: decodeTierState(o.state.getCheckpoint(job.name, TIERS_STATE_KEY)),
+    fullScanEvery: o.fullScanEvery ?? DEFAULT_FULL_SCAN_EVERY,
+    // Without a target checkpoint the target is read in full: so is tinyPM. Interrupted creates
+    // are settled against everything read, so they too need every tinyPM item.
+    force:
+      o.fullScan === true
+        ? "forced"
+        : from === undefined
+          ? "first"
+          : o.state.pendingIntents(job.name).length > 0
+            ? "pending"
+            : undefined,
+  });
+  // Parked failures and resolved conflicts are settled whether or not their section was read.
+  const resolvedIds = [...o.state.conflicts({ job: job.name, status: "resolved" })].flatMap((c) =>
+    c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : [],
+  );
+  const withParked = await readCounterparts({
+    lanes: o.lanes,
+    read: first,
+    targetItems: [],
+    links,
+    mapping,
+    job: job.name,
+    also: [
+      ...o.state
+        .failures(job.name)
+        .flatMap((f) => (f.tinypmId === undefined ? [] : [{ kind: f.kind, id: f.tinypmId }])),
+      ...resolvedIds,
+    ],
+  });
   // Target items the run needs although the feed may not return them: parked failures, and the
   // counterparts of tinyPM items that changed since the last sync.
   const extra = o.state
     .failures(job.name)
     .flatMap((f) => (f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }]));
-  if (from !== undefined) {
-    const links = new Map(
-      [...o.state.links(job.name)].map((l) => [`${l.kind}:${l.tinypmId}`, linkView(l)]),
-    );
-    for (const item of tinypm.items) {
-      const link = links.get(`${item.kind}:${item.id}`);
-      if (link === undefined) continue;
-      const names = mapping.fieldNames(item.kind);
-      const t = tinypmSnapshot(mapping, item);
-      const changed =
-        names.some((n) => !sameJson(t.fields[n], link.baseTinypm.fields[n])) ||
-        !sameJson([...t.comments], [...link.baseTinypm.comments]) ||
-        !sameJson(t.timeEntries, link.baseTinypm.timeEntries);
-      if (changed) extra.push({ kind: item.kind, id: link.targetId });
-    }
-  }
+  if (from !== undefined) extra.push(...changedCounterparts(mapping, links, withParked.side.items));
+  o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   const target = await readChanges({
     lanes: o.lanes,
     system: o.targetSystem,
@@ -187,7 +244,66 @@ async function readSides(
     from,
     extra,
   });
-  return { tinypm, target };
+  // Target items no link knows are matched against every tinyPM item (the identity step):
+  // read the rest of tinyPM, and the target counterparts of what changed there.
+  const known = new Set(links.map((l) => `${l.kind}:${l.targetId}`));
+  const unlinked = target.items.some((i) => !known.has(`${i.kind}:${i.id}`));
+  const rest = unlinked
+    ? await readRest(o.lanes, withParked, "unlinked")
+    : { read: withParked, added: [] };
+  const more = from === undefined ? [] : changedCounterparts(mapping, links, rest.added);
+  const fetched = await fetchMissing(o, target, more);
+  const tinypmRead = await readCounterparts({
+    lanes: o.lanes,
+    read: rest.read,
+    targetItems: target.items,
+    links,
+    mapping,
+    job: job.name,
+  });
+  return {
+    tinypm: tinypmRead.side,
+    target: { ...target, items: [...target.items, ...fetched] },
+    tinypmRead,
+  };
+}
+
+/** Target ids of the linked tinyPM items whose content moved away from the last synced base. */
+function changedCounterparts(
+  mapping: CompiledMapping,
+  links: readonly LinkView[],
+  items: readonly WorkItem[],
+): { kind: ItemKind; id: string }[] {
+  const byTinypm = new Map(links.map((l) => [`${l.kind}:${l.tinypmId}`, l]));
+  const out: { kind: ItemKind; id: string }[] = [];
+  for (const item of items) {
+    const link = byTinypm.get(`${item.kind}:${item.id}`);
+    if (link === undefined) continue;
+    const names = mapping.fieldNames(item.kind);
+    const t = tinypmSnapshot(mapping, item);
+    const changed =
+      names.some((n) => !sameJson(t.fields[n], link.baseTinypm.fields[n])) ||
+      !sameJson([...t.comments], [...link.baseTinypm.comments]) ||
+      !sameJson(t.timeEntries, link.baseTinypm.timeEntries);
+    if (changed) out.push({ kind: item.kind, id: link.targetId });
+  }
+  return out;
+}
+
+/** Target items the feed did not return, read one by one. */
+async function fetchMissing(
+  o: RunJobOptions,
+  target: SideRead,
+  refs: readonly { kind: ItemKind; id: string }[],
+): Promise<WorkItem[]> {
+  const have = new Set(target.items.map((i) => `${i.kind}:${i.id}`));
+  const out: WorkItem[] = [];
+  for (const ref of refs) {
+    if (have.has(`${ref.kind}:${ref.id}`)) continue;
+    const item = await fetchOne(o.lanes, o.targetSystem, o.target, ref);
+    if (item) out.push(item);
+  }
+  return out;
 }
 
 function systemLabel(system: SystemName): string {

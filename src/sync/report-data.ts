@@ -173,6 +173,18 @@ export function toReport(run: RunReport): Report {
     summary: { ...run.summary },
     apiCalls: run.apiCalls,
     ...(dryRun ? { estimatedWrites: estimated } : {}),
+    tinypmRead: {
+      complete: run.tinypmRead.complete,
+      ...(run.tinypmRead.fullReason === undefined ? {} : { fullReason: run.tinypmRead.fullReason }),
+      sections: run.tinypmRead.sections.map((s) => ({
+        name: s.name,
+        closed: s.closed,
+        stories: s.stories,
+        reason: s.reason,
+      })),
+      fetched: run.tinypmRead.fetched,
+      ...(run.tinypmRead.listings === undefined ? {} : { listings: run.tinypmRead.listings }),
+    },
     items: run.plan.actions.map((a) => withStory(item(a, failures), a, titles)),
     users: {
       matches: run.users.matches.map((m) => ({

@@ -32,6 +32,9 @@ export interface World {
       statePath?: string;
       /** Plan only (`plan`): nothing is written anywhere. */
       dryRun?: boolean;
+      /** `sync --full`: read all of tinyPM. */
+      fullScan?: boolean;
+      fullScanEvery?: number;
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -108,6 +111,8 @@ export async function startWorld(o: {
           mappingSpec: loadMapping(MAPPINGS[target.kind]),
           state,
           ...(job.now === undefined ? {} : { now: job.now }),
+          fullScan: job.fullScan,
+          fullScanEvery: job.fullScanEvery,
           lanes: createLanes({
             limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 4 } },
           }),

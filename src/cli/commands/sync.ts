@@ -13,6 +13,7 @@ interface SyncFlags {
   config?: string;
   job?: string;
   dryRun?: boolean;
+  full?: boolean;
   watch?: boolean;
   interval: string;
   json?: boolean;
@@ -35,6 +36,10 @@ export const registerSync: RegisterCommand = (program, ctx) => {
   configOption(cmd);
   cmd
     .option("--dry-run", "plan only: the same as `plan`")
+    .option(
+      "--full",
+      "read all of tinyPM this run (closed iterations too), so that deletions there are mirrored",
+    )
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
     .option("--json", "print each run's summary as one JSON object per line")
@@ -91,6 +96,7 @@ async function syncOnce(
       mode: "sync",
       dryRun: flags.dryRun === true,
       repairMarkers: flags.repairMarkers === true,
+      fullScan: flags.full === true,
     });
     printRun(ctx, run, {
       json: flags.json,

@@ -1,0 +1,229 @@
+import type { ItemKind, WorkItem } from "../core/model.js";
+import type { Checkpoint, ListingForm, TieredScan, Tracker } from "../core/tracker.js";
+import type { CompiledMapping } from "../mapping/compile.js";
+import type { Lanes } from "../queue/lanes.js";
+import { targetSnapshot } from "./plan.js";
+import type { LinkView } from "./plan-types.js";
+import { readAll, type SideRead } from "./read.js";
+import { sameJson } from "./snapshot.js";
+import {
+  decideTiers,
+  encodeTierState,
+  nextTierState,
+  type FullReason,
+  type SectionReason,
+  type TierState,
+} from "./tiers.js";
+
+/** What a run read of tinyPM, for the report (every format) and the run's record. */
+export interface TinypmReadInfo {
+  /** Every item was read: deletions on tinyPM may be inferred. */
+  readonly complete: boolean;
+  /** Why everything was read, when it was. */
+  readonly fullReason?: FullReason | undefined;
+  /** The sections of the project and why each was read (or `skipped`). */
+  readonly sections: readonly {
+    readonly key: string;
+    readonly name: string;
+    readonly closed: boolean;
+    readonly stories: number;
+    readonly reason: SectionReason;
+  }[];
+  /** Items read one by one because the target changed their counterpart. */
+  readonly fetched: number;
+  /** Whether story and task listings carried complete elements. */
+  readonly listings?: Readonly<Record<"story" | "task", ListingForm>> | undefined;
+}
+
+export interface TinypmRead {
+  readonly side: SideRead;
+  readonly info: TinypmReadInfo;
+  /** The tier record to store once the run is applied (not for dry runs). */
+  readonly save?: Checkpoint | undefined;
+  readonly scan?: TieredScan | undefined;
+}
+
+/** A full read through `list` (migrations, and trackers without tiers). */
+export async function readTinypmFull(
+  lanes: Lanes,
+  tracker: Tracker,
+  fullReason: FullReason,
+): Promise<TinypmRead> {
+  const side = await readAll(lanes, "tinypm", tracker);
+  return { side, info: { complete: true, fullReason, sections: [], fetched: 0 } };
+}
+
+/**
+ * The tiered read of tinyPM: the listings first (one lane call), then the sections the policy
+ * picks (another). A read that leaves any section out is partial: it never infers a deletion.
+ */
+export async function readTinypmTiers(o: {
+  lanes: Lanes;
+  tracker: Tracker;
+  stored: TierState | undefined;
+  fullScanEvery: number;
+  force?: FullReason | undefined;
+}): Promise<TinypmRead> {
+  const start = o.tracker.startTieredScan?.bind(o.tracker);
+  if (start === undefined) return readTinypmFull(o.lanes, o.tracker, "no-tiers");
+  const scan = await o.lanes.run("tinypm", {
+    name: "list tinypm sections",
+    kind: "read",
+    idempotent: true,
+    run: (signal) => start({ signal }),
+  });
+  const decision = decideTiers({
+    sections: scan.sections,
+    stored: o.stored,
+    fullScanEvery: o.fullScanEvery,
+    force: o.force,
+  });
+  const items = await o.lanes.run("tinypm", {
+    name: `read tinypm ${decision.complete ? "project" : "open and changed sections"}`,
+    kind: "read",
+    idempotent: true,
+    run: async (signal) => {
+      const out: WorkItem[] = [];
+      for await (const item of scan.read(decision.read, { signal })) out.push(item);
+      return out;
+    },
+  });
+  return {
+    side: { items, complete: decision.complete },
+    info: {
+      complete: decision.complete,
+      fullReason: decision.fullReason,
+      sections: scan.sections.map((s) => ({
+        key: s.key,
+        name: s.name,
+        closed: s.closed,
+        stories: s.stories,
+        reason: decision.reasons[s.key] ?? "skipped",
+      })),
+      fetched: 0,
+      listings: scan.listings(),
+    },
+    save: encodeTierState(nextTierState(scan.sections, o.stored, decision)),
+    scan,
+  };
+}
+
+const key = (kind: ItemKind, id: string): string => `${kind}:${id}`;
+
+/**
+ * Turns a partial read into a complete one by reading the sections it left out (when the
+ * target holds items no link knows: matching them needs every tinyPM item). Returns the read and
+ * the items it added.
+ */
+export async function readRest(
+  lanes: Lanes,
+  read: TinypmRead,
+  fullReason: FullReason,
+): Promise<{ read: TinypmRead; added: readonly WorkItem[] }> {
+  const scan = read.scan;
+  if (read.side.complete || scan === undefined) return { read, added: [] };
+  const rest = read.info.sections.filter((s) => s.reason === "skipped").map((s) => s.key);
+  const have = new Set(read.side.items.map((i) => key(i.kind, i.id)));
+  const more = await lanes.run("tinypm", {
+    name: "read the rest of tinypm",
+    kind: "read",
+    idempotent: true,
+    run: async (signal) => {
+      const out: WorkItem[] = [];
+      for await (const item of scan.read(rest, { signal })) out.push(item);
+      return out;
+    },
+  });
+  const added = more.filter((i) => !have.has(key(i.kind, i.id)));
+  const signatures = Object.fromEntries(
+    scan.sections.filter((s) => s.closed).map((s) => [s.key, s.signature]),
+  );
+  return {
+    added,
+    read: {
+      ...read,
+      side: { items: [...read.side.items, ...added], complete: true },
+      info: {
+        ...read.info,
+        complete: true,
+        fullReason,
+        sections: read.info.sections.map((s) =>
+          s.reason === "skipped" ? { ...s, reason: "full" } : s,
+        ),
+      },
+      save: encodeTierState({ runsSinceFull: 0, signatures }),
+    },
+  };
+}
+
+/**
+ * After a partial read: the tinyPM items whose target counterpart the feed reports changed (its
+ * content differs from the last synced base, or it is our unlinked copy) but that the read left
+ * out, read one by one, so that a change on the target is merged at once.
+ */
+export async function readCounterparts(o: {
+  lanes: Lanes;
+  read: TinypmRead;
+  targetItems: readonly WorkItem[];
+  links: readonly LinkView[];
+  mapping: CompiledMapping;
+  job: string;
+  /** tinyPM items wanted in any case (parked failures). */
+  also?: readonly { kind: ItemKind; id: string }[];
+}): Promise<TinypmRead> {
+  const scan = o.read.scan;
+  if (o.read.side.complete || scan === undefined) return o.read;
+  const have = new Set(o.read.side.items.map((i) => key(i.kind, i.id)));
+  const byTarget = new Map(o.links.map((l) => [key(l.kind, l.targetId), l]));
+  const refs: { kind: ItemKind; id: string; parentId?: string | undefined }[] = [];
+  const wanted = new Set<string>();
+  for (const item of o.targetItems) {
+    const link = byTarget.get(key(item.kind, item.id));
+    const m = item.marker;
+    const ref =
+      link !== undefined
+        ? { kind: link.kind, id: link.tinypmId, parentId: link.parentTinypmId }
+        : m?.job === o.job && m.origin === "tinypm"
+          ? { kind: m.originKind, id: m.originId, parentId: undefined }
+          : undefined;
+    if (ref === undefined || have.has(key(ref.kind, ref.id)) || wanted.has(key(ref.kind, ref.id)))
+      continue;
+    if (link !== undefined && unchanged(o.mapping, item, link)) continue;
+    const parentId =
+      ref.parentId ??
+      (ref.kind === "task" && item.parentId !== undefined
+        ? byTarget.get(key("story", item.parentId))?.tinypmId
+        : undefined);
+    wanted.add(key(ref.kind, ref.id));
+    refs.push({ kind: ref.kind, id: ref.id, parentId });
+  }
+  const parentOf = new Map(o.links.map((l) => [key(l.kind, l.tinypmId), l.parentTinypmId]));
+  for (const ref of o.also ?? []) {
+    const k = key(ref.kind, ref.id);
+    if (have.has(k) || wanted.has(k)) continue;
+    wanted.add(k);
+    refs.push({ ...ref, parentId: parentOf.get(k) });
+  }
+  if (refs.length === 0) return o.read;
+  const fetched = await o.lanes.run("tinypm", {
+    name: `get ${refs.length} tinypm items changed on the target`,
+    kind: "read",
+    idempotent: true,
+    run: (signal) => scan.readItems(refs, { signal }),
+  });
+  return {
+    ...o.read,
+    side: { ...o.read.side, items: [...o.read.side.items, ...fetched] },
+    info: { ...o.read.info, fetched: o.read.info.fetched + fetched.length },
+  };
+}
+
+/** The target item holds what was last synced (an echo of our own write, or no change). */
+function unchanged(mapping: CompiledMapping, item: WorkItem, link: LinkView): boolean {
+  const g = targetSnapshot(mapping, item);
+  return (
+    sameJson(g.fields, link.baseTarget.fields) &&
+    sameJson([...g.comments], [...link.baseTarget.comments]) &&
+    sameJson(g.timeEntries, link.baseTarget.timeEntries)
+  );
+}
