@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setMaxListeners } from "node:events";
 import process from "node:process";
 import type { CliContext } from "./context.js";
 import { runCli } from "./run.js";
@@ -6,6 +7,10 @@ import { runCli } from "./run.js";
 /** The process boundary: the one place that reads argv, wires signals and exits. */
 async function main(): Promise<never> {
   const controller = new AbortController();
+  // The run's signal is shared by every request in flight on every lane (tinyPM, the target, the
+  // user and profile reads), so more than Node's default of 10 listeners is normal; a real leak
+  // would still pass this bound and be reported.
+  setMaxListeners(100, controller.signal);
   const stops: ((signal: string) => void)[] = [];
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
