@@ -39,6 +39,8 @@ describe("the command-line skeleton", () => {
     expect(sub.stderr).toContain("Valid commands for conflicts: list, resolve.");
     const flag = await runCliProcess(["conflicts", "list", "--config", "x.json", "--frob"]);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toMatch(/Valid options for list: --config, --json, --help\./);
+    expect(flag.stderr).toMatch(
+      /Valid options for list: --config, --json, --log-level, --log-format, --verbose, --help\./,
+    );
   });
 });
