@@ -88,6 +88,8 @@ export interface RunOptions {
   readonly job?: Partial<PlanJob>;
   readonly tinypmServer?: ReferenceServer;
   readonly policy?: RetryPolicy;
+  /** `sync --full`: read all of tinyPM, closed iterations included. */
+  readonly fullScan?: boolean;
 }
 
 export async function startReliabilityWorld(o: {
@@ -170,6 +172,7 @@ export async function startReliabilityWorld(o: {
           tinypm: t,
           target: g,
           mappingSpec: loadMapping(MAPPINGS[o.target]),
+          fullScan: opts.fullScan,
           state,
           lanes: createLanes({
             limits: { tinypm: { concurrency: 4 }, [system]: { concurrency: 4 } },
