@@ -96,6 +96,9 @@ export function describeCrashes(target: "github" | "jira", seed: number): void {
           target,
           mapping: (c.jobs as { mapping: string }[])[target === "github" ? 0 : 1]?.mapping,
           direction: "to-tinypm",
+          // The target's items carry the migrating job's markers: bringing them back is an import
+          // of another job's items, which a job does only when told to (issue 13).
+          importFrom: [job],
           tinypm: { baseUrl: back.url, tokenEnv: "BACK_TOKEN" },
         });
       });
