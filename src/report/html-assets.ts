@@ -10,6 +10,7 @@ body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: v
   background: var(--bg); margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
 h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
 .meta, .muted { color: var(--muted); }
+.word-diff pre { white-space: pre-wrap; }
 .summary { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1.25rem 0; }
 .stat { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; min-width: 6rem; }
 .stat .n { display: block; font-size: 1.6rem; font-weight: 600; }

@@ -184,7 +184,7 @@ function descriptionHtml(d: ReportDescription, target: string): string {
       return h(part.text);
     });
     out.push(
-      `<div class="word-diff"><div class="muted">Description → ${h(sideLabel(d.toSide, target))}, word diff</div><pre style="white-space:pre-wrap">${runs.join("")}</pre></div>`,
+      `<div class="word-diff"><div class="muted">Description → ${h(sideLabel(d.toSide, target))}, word diff</div><pre>${runs.join("")}</pre></div>`,
     );
   }
   if (d.rich !== undefined) {
