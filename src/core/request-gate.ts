@@ -1,0 +1,77 @@
+import type { SystemName } from "./model.js";
+
+/**
+ * The one seam every HTTP request of every adapter passes through. `core` declares it, `queue/`
+ * implements it (concurrency, pacing windows, keyed windows, `Retry-After`/reset waits, retries of
+ * requests that are safe to repeat), and adapters only describe their requests and map their
+ * service's errors to `core/errors` (`RateLimitError` with `retryAfterMs`, transient
+ * `RemoteUnavailableError`, …), which is the gate's vocabulary for "wait" and "retry".
+ */
+
+/** What a request costs against a service's limits. */
+export type RequestKind = "read" | "write" | "search";
+
+/** One HTTP request, as an adapter hands it to the gate. */
+export interface GateRequest<T> {
+  readonly system: SystemName;
+  readonly kind: RequestKind;
+  /** For events, logs and errors, e.g. `POST /repos/o/r/issues` or `GET story 12`. */
+  readonly name: string;
+  /** A keyed window (Jira: writes to one issue); absent = the system's windows only. */
+  readonly key?: string | undefined;
+  /** Safe to send again after an ambiguous failure (GET, PUT of a whole document, DELETE). */
+  readonly idempotent: boolean;
+  /** Sends the request; `signal` aborts it (run stopped, request timed out). */
+  readonly send: (signal: AbortSignal) => Promise<T>;
+}
+
+/** The gate adapters receive from the registry. */
+export interface RequestGate {
+  /** Sends `request` when its system's limits allow, retrying it when that is safe. */
+  request<T>(request: GateRequest<T>): Promise<T>;
+}
+
+/** Why the gate is holding requests back. */
+export type WaitReason =
+  /** A configured window is full (`writesPerMinute`, `writesPerHour`, `readsPerSecond`, …). */
+  | "minute"
+  | "hour"
+  | "second"
+  /** A keyed window (one Jira issue's writes). */
+  | "key"
+  /** The service said so: `Retry-After`, `x-ratelimit-reset`, a secondary limit. */
+  | "service"
+  /** Backoff before retrying a failed request. */
+  | "retry";
+
+/** What the gate reports: every wait and every request, never silent. */
+export type GateEvent =
+  | {
+      readonly type: "wait_start";
+      readonly system: SystemName;
+      readonly reason: WaitReason;
+      /** Epoch ms when requests resume (as far as the gate knows). */
+      readonly until: number;
+      /** The request that met the wait. */
+      readonly name: string;
+    }
+  | { readonly type: "wait_end"; readonly system: SystemName; readonly waitedMs: number }
+  | {
+      readonly type: "request";
+      readonly system: SystemName;
+      readonly kind: RequestKind;
+      readonly name: string;
+      /** HTTP status, or `error` when no response came (timeout, reset, aborted). */
+      readonly status: number | "error";
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: "retry";
+      readonly system: SystemName;
+      readonly name: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      /** The failed attempt's error code and message. */
+      readonly code: string;
+      readonly reason: string;
+    };
