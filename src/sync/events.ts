@@ -1,4 +1,5 @@
 import type { ItemKind } from "../core/model.js";
+import type { WaitReason } from "../core/request-gate.js";
 import type { FieldConflict } from "./merge.js";
 import type { FieldChange, SkipReason } from "./plan-types.js";
 
@@ -71,6 +72,20 @@ export type SyncEvent =
       readonly operation?: string | undefined;
       readonly reason?: string | undefined;
     }
+  | {
+      /**
+       * The request gate holds `system`'s requests back until `until` (epoch ms): a full limit
+       * window, the service's own `Retry-After`/reset, or a retry's backoff. Always followed by
+       * `wait_end`. Progress displays show it; the ETA counts it.
+       */
+      readonly type: "wait_start";
+      readonly system: string;
+      readonly reason: WaitReason;
+      readonly until: number;
+      /** The request that met the wait. */
+      readonly operation: string;
+    }
+  | { readonly type: "wait_end"; readonly system: string; readonly waitedMs: number }
   | { readonly type: "checkpoint_saved"; readonly system: string }
   /** What the run does now, in words (`reading tinyPM`, `creating stories`…), for progress. */
   | { readonly type: "phase"; readonly phase: string }
