@@ -5,6 +5,7 @@ import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { createProgress } from "./progress.js";
 import { nameCredentialVars } from "./secret-hint.js";
+import { waitEndLine, waitLine } from "./wait-words.js";
 import { openJob, openState, type ConfigSession } from "./session.js";
 
 /**
@@ -81,6 +82,23 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
       log.warn(
         { system: e.system, waitMs: e.waitMs, operation: e.operation },
         "rate limited: waiting",
+      );
+      return;
+    case "wait_start":
+      log.info(
+        {
+          system: e.system,
+          reason: e.reason,
+          until: new Date(e.until).toISOString(),
+          operation: e.operation,
+        },
+        waitLine(e, Date.now()),
+      );
+      return;
+    case "wait_end":
+      log.info(
+        { system: e.system, waitedMs: e.waitedMs },
+        waitEndLine(e.system, undefined, e.waitedMs),
       );
       return;
     case "retry":

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CliContext } from "./context.js";
 import { createProgress, progressLine, type ProgressState } from "./progress.js";
 
@@ -35,11 +35,12 @@ describe("progressLine", () => {
     expect(progressLine(base)).toBe("10 items · 2.0/s");
   });
 
+  // The ETA includes the known wait since issue 16 (15 s of work + 20 s of wait).
   it("shows bar, percentage, phase, done of total, ETA, parked items and the rate-limit wait", () => {
     expect(
       progressLine({ ...base, phase: "creating tasks", total: 40, failed: 2, waitMs: 20_000 }),
     ).toBe(
-      "[█████░░░░░░░░░░░░░░░]  25% · creating tasks · 10/40 items (2 parked) · 2.0/s · ETA 15 s · rate limit: waiting 20 s",
+      "[█████░░░░░░░░░░░░░░░]  25% · creating tasks · 10/40 items (2 parked) · 2.0/s · ETA 35 s · rate limit: waiting 20 s",
     );
     expect(progressLine({ ...base, total: 40 }, { bar: false })).toBe(
       "25% · 10/40 items · 2.0/s · ETA 15 s",
@@ -49,6 +50,70 @@ describe("progressLine", () => {
 });
 
 describe("createProgress", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("shows a gate wait in words, counts it down every repaint, and adds it to the ETA", () => {
+    vi.useFakeTimers({ now: new Date(2026, 10, 24, 13, 15, 0) });
+    const { ctx, text } = context(true);
+    const p = createProgress(ctx);
+    p.event({ type: "progress", phase: "creating stories", done: 0, total: 20 });
+    vi.advanceTimersByTime(10_000);
+    for (let i = 0; i < 10; i++) p.event(created);
+    p.event({
+      type: "wait_start",
+      system: "github",
+      reason: "hour",
+      until: Date.now() + 50 * 60_000,
+      operation: "POST /repos/o/r/issues",
+    });
+    expect(text()).toContain("waiting for GitHub's hourly limit · resumes 14:05 (in 50 min 0 s)");
+    // 10 items in 10 s: 10 s of work left plus the 50 min wait.
+    expect(text()).toContain("ETA 50 min 10 s");
+    vi.advanceTimersByTime(1000);
+    expect(text()).toContain("(in 49 min 59 s)");
+    vi.advanceTimersByTime(1000);
+    expect(text()).toContain("(in 49 min 58 s)");
+    // Time spent waiting does not lower the rate.
+    expect(text().slice(text().lastIndexOf("\r"))).toContain("1.0/s");
+    vi.advanceTimersByTime(50 * 60_000);
+    p.event({ type: "wait_end", system: "github", waitedMs: 50 * 60_000 });
+    const last = text().slice(text().lastIndexOf("\r"));
+    expect(last).not.toContain("waiting");
+    expect(last).toContain("1.0/s");
+    p.done();
+  });
+
+  it("names each reason in words and shows the wait that ends last", () => {
+    vi.useFakeTimers({ now: new Date(2026, 10, 24, 9, 0, 0) });
+    const { ctx, text } = context(true);
+    const p = createProgress(ctx);
+    p.event({
+      type: "wait_start",
+      system: "jira",
+      reason: "retry",
+      until: Date.now() + 4000,
+      operation: "GET /rest/api/3/issue/P-1",
+    });
+    expect(text()).toContain(
+      "waiting for the next try of a failed Jira request · resumes 09:00:04 (in 4 s)",
+    );
+    p.event({
+      type: "wait_start",
+      system: "tinypm",
+      reason: "second",
+      until: Date.now() + 90_000,
+      operation: "GET story 3",
+    });
+    expect(text()).toContain(
+      "waiting for tinyPM's per-second limit · resumes 09:01:30 (in 1 min 30 s)",
+    );
+    p.event({ type: "wait_end", system: "tinypm", waitedMs: 1 });
+    expect(text().slice(text().lastIndexOf("\r"))).toContain("failed Jira request");
+    p.done();
+  });
+
   it("draws on a terminal and clears the line at the end", () => {
     const { ctx, text } = context(true);
     const p = createProgress(ctx);

@@ -1,6 +1,8 @@
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { terminalOf } from "./terminal.js";
+import { duration } from "./duration.js";
+import { longestWait, waitLine, type OpenWait } from "./wait-words.js";
 
 export interface Progress {
   event(e: SyncEvent): void;
@@ -17,8 +19,10 @@ export interface ProgressState {
   readonly total: number | undefined;
   /** Time the items were worked on (since the first `progress` event), for the rate. */
   readonly elapsedMs: number;
-  /** Remaining rate-limit wait, 0 when none. */
+  /** Remaining known wait (rate limit, service's own limit, retry backoff), 0 when none. */
   readonly waitMs: number;
+  /** The wait in words (`waiting for GitHub's hourly limit · resumes 14:05 (in 50 min)`). */
+  readonly waitText?: string | undefined;
 }
 
 const BAR_WIDTH = 20;
@@ -46,29 +50,27 @@ export function progressLine(s: ProgressState, opts: { bar?: boolean } = {}): st
     `${rate.toFixed(1)}/s`,
   );
   if (s.total !== undefined && rate > 0 && s.done < s.total) {
-    parts.push(`ETA ${duration(((s.total - s.done) / rate) * 1000)}`);
+    // The known wait is part of the time left: no item moves before it ends.
+    parts.push(`ETA ${duration(((s.total - s.done) / rate) * 1000 + s.waitMs)}`);
   }
-  if (s.waitMs > 0) parts.push(`rate limit: waiting ${duration(s.waitMs)}`);
+  if (s.waitText !== undefined) parts.push(s.waitText);
+  else if (s.waitMs > 0) parts.push(`rate limit: waiting ${duration(s.waitMs)}`);
   return parts.join(" · ");
 }
 
-/** `45 s`, `3 min 5 s`, `2 h 10 min`. */
-export function duration(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
+export { duration };
 
 const COUNTED = new Set<SyncEvent["type"]>(["created", "updated", "adopted", "deleted"]);
 /** How often the terminal line is repainted even when nothing happens (the clock moves). */
-const REPAINT_MS = 500;
+export const REPAINT_MS = 500;
 
 /**
  * A one-line progress display on a terminal (stderr): bar, percentage, phase, items done (of the
- * total once the engine reports one), rate, ETA, the current rate-limit wait; repainted twice a
- * second, kept below the log lines (see terminal.ts). Off a terminal it draws nothing; with
- * `log`, it reports the same figures as a plain log line at most every `everyMs`.
+ * total once the engine reports one), rate, ETA (known waits included), the current wait in
+ * words with its countdown; repainted twice a second, kept below the log lines (see
+ * terminal.ts). Off a terminal it draws nothing; with `log`, it reports the same figures as a
+ * plain log line at most every `everyMs` (waits are logged by `logEvent`, one line each way).
+ * Time spent waiting does not count against the items-per-second rate.
  */
 export function createProgress(
   ctx: CliContext,
@@ -83,16 +85,28 @@ export function createProgress(
   let failed = 0;
   let total: number | undefined;
   let waitUntil = 0;
+  /** Open gate waits by system (a system waits for one thing at a time). */
+  const waits = new Map<string, OpenWait>();
+  /** Time with at least one wait open, for the rate: closed spans plus the open one's start. */
+  let waitedMs = 0;
+  let waitingSince: number | undefined;
   let lastDraw = 0;
   let lastLog = started;
-  const state = (now: number): ProgressState => ({
-    phase,
-    done,
-    failed,
-    total,
-    elapsedMs: now - (workStarted ?? started),
-    waitMs: Math.max(0, waitUntil - now),
-  });
+  const state = (now: number): ProgressState => {
+    const wait = longestWait(waits.values());
+    const from = workStarted ?? started;
+    const waiting =
+      waitedMs + (waitingSince === undefined ? 0 : now - Math.max(waitingSince, from));
+    return {
+      phase,
+      done,
+      failed,
+      total,
+      elapsedMs: Math.max(0, now - from - waiting),
+      waitMs: Math.max(0, waitUntil - now, (wait?.until ?? 0) - now),
+      waitText: wait === undefined ? undefined : waitLine(wait, now),
+    };
+  };
   const draw = (force: boolean): void => {
     const now = Date.now();
     if (terminal.tty && (force || now - lastDraw >= 100)) {
@@ -120,7 +134,23 @@ export function createProgress(
       const changedPhase = e.type === "phase" && e.phase !== phase;
       if (e.type === "phase") phase = e.phase;
       if (e.type === "rate_limited") waitUntil = Date.now() + e.waitMs;
-      draw(e.type === "rate_limited" || changedPhase);
+      if (e.type === "wait_start") {
+        if (waits.size === 0) waitingSince = Date.now();
+        waits.set(e.system, {
+          system: e.system,
+          reason: e.reason,
+          until: e.until,
+          operation: e.operation,
+        });
+      }
+      if (e.type === "wait_end" && waits.delete(e.system) && waits.size === 0) {
+        const now = Date.now();
+        if (waitingSince !== undefined)
+          waitedMs += now - Math.max(waitingSince, workStarted ?? started);
+        waitingSince = undefined;
+      }
+      const waitChanged = e.type === "wait_start" || e.type === "wait_end";
+      draw(e.type === "rate_limited" || changedPhase || waitChanged);
     },
     done() {
       if (timer !== undefined) clearInterval(timer);
