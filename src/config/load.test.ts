@@ -48,8 +48,9 @@ describe("loadConfig", () => {
       direction: "both",
       conflicts: "manual",
       onDelete: "close",
-      unmappedUsers: "skip",
     });
+    // No default here: an absent unmappedUsers lets the user-map file's policy decide (issue 14).
+    expect(job?.job.unmappedUsers).toBeUndefined();
     expect(job?.target).toMatchObject({ type: "github", name: "github", token: "gh-secret" });
     expect(job?.mappingPath).toMatch(/\/mappings\/github\.yaml$/);
     expect(loaded.statePath).toMatch(/\/\.tinypm-sync\/state\.db$/);

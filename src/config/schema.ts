@@ -111,10 +111,13 @@ export const JobSchema = z
       .enum(["ignore", "close", "delete"])
       .default("close")
       .describe("What a deletion on one side does to the other."),
+    // No zod default: an absent value lets the user-map file's `policy:` decide (issue 14).
     unmappedUsers: z
       .enum(["skip", "placeholder", "fail"])
-      .default("skip")
-      .describe("What happens to users with no counterpart on the other side."),
+      .optional()
+      .describe(
+        "What happens to users with no counterpart on the other side. When absent, the user-map file's policy applies, else skip.",
+      ),
     tinypm: TinypmSchema.optional().describe(
       "Overrides the top-level tinyPM instance for this job.",
     ),

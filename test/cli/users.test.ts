@@ -121,10 +121,44 @@ describe("users", () => {
   });
 });
 
+describe("users policy precedence (explicit config value > user-map file policy > skip)", () => {
+  const withPolicies = (name: string, filePolicy: string, configPolicy?: string): string => {
+    const map = join(tmp.dir, `${name}.yaml`);
+    writeFileSync(map, `policy: ${filePolicy}\nusers:\n  alice: acc-alice\n`);
+    const base = JSON.parse(readFileSync(config, "utf8")) as { jobs: Record<string, unknown>[] };
+    const jobs = base.jobs.map((j) => {
+      const { unmappedUsers: _dropped, ...rest } = j;
+      return configPolicy === undefined ? rest : { ...rest, unmappedUsers: configPolicy };
+    });
+    const file = join(tmp.dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ ...base, users: map, jobs }));
+    return file;
+  };
+
+  it("the user-map file's policy applies when the config names none", async () => {
+    const file = withPolicies("file-fail", "fail");
+    const writesBefore = jira.stats().writes;
+    const r = await cli(["migrate", "--job", "jr"], file);
+    expect(r.stderr).toMatch(/Stopped before writing anything: \d+ items? lose an assignee on jira/);
+    expect(r.code).toBe(2);
+    expect(jira.stats().writes).toBe(writesBefore);
+    const u = await cli(["users", "--job", "jr", "--json"], file);
+    expect((JSON.parse(u.stdout) as { policy: string }).policy).toBe("fail");
+  });
+
+  it("an explicit config value beats the file's policy", async () => {
+    const file = withPolicies("config-skip", "fail", "skip");
+    const r = await cli(["plan", "--migrate", "--job", "jr", "--format", "json"], file);
+    expect(r.stderr).not.toMatch(/Stopped before writing anything/);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as PlanJson).users.assigneeLoss?.policy).toBe("skip");
+  });
+});
+
 interface PlanJson {
   users: {
     matches: { tinypm: string; target: string; how: string; reason?: string }[];
     unmapped: string[];
-    assigneeLoss?: { items: number; byUser: Record<string, number> };
+    assigneeLoss?: { items: number; policy: string; byUser: Record<string, number> };
   };
 }

@@ -48,8 +48,14 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
           job.target.listUsers(),
         ),
       ]);
-      const policy = resolved.job.unmappedUsers;
-      const result = matchUsers({ tinypmUsers, targetUsers, userMap: job.userMap, policy });
+      const result = matchUsers({
+        tinypmUsers,
+        targetUsers,
+        userMap: job.userMap,
+        policy: resolved.job.unmappedUsers,
+      });
+      // The config's value, else the user-map file's, else skip (matchUsers decides).
+      const policy = result.table.policy;
       const t = resolved.target;
       const view: UsersView = {
         job: resolved.job.name,
