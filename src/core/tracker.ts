@@ -146,6 +146,11 @@ export interface Tracker {
   ensureIteration(draft: IterationDraft, opts?: CallOptions): Promise<Iteration>;
 
   listUsers(opts?: CallOptions): Promise<readonly UserRef[]>;
+  /**
+   * Completes `listUsers` refs with what costs one read per user (GitHub's public profile: display
+   * name, public email), same order; absent where `listUsers` is already complete (Jira).
+   */
+  describeUsers?(users: readonly UserRef[], opts?: CallOptions): Promise<readonly UserRef[]>;
 
   /** Reachable, token accepted, project visible, permissions enough (used by `check`). */
   probe(opts?: CallOptions): Promise<ProbeResult>;

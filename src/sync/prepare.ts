@@ -8,7 +8,7 @@ import type {
 } from "../core/model.js";
 import type { Checkpoint } from "../core/tracker.js";
 import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
-import { matchUsers, type UserMatch } from "../mapping/user-match.js";
+import type { UserMatch } from "../mapping/user-match.js";
 import {
   assigneeLoss,
   assigneeLossError,
@@ -37,6 +37,7 @@ import {
 } from "./read-tinypm.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./tiers.js";
 import { reconcileIntents } from "./reconcile.js";
+import { readAndMatchUsers } from "./user-read.js";
 import { sameJson } from "./snapshot.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
@@ -117,14 +118,13 @@ export async function prepare(
       identity: () => undefined,
     };
   }
-  const targetUsers = await laneRead(o.lanes, o.targetSystem, `list ${o.targetSystem} users`, () =>
-    o.target.listUsers(),
-  );
-  const users = matchUsers({
+  const { result: users } = await readAndMatchUsers({
     tinypmUsers,
-    targetUsers,
+    target: o.target,
     userMap: o.userMap,
     policy: o.unmappedUsers,
+    read: (name, run) =>
+      laneRead(o.lanes, o.targetSystem, `${o.targetSystem}: ${name}`, () => run({})),
   });
   const loss =
     job.direction === "to-tinypm"

@@ -35,7 +35,7 @@ import {
 } from "./repo-meta.js";
 import type { RawIssue } from "./schema.js";
 import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
-import { listAssignableUsers } from "./users.js";
+import { describeGithubUsers, listAssignableUsers } from "./users.js";
 import {
   addSubIssue,
   createComment,
@@ -202,6 +202,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     ensureIteration,
     listUsers: (o?: CallOptions): Promise<readonly UserRef[]> =>
       listAssignableUsers(ctx, o?.signal),
+    describeUsers: (users: readonly UserRef[], o?: CallOptions): Promise<readonly UserRef[]> =>
+      describeGithubUsers(ctx, users, o?.signal),
     probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
     apiCalls: () => client.counts(),
     close: () => Promise.resolve(),

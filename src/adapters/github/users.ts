@@ -1,10 +1,10 @@
-/** The repository's assignable users, with what their public profiles show. */
+/** The repository's assignable users, and what their public profiles show. */
 import { z } from "zod";
 import type { UserRef } from "../../core/model.js";
 import { fetchOne, listAssignees, parse, type GithubContext } from "./reads.js";
 
 /**
- * Profiles read per listing at most: one read each, so a large organisation does not spend its
+ * Profiles read per call at most: one read each, so a large organisation does not spend its
  * hourly budget on names; past this the users are known by login only (the user map covers them).
  */
 export const MAX_PROFILE_READS = 200;
@@ -16,17 +16,25 @@ const profileSchema = z.object({
 });
 
 /**
- * Every user who may be assigned issues (`GET /repos/{o}/{r}/assignees`), each completed with the
- * display name and public email of `GET /users/{login}` (GitHub shows `email: null` unless the
- * user made an address public, so most users match by login or the user map).
+ * Every user who may be assigned issues (`GET /repos/{o}/{r}/assignees`), by login only: their
+ * profiles cost one read each, so the caller asks for them (`describeUsers`) only for the users
+ * the user map and the login rule left unmatched.
  */
-export async function listAssignableUsers(
+export function listAssignableUsers(ctx: GithubContext, signal?: AbortSignal): Promise<UserRef[]> {
+  return listAssignees(ctx, signal);
+}
+
+/**
+ * Completes each user with the display name and public email of `GET /users/{login}` (GitHub
+ * shows `email: null` unless the user made an address public), same order.
+ */
+export async function describeGithubUsers(
   ctx: GithubContext,
+  users: readonly UserRef[],
   signal?: AbortSignal,
 ): Promise<UserRef[]> {
-  const assignees = await listAssignees(ctx, signal);
   const out: UserRef[] = [];
-  for (const [i, user] of assignees.entries()) {
+  for (const [i, user] of users.entries()) {
     if (i >= MAX_PROFILE_READS || user.login === undefined) {
       out.push(user);
       continue;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { renderUserMapFile } from "../../mapping/user-map-write.js";
-import { matchUsers } from "../../mapping/user-match.js";
 import { parseUserMap } from "../../mapping/users.js";
 import { laneRead } from "../../sync/prepare.js";
+import { readAndMatchUsers } from "../../sync/user-read.js";
 import { writeLine } from "../context.js";
 import { configOption, logOptions } from "../options.js";
 import { openConfig, openJob } from "../session.js";
@@ -42,17 +42,16 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
     if (resolved === undefined) return;
     const job = openJob(session, resolved, () => undefined, ctx.signal);
     try {
-      const [tinypmUsers, targetUsers] = await Promise.all([
-        laneRead(job.lanes, "tinypm", "list tinypm users", () => job.tinypm.listUsers()),
-        laneRead(job.lanes, job.targetSystem, `list ${job.targetSystem} users`, () =>
-          job.target.listUsers(),
-        ),
-      ]);
-      const result = matchUsers({
+      const tinypmUsers = await laneRead(job.lanes, "tinypm", "list tinypm users", () =>
+        job.tinypm.listUsers(),
+      );
+      const { targetUsers, result } = await readAndMatchUsers({
         tinypmUsers,
-        targetUsers,
+        target: job.target,
         userMap: job.userMap,
         policy: resolved.job.unmappedUsers,
+        read: (name, run) =>
+          laneRead(job.lanes, job.targetSystem, `${job.targetSystem}: ${name}`, () => run({})),
       });
       // The config's value, else the user-map file's, else skip (matchUsers decides).
       const policy = result.table.policy;
