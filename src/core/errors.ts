@@ -14,6 +14,7 @@ export type ErrorCode =
   | "conflict"
   | "state_invalid"
   | "state_locked"
+  | "state_unavailable"
   | "interrupted"
   | "internal";
 
@@ -158,9 +159,9 @@ export class ConflictError extends RemoteErrorBase {
 }
 
 export class StateError extends SyncError {
-  readonly code: "state_invalid" | "state_locked";
+  readonly code: "state_invalid" | "state_locked" | "state_unavailable";
   constructor(
-    code: "state_invalid" | "state_locked",
+    code: "state_invalid" | "state_locked" | "state_unavailable",
     message: string,
     opts: SyncErrorOptions = {},
   ) {
@@ -204,6 +205,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "auth_failed":
     case "permission_denied":
     case "remote_unavailable":
+    case "state_unavailable":
     case "rate_limited":
     case "not_found":
     case "payload_invalid":

@@ -1,5 +1,4 @@
 import type { Database } from "better-sqlite3";
-import { InternalError, UsageError } from "../core/errors.js";
 import type { ItemKind } from "../core/model.js";
 import type {
   ConflictDraft,
@@ -9,8 +8,10 @@ import type {
   FailureSide,
 } from "./records.js";
 import { opt, parseJson } from "./records.js";
+import { conflictAppliedError, failureWithoutItemError, noConflictError } from "./state-errors.js";
 
-interface FailureRow {
+/** A `failures` row, as both backends store it. */
+export interface FailureRow {
   id: number;
   run_id: string;
   job: string;
@@ -25,7 +26,8 @@ interface FailureRow {
   last_seen_at: string;
 }
 
-interface ConflictRow {
+/** A `conflicts` row, as both backends store it. */
+export interface ConflictRow {
   id: number;
   job: string;
   kind: ItemKind;
@@ -50,7 +52,7 @@ interface FailureKey {
   targetId: string | null;
 }
 
-function toFailure(r: FailureRow): FailureRecord {
+export function toFailure(r: FailureRow): FailureRecord {
   return {
     id: r.id,
     runId: r.run_id,
@@ -67,7 +69,7 @@ function toFailure(r: FailureRow): FailureRecord {
   };
 }
 
-function toConflict(r: ConflictRow): ConflictRecord {
+export function toConflict(r: ConflictRow): ConflictRecord {
   return {
     id: r.id,
     job: r.job,
@@ -99,16 +101,14 @@ export function createIssueJournal(db: Database, now: () => Date) {
   const conflictOrThrow = (id: number): ConflictRow => {
     const row = getConflict.get(id);
     if (row !== undefined) return row;
-    throw new UsageError(`There is no conflict with id ${id}.`, {
-      hint: "List the conflicts with `tinypm-sync conflicts list`.",
-    });
+    throw noConflictError(id);
   };
   return {
     parkFailure: db.transaction((f: FailureDraft): void => {
       const tinypmId = f.tinypmId ?? null;
       const targetId = f.targetId ?? null;
       if (tinypmId === null && targetId === null) {
-        throw new InternalError(`A parked failure of job ${f.job} names no item (${f.code}).`);
+        throw failureWithoutItemError(f);
       }
       const found = findFailure.get({ job: f.job, kind: f.kind, tinypmId, targetId });
       if (found === undefined) {
@@ -176,10 +176,7 @@ export function createIssueJournal(db: Database, now: () => Date) {
     resolveConflict: db.transaction((id: number, take: "tinypm" | "target"): ConflictRecord => {
       const row = conflictOrThrow(id);
       if (row.applied_at !== null) {
-        throw new UsageError(
-          `Conflict ${id} was resolved (take ${row.resolution ?? "?"}) and already applied.`,
-          { hint: "Change the field on either side; the next sync picks it up." },
-        );
+        throw conflictAppliedError(id, row.resolution);
       }
       db.prepare(
         "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ?, updated_at = ? WHERE id = ?",

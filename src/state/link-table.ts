@@ -3,8 +3,10 @@ import { InternalError } from "../core/errors.js";
 import type { ItemKind, SystemName } from "../core/model.js";
 import type { BaseSnapshot, IntentDraft, IntentRecord, LinkRecord } from "./records.js";
 import { parseJson } from "./records.js";
+import { alreadyLinkedError, noLinkError } from "./state-errors.js";
 
-interface LinkRow {
+/** A `links` row, as both backends store it. */
+export interface LinkRow {
   job: string;
   kind: ItemKind;
   tinypm_id: string;
@@ -19,7 +21,8 @@ interface LinkRow {
   updated_at: string;
 }
 
-interface IntentRow {
+/** An `intents` row, as both backends store it. */
+export interface IntentRow {
   id: number;
   job: string;
   kind: ItemKind;
@@ -38,9 +41,9 @@ interface PageParams {
 }
 
 /** Links are read in pages of this many rows, so iterating 100k links holds only one page. */
-const PAGE_SIZE = 500;
+export const PAGE_SIZE = 500;
 
-function toLink(row: LinkRow): LinkRecord {
+export function toLink(row: LinkRow): LinkRecord {
   return {
     job: row.job,
     kind: row.kind,
@@ -59,7 +62,7 @@ function toLink(row: LinkRow): LinkRecord {
   };
 }
 
-function toIntent(row: IntentRow): IntentRecord {
+export function toIntent(row: IntentRow): IntentRecord {
   return {
     id: row.id,
     job: row.job,
@@ -130,11 +133,7 @@ export function createLinkTable(db: Database, now: () => Date) {
   const put = (link: LinkRecord): void => {
     const other = q.byTarget.get(link.job, link.kind, link.targetId);
     if (other !== undefined && other.tinypm_id !== link.tinypmId) {
-      throw new InternalError(
-        `Cannot link ${link.kind} ${link.targetId} of ${link.targetSystem} to tinyPM ` +
-          `${link.tinypmId} in job ${link.job}: it is already linked to tinyPM ${other.tinypm_id}.`,
-        { hint: "Delete the old link first (a bug in the caller).", details: { ...link } },
-      );
+      throw alreadyLinkedError(link, other.tinypm_id);
     }
     q.upsert.run(bindLink(link));
   };
@@ -153,9 +152,7 @@ export function createLinkTable(db: Database, now: () => Date) {
         ...[base.targetHash, now().toISOString(), job, kind, tinypmId],
       );
       if (changes === 0) {
-        throw new InternalError(`No link for tinyPM ${kind} ${tinypmId} in job ${job}.`, {
-          hint: "Create the link with putLink or confirmIntent first (a bug in the caller).",
-        });
+        throw noLinkError(job, kind, tinypmId);
       }
     },
     deleteLink: (job: string, kind: ItemKind, tinypmId: string): void => {
@@ -179,7 +176,7 @@ export function createLinkTable(db: Database, now: () => Date) {
 }
 
 /** A link confirming an intent must be the link of the item that intent was about. */
-function checkIntentMatches(intent: IntentRecord, link: LinkRecord): void {
+export function checkIntentMatches(intent: IntentRecord, link: LinkRecord): void {
   const originId = intent.originSystem === "tinypm" ? link.tinypmId : link.targetId;
   const matches =
     intent.job === link.job &&
@@ -206,7 +203,7 @@ function mapRow(
   return row === undefined ? undefined : toLink(row);
 }
 
-function bindLink(link: LinkRecord): Record<string, string | null> {
+export function bindLink(link: LinkRecord): Record<string, string | null> {
   return {
     job: link.job,
     kind: link.kind,

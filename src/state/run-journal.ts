@@ -4,8 +4,10 @@ import { InternalError } from "../core/errors.js";
 import type { Checkpoint } from "../core/tracker.js";
 import type { RunMode, RunOutcome, RunRecord, RunResult } from "./records.js";
 import { opt, parseJson } from "./records.js";
+import { noRunError } from "./state-errors.js";
 
-interface RunRow {
+/** A `runs` row, as both backends store it. */
+export interface RunRow {
   id: string;
   job: string;
   mode: RunMode;
@@ -20,7 +22,7 @@ interface RunRow {
 /** Keys that name a secret: refused in checkpoints, which adapters fill with opaque values. */
 const SECRET_KEY = /token|secret|password|authorization|api[-_]?key/i;
 
-function toRun(r: RunRow): RunRecord {
+export function toRun(r: RunRow): RunRecord {
   return {
     id: r.id,
     job: r.job,
@@ -35,9 +37,19 @@ function toRun(r: RunRow): RunRecord {
 }
 
 /** A sortable, unique run id: `20261121T061118Z-3f9a1c`. */
-function newRunId(at: Date): string {
+export function newRunId(at: Date): string {
   const stamp = at.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Refuses a checkpoint with a secret-like key: secrets never enter the state. */
+export function checkCheckpoint(job: string, system: string, cp: Checkpoint): void {
+  const secret = Object.keys(cp).find((key) => SECRET_KEY.test(key));
+  if (secret !== undefined) {
+    throw new InternalError(`Checkpoint of ${job}/${system} carries a secret-like key ${secret}.`, {
+      hint: "Secrets never enter the state: keep tokens out of checkpoints (a bug in the adapter).",
+    });
+  }
 }
 
 /** Builds checkpoint and run operations on an open, migrated database. */
@@ -53,15 +65,7 @@ export function createRunJournal(db: Database, now: () => Date) {
       return row === undefined ? undefined : parseJson<Checkpoint>(row.data);
     },
     setCheckpoint(job: string, system: string, cp: Checkpoint): void {
-      const secret = Object.keys(cp).find((key) => SECRET_KEY.test(key));
-      if (secret !== undefined) {
-        throw new InternalError(
-          `Checkpoint of ${job}/${system} carries a secret-like key ${secret}.`,
-          {
-            hint: "Secrets never enter the state: keep tokens out of checkpoints (a bug in the adapter).",
-          },
-        );
-      }
+      checkCheckpoint(job, system, cp);
       db.prepare(
         `INSERT INTO checkpoints (job, system, data, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (job, system) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
@@ -87,7 +91,7 @@ export function createRunJournal(db: Database, now: () => Date) {
           JSON.stringify(result.apiCalls),
           runId,
         );
-      if (changes === 0) throw new InternalError(`No run ${runId} to finish.`);
+      if (changes === 0) throw noRunError(runId);
     },
     runs(opts: { job?: string; limit?: number } = {}): RunRecord[] {
       return db

@@ -105,6 +105,13 @@ export interface StateStore {
   liveHolder(): LockHolder | undefined;
   /** Runs `fn` in one (nestable) transaction. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Opens a transaction that may span awaits (the async store, sqlite-state.ts, keeps every
+   * other call waiting meanwhile); ended by `commit` or `rollback`.
+   */
+  begin(): void;
+  commit(): void;
+  rollback(): void;
   /** `"ok"`, or SQLite's list of problems. */
   integrityCheck(): string;
   /** Releases the lock and closes the file. Idempotent. */
@@ -124,6 +131,15 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
     ...runs,
     ...issues,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    begin: (): void => {
+      db.exec("BEGIN IMMEDIATE");
+    },
+    commit: (): void => {
+      db.exec("COMMIT");
+    },
+    rollback: (): void => {
+      if (db.inTransaction) db.exec("ROLLBACK");
+    },
     liveHolder: (): LockHolder | undefined => liveLockHolder(db),
     integrityCheck: (): string =>
       db

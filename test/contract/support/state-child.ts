@@ -13,11 +13,20 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
  * TypeScript). The output sits under node_modules/.cache so `better-sqlite3` resolves.
  * @returns the file URL of the transpiled `state/sqlite-store.js`
  */
-export function buildStateForChildren(): { storeUrl: string; cleanup: () => void } {
+export function buildStateForChildren(): {
+  storeUrl: string;
+  stateUrl: string;
+  cleanup: () => void;
+} {
   const out = join(root, "node_modules", ".cache", `tinypm-sync-state-test-${process.pid}`);
-  for (const folder of ["state", "core"]) {
+  const transpile = (folder: string): void => {
     mkdirSync(join(out, folder), { recursive: true });
-    for (const file of readdirSync(join(root, "src", folder))) {
+    for (const entry of readdirSync(join(root, "src", folder), { withFileTypes: true })) {
+      const file = entry.name;
+      if (entry.isDirectory()) {
+        transpile(join(folder, file));
+        continue;
+      }
       if (!file.endsWith(".ts") || file.endsWith(".test.ts")) continue;
       const source = readFileSync(join(root, "src", folder, file), "utf8");
       const { outputText } = ts.transpileModule(source, {
@@ -25,9 +34,11 @@ export function buildStateForChildren(): { storeUrl: string; cleanup: () => void
       });
       writeFileSync(join(out, folder, file.replace(/\.ts$/, ".js")), outputText);
     }
-  }
+  };
+  for (const folder of ["state", "core"]) transpile(folder);
   return {
     storeUrl: new URL(`file://${join(out, "state", "sqlite-store.js")}`).href,
+    stateUrl: new URL(`file://${join(out, "state", "open-state.js")}`).href,
     cleanup: () => {
       rmSync(out, { recursive: true, force: true });
     },
@@ -45,7 +56,15 @@ export interface StateChild {
 
 /** Starts `node --input-type=module -e <code>` with `openStateStore` in scope. */
 export function spawnStateChild(storeUrl: string, code: string): StateChild {
-  const body = `import { openStateStore } from ${JSON.stringify(storeUrl)};\n${code}`;
+  return spawnChild(`import { openStateStore } from ${JSON.stringify(storeUrl)};\n${code}`);
+}
+
+/** Starts a child with `openState` (either backend, open-state.ts) in scope. */
+export function spawnBackendChild(stateUrl: string, code: string): StateChild {
+  return spawnChild(`import { openState } from ${JSON.stringify(stateUrl)};\n${code}`);
+}
+
+function spawnChild(body: string): StateChild {
   const child = spawn(process.execPath, ["--input-type=module", "-e", body], {
     stdio: ["ignore", "pipe", "inherit"],
   });

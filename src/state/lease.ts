@@ -1,0 +1,66 @@
+import { StateError } from "../core/errors.js";
+
+/** How long a lease lives without a heartbeat: a dead worker's jobs are free after this. */
+export const LEASE_TTL_MS = 30_000;
+
+/** How often a live worker renews its leases (a third of their life: two beats may fail). */
+export const HEARTBEAT_MS = 10_000;
+
+/** A process working on a state, as listed by `workers()` (`status`, the `serve` dashboard). */
+export interface WorkerRecord {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: string;
+  /** The last heartbeat (ISO); a worker silent for longer than the lease TTL is dead. */
+  readonly heartbeatAt: string;
+  /** The jobs it holds now. */
+  readonly jobs: readonly string[];
+}
+
+/** The hold of one process on one job. */
+export interface JobLease {
+  readonly job: string;
+  /**
+   * Aborted when the lease may have been lost (the database was unreachable for longer than the
+   * lease lives, or another worker took it over): stop writing to any target, finish nothing.
+   */
+  readonly signal: AbortSignal;
+  /** Throws `StateError("state_locked")` unless the lease is still held for sure. */
+  assertHeld(): void;
+  /** Gives the job back. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** The error of a job held by a live process. */
+export function jobLockedError(
+  location: string,
+  job: string,
+  holder: { pid: number; host: string; since: string } | undefined,
+  waitedMs: number,
+): StateError {
+  const who =
+    holder === undefined
+      ? "another process"
+      : `process ${holder.pid} on ${holder.host} (since ${holder.since})`;
+  return new StateError(
+    "state_locked",
+    `Job ${job} of state ${location} is being run by ${who}; waited ${waitedMs} ms.`,
+    {
+      hint:
+        "Let that run finish, or set `state.waitForLockMs` in the config to wait for it. A job " +
+        `held by a process that died is free again within ${LEASE_TTL_MS / 1000} s.`,
+      details: { location, job, pid: holder?.pid, host: holder?.host, since: holder?.since },
+    },
+  );
+}
+
+/** The error of a lease that can no longer be vouched for. */
+export function leaseLostError(job: string, why: string): StateError {
+  return new StateError("state_locked", `The lease of job ${job} was lost: ${why}.`, {
+    hint:
+      "Another worker may run the job now; this run stopped writing. Check the database " +
+      "connection; the next run resumes from the state.",
+    details: { job },
+  });
+}

@@ -1,0 +1,59 @@
+import { resolve } from "node:path";
+import type { LeaseTiming } from "./postgres/pg-lease.js";
+import { openPostgresState } from "./postgres/pg-store.js";
+import { isPostgresUrl, redactUrl } from "./postgres/pg-url.js";
+import { openSqliteState } from "./sqlite-state.js";
+import type { StateStore } from "./store.js";
+
+/** Where a state lives: an SQLite file, or a PostgreSQL database. */
+export type StateLocation =
+  | { readonly backend: "sqlite"; readonly path: string }
+  | { readonly backend: "postgres"; readonly url: string };
+
+/** Options of `openState`, for either backend. */
+export interface OpenStateOptions {
+  /** Read without taking the lock or joining as a worker; every write throws. */
+  readonly readOnly?: boolean | undefined;
+  /** SQLite: how long to wait for the process holding the file, in ms. @default 0 */
+  readonly waitForLockMs?: number | undefined;
+  /** The clock of stored record timestamps. */
+  readonly now?: (() => Date) | undefined;
+  /** PostgreSQL: lease life and heartbeat (tests shorten them). */
+  readonly lease?: LeaseTiming | undefined;
+}
+
+/** A location given on a command line: a `postgres://` URL, else an SQLite file path. */
+export function parseStateLocation(text: string, cwd: string = process.cwd()): StateLocation {
+  return isPostgresUrl(text)
+    ? { backend: "postgres", url: text }
+    : { backend: "sqlite", path: resolve(cwd, text) };
+}
+
+/** The location for people: the path, or the URL with its password replaced by `***`. */
+export function describeStateLocation(location: StateLocation): string {
+  return location.backend === "sqlite" ? location.path : redactUrl(location.url);
+}
+
+/**
+ * Opens a state on its backend. SQLite: one process holds the file. PostgreSQL: any number of
+ * processes share the database, and `claimJob` keeps each job on one of them.
+ */
+export function openState(
+  location: StateLocation,
+  options: OpenStateOptions = {},
+): Promise<StateStore> {
+  if (location.backend === "sqlite") {
+    return openSqliteState({
+      path: location.path,
+      readOnly: options.readOnly,
+      waitForLockMs: options.waitForLockMs,
+      now: options.now,
+    });
+  }
+  return openPostgresState({
+    url: location.url,
+    readOnly: options.readOnly,
+    now: options.now,
+    lease: options.lease,
+  });
+}

@@ -1,0 +1,248 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Pool } from "pg";
+import {
+  HEARTBEAT_MS,
+  jobLockedError,
+  LEASE_TTL_MS,
+  leaseLostError,
+  type JobLease,
+  type WorkerRecord,
+} from "../lease.js";
+import type { LockHolder } from "../lock.js";
+import { inTransaction } from "./pg-db.js";
+
+/** Lease timing; tests shorten it, the defaults are the documented ones. */
+export interface LeaseTiming {
+  readonly ttlMs: number;
+  readonly heartbeatMs: number;
+}
+
+export const DEFAULT_TIMING: LeaseTiming = { ttlMs: LEASE_TTL_MS, heartbeatMs: HEARTBEAT_MS };
+
+interface HolderRow {
+  worker_id: string;
+  expired: boolean;
+  host: string | null;
+  pid: number | null;
+  acquired_at: Date;
+}
+
+/**
+ * One process's membership of a PostgreSQL state: a `workers` row kept alive by a heartbeat, and
+ * the job leases it holds. Lease times use the server's clock (`now()`), so workers on machines
+ * with different clocks agree. Locally, a lease counts as held only until the last renewal that
+ * the server confirmed plus the lease's life: past that (the database unreachable), its signal
+ * aborts — the run must stop writing, because another worker may take the job over.
+ */
+export interface WorkerMembership {
+  readonly id: string;
+  claim(job: string, waitMs: number): Promise<JobLease>;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface Held {
+  readonly controller: AbortController;
+  released: boolean;
+}
+
+export async function joinAsWorker(
+  pool: Pool,
+  location: string,
+  timing: LeaseTiming = DEFAULT_TIMING,
+): Promise<WorkerMembership> {
+  const id = randomUUID();
+  const ttl = timing.ttlMs;
+  await pool.query("INSERT INTO workers (id, host, pid) VALUES ($1, $2, $3)", [
+    ...[id, hostname(), process.pid],
+  ]);
+  // Rows of workers silent for a day are history: drop them and anything they still claim.
+  await pool.query(
+    `DELETE FROM workers WHERE heartbeat_at < now() - interval '1 day';
+     DELETE FROM job_leases WHERE expires_at < now() - interval '1 day'`,
+  );
+  const held = new Map<string, Held>();
+  // performance.now() of the send of the last renewal the server confirmed: the leases it
+  // extended live until then + ttl by the server's clock, hence at least that long here.
+  let confirmedAt = performance.now();
+  const lose = (job: string, why: string): void => {
+    const h = held.get(job);
+    if (h === undefined || h.controller.signal.aborted) return;
+    h.controller.abort(leaseLostError(job, why));
+  };
+  const expired = (): boolean => performance.now() - confirmedAt >= ttl;
+  let beating = false;
+  const beat = async (): Promise<void> => {
+    if (beating) return;
+    beating = true;
+    const sentAt = performance.now();
+    try {
+      const { rows } = await pool.query<{ job: string }>(
+        `WITH w AS (UPDATE workers SET heartbeat_at = now() WHERE id = $1)
+         UPDATE job_leases SET expires_at = now() + $2 * interval '1 millisecond'
+         WHERE worker_id = $1 AND expires_at > now() RETURNING job`,
+        [id, ttl],
+      );
+      confirmedAt = sentAt;
+      const renewed = new Set(rows.map((r) => r.job));
+      for (const job of held.keys())
+        if (!renewed.has(job)) lose(job, "another worker took it over");
+    } catch {
+      // Unreachable: the leases stay valid locally until `confirmedAt + ttl` (checked below).
+    } finally {
+      beating = false;
+      if (expired()) {
+        for (const job of held.keys()) lose(job, `the database did not answer for ${ttl} ms`);
+      }
+    }
+  };
+  const timer = setInterval(() => void beat(), Math.min(timing.heartbeatMs, ttl / 3));
+  timer.unref();
+  const watchdog = setInterval(
+    () => {
+      if (!expired()) return;
+      for (const job of held.keys()) lose(job, `the database did not answer for ${ttl} ms`);
+    },
+    Math.max(100, Math.min(1000, ttl / 10)),
+  );
+  watchdog.unref();
+
+  const tryClaim = (job: string) =>
+    inTransaction(pool, async (db) => {
+      const { rows } = await db.query<HolderRow>(
+        `SELECT l.worker_id, l.expires_at <= now() AS expired, w.host, w.pid, l.acquired_at
+         FROM job_leases l LEFT JOIN workers w ON w.id = l.worker_id WHERE l.job = $1
+         FOR UPDATE OF l`,
+        [job],
+      );
+      const row = rows[0];
+      if (row !== undefined && !row.expired) return { ok: false as const, holder: row };
+      const sentAt = performance.now();
+      const taken = await db.query(
+        `INSERT INTO job_leases (job, worker_id, acquired_at, expires_at)
+         VALUES ($1, $2, now(), now() + $3 * interval '1 millisecond')
+         ON CONFLICT (job) DO UPDATE SET worker_id = excluded.worker_id,
+           acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+         WHERE job_leases.expires_at <= now()`,
+        [job, id, ttl],
+      );
+      if (taken.rowCount === 0) return { ok: false as const, holder: undefined };
+      // We hold the job: a run of it still marked running belongs to a worker that is gone.
+      await db.query(
+        "UPDATE runs SET outcome = 'interrupted', finished_at = $1 WHERE job = $2 AND outcome IS NULL",
+        [new Date().toISOString(), job],
+      );
+      return { ok: true as const, sentAt };
+    });
+
+  return {
+    id,
+    async claim(job: string, waitMs: number): Promise<JobLease> {
+      const started = Date.now();
+      for (;;) {
+        let attempt;
+        try {
+          attempt = await tryClaim(job);
+        } catch (error) {
+          // Two workers inserting the first lease of a job at once: the loser tries again.
+          if ((error as { code?: string }).code !== "23505") throw error;
+          attempt = { ok: false as const, holder: undefined };
+        }
+        if (attempt.ok) {
+          if (held.size === 0) confirmedAt = attempt.sentAt;
+          const h: Held = { controller: new AbortController(), released: false };
+          held.set(job, h);
+          return {
+            job,
+            signal: h.controller.signal,
+            assertHeld: () => {
+              if (h.released) throw leaseLostError(job, "it was released");
+              if (expired()) lose(job, `the database did not answer for ${ttl} ms`);
+              if (h.controller.signal.aborted) throw h.controller.signal.reason;
+            },
+            release: async () => {
+              if (h.released) return;
+              h.released = true;
+              held.delete(job);
+              await pool
+                .query("DELETE FROM job_leases WHERE job = $1 AND worker_id = $2", [job, id])
+                .catch(() => undefined); // unreachable: the lease expires by itself
+            },
+          };
+        }
+        const waited = Date.now() - started;
+        if (waited >= waitMs) {
+          const holder = attempt.holder;
+          throw jobLockedError(
+            location,
+            job,
+            holder?.pid == null || holder.host === null
+              ? undefined
+              : { pid: holder.pid, host: holder.host, since: holder.acquired_at.toISOString() },
+            waited,
+          );
+        }
+        await sleep(Math.min(Math.max(50, ttl / 20), waitMs - waited));
+      }
+    },
+    async close(): Promise<void> {
+      clearInterval(timer);
+      clearInterval(watchdog);
+      for (const h of held.values()) h.released = true;
+      held.clear();
+      await pool
+        .query(
+          `WITH l AS (DELETE FROM job_leases WHERE worker_id = $1)
+           DELETE FROM workers WHERE id = $1`,
+          [id],
+        )
+        .catch(() => undefined);
+    },
+  };
+}
+
+/** The workers heard from within the lease life, with the jobs they hold. */
+export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerRecord[]> {
+  const { rows } = await pool.query<{
+    id: string;
+    host: string;
+    pid: number;
+    started_at: Date;
+    heartbeat_at: Date;
+    jobs: string[] | null;
+  }>(
+    `SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
+       array_agg(l.job ORDER BY l.job) FILTER (WHERE l.job IS NOT NULL) AS jobs
+     FROM workers w LEFT JOIN job_leases l ON l.worker_id = w.id AND l.expires_at > now()
+     WHERE w.heartbeat_at > now() - $1 * interval '1 millisecond'
+     GROUP BY w.id ORDER BY w.started_at, w.id`,
+    [ttlMs],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    startedAt: r.started_at.toISOString(),
+    heartbeatAt: r.heartbeat_at.toISOString(),
+    jobs: r.jobs ?? [],
+  }));
+}
+
+/** The worker holding the oldest live lease (a run going on), if any. */
+export async function leaseHolder(pool: Pool): Promise<LockHolder | undefined> {
+  const { rows } = await pool.query<{ host: string; pid: number; acquired_at: Date }>(
+    `SELECT w.host, w.pid, l.acquired_at FROM job_leases l JOIN workers w ON w.id = l.worker_id
+     WHERE l.expires_at > now() ORDER BY l.acquired_at LIMIT 1`,
+  );
+  const r = rows[0];
+  return r === undefined
+    ? undefined
+    : {
+        pid: r.pid,
+        host: r.host,
+        processStart: undefined,
+        acquiredAt: r.acquired_at.toISOString(),
+      };
+}

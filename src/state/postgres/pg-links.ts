@@ -1,0 +1,163 @@
+import type { ItemKind, JsonValue, Marker } from "../../core/model.js";
+import type { LinkIdentity } from "../identity-table.js";
+import {
+  bindLink,
+  checkIntentMatches,
+  PAGE_SIZE,
+  toIntent,
+  toLink,
+  type IntentRow,
+  type LinkRow,
+} from "../link-table.js";
+import type { BaseSnapshot, IntentDraft, IntentRecord, LinkRecord } from "../records.js";
+import { parseJson } from "../records.js";
+import { alreadyLinkedError, noLinkError } from "../state-errors.js";
+import type { Db } from "./pg-db.js";
+
+const UPSERT_LINK = `
+  INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
+    base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET target_system = excluded.target_system,
+    target_id = excluded.target_id, origin = excluded.origin,
+    parent_tinypm_id = excluded.parent_tinypm_id, base_tinypm = excluded.base_tinypm,
+    base_target = excluded.base_target, tinypm_hash = excluded.tinypm_hash,
+    target_hash = excluded.target_hash, updated_at = excluded.updated_at`;
+
+async function one(db: Db, where: string, values: unknown[]): Promise<LinkRecord | undefined> {
+  const { rows } = await db.query<LinkRow>(`SELECT * FROM links WHERE ${where}`, values);
+  return rows[0] === undefined ? undefined : toLink(rows[0]);
+}
+
+/** Checks the target id is free (or this item's), then upserts; run inside `atomic`. */
+async function put(db: Db, link: LinkRecord): Promise<void> {
+  const { rows } = await db.query<{ tinypm_id: string }>(
+    "SELECT tinypm_id FROM links WHERE job = $1 AND kind = $2 AND target_id = $3 FOR UPDATE",
+    [link.job, link.kind, link.targetId],
+  );
+  const other = rows[0];
+  if (other !== undefined && other.tinypm_id !== link.tinypmId) {
+    throw alreadyLinkedError(link, other.tinypm_id);
+  }
+  const b = bindLink(link);
+  await db.query(UPSERT_LINK, [
+    ...[b.job, b.kind, b.tinypmId, b.targetSystem, b.targetId, b.origin, b.parent],
+    ...[b.baseTinypm, b.baseTarget, b.tinypmHash, b.targetHash, b.updatedAt],
+  ]);
+}
+
+/** Links, identities and create intents on PostgreSQL: the same rules as link-table.ts. */
+export function pgLinks(db: Db, now: () => Date) {
+  return {
+    getLinkByTinypm: (job: string, kind: ItemKind, id: string) =>
+      one(db, "job = $1 AND kind = $2 AND tinypm_id = $3", [job, kind, id]),
+    getLinkByTarget: (job: string, kind: ItemKind, id: string) =>
+      one(db, "job = $1 AND kind = $2 AND target_id = $3", [job, kind, id]),
+    links: (job: string, kind?: ItemKind): AsyncIterable<LinkRecord> => ({
+      async *[Symbol.asyncIterator]() {
+        // Keyset pagination on the primary key: one page in memory, writes meanwhile are fine.
+        let after = { kind: "", id: "" };
+        for (;;) {
+          const { rows } = await db.query<LinkRow>(
+            `SELECT * FROM links WHERE job = $1 AND ($2::text IS NULL OR kind = $2)
+               AND (kind, tinypm_id) > ($3, $4) ORDER BY kind, tinypm_id LIMIT ${PAGE_SIZE}`,
+            [job, kind ?? null, after.kind, after.id],
+          );
+          for (const row of rows) yield toLink(row);
+          const last = rows.at(-1);
+          if (last === undefined || rows.length < PAGE_SIZE) return;
+          after = { kind: last.kind, id: last.tinypm_id };
+        }
+      },
+    }),
+    async countLinks(job: string): Promise<number> {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM links WHERE job = $1",
+        [job],
+      );
+      return rows[0]?.n ?? 0;
+    },
+    putLink: (link: LinkRecord): Promise<void> => db.atomic((tx) => put(tx, link)),
+    async updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot) {
+      const { rowCount } = await db.query(
+        `UPDATE links SET base_tinypm = $1, base_target = $2, tinypm_hash = $3, target_hash = $4,
+           updated_at = $5 WHERE job = $6 AND kind = $7 AND tinypm_id = $8`,
+        [
+          ...[JSON.stringify(base.tinypm), JSON.stringify(base.target), base.tinypmHash],
+          ...[base.targetHash, now().toISOString(), job, kind, tinypmId],
+        ],
+      );
+      if (rowCount === 0) throw noLinkError(job, kind, tinypmId);
+    },
+    async deleteLink(job: string, kind: ItemKind, tinypmId: string): Promise<void> {
+      await db.query("DELETE FROM links WHERE job = $1 AND kind = $2 AND tinypm_id = $3", [
+        ...[job, kind, tinypmId],
+      ]);
+    },
+    async getLinkIdentity(job: string, kind: ItemKind, tinypmId: string) {
+      const { rows } = await db.query<{ marker: string; meta: string }>(
+        "SELECT marker, meta FROM link_identity WHERE job = $1 AND kind = $2 AND tinypm_id = $3",
+        [job, kind, tinypmId],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const marker = parseJson<Marker | null>(row.marker);
+      const meta = parseJson<JsonValue>(row.meta);
+      if (marker === null || typeof marker !== "object") return undefined;
+      const identity: LinkIdentity = {
+        marker,
+        meta:
+          meta !== null && typeof meta === "object" && !Array.isArray(meta)
+            ? (meta as Record<string, JsonValue>)
+            : {},
+      };
+      return identity;
+    },
+    async putLinkIdentity(job: string, kind: ItemKind, tinypmId: string, id: LinkIdentity) {
+      await db.query(
+        `INSERT INTO link_identity (job, kind, tinypm_id, marker, meta) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET marker = excluded.marker, meta = excluded.meta`,
+        [job, kind, tinypmId, JSON.stringify(id.marker), JSON.stringify(id.meta)],
+      );
+    },
+    async recordIntent(i: IntentDraft): Promise<number> {
+      const { rows } = await db.query<{ id: number }>(
+        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (job, kind, origin_system, origin_id, target_system)
+         DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+        [
+          i.job,
+          i.kind,
+          i.originSystem,
+          i.originId,
+          i.targetSystem,
+          i.payloadHash,
+          now().toISOString(),
+        ],
+      );
+      return rows[0]?.id ?? 0;
+    },
+    confirmIntent: (intentId: number, link: LinkRecord): Promise<void> =>
+      // The link and the end of the intent commit together: a crash leaves one or the other.
+      db.atomic(async (tx) => {
+        const { rows } = await tx.query<IntentRow>(
+          "SELECT * FROM intents WHERE id = $1 FOR UPDATE",
+          [intentId],
+        );
+        if (rows[0] !== undefined) checkIntentMatches(toIntent(rows[0]), link);
+        await put(tx, link);
+        await tx.query("DELETE FROM intents WHERE id = $1", [intentId]);
+      }),
+    async pendingIntents(job: string): Promise<IntentRecord[]> {
+      const { rows } = await db.query<IntentRow>(
+        "SELECT * FROM intents WHERE job = $1 ORDER BY id",
+        [job],
+      );
+      return rows.map(toIntent);
+    },
+    async dropIntent(intentId: number): Promise<void> {
+      await db.query("DELETE FROM intents WHERE id = $1", [intentId]);
+    },
+  };
+}

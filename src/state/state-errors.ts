@@ -1,0 +1,40 @@
+import { InternalError, UsageError } from "../core/errors.js";
+import type { ItemKind } from "../core/model.js";
+import type { FailureDraft, LinkRecord } from "./records.js";
+
+/** The errors both state backends throw for the same misuse, worded once. */
+
+export function noConflictError(id: number): UsageError {
+  return new UsageError(`There is no conflict with id ${id}.`, {
+    hint: "List the conflicts with `tinypm-sync conflicts list`.",
+  });
+}
+
+export function conflictAppliedError(id: number, resolution: string | null): UsageError {
+  return new UsageError(
+    `Conflict ${id} was resolved (take ${resolution ?? "?"}) and already applied.`,
+    { hint: "Change the field on either side; the next sync picks it up." },
+  );
+}
+
+export function noLinkError(job: string, kind: ItemKind, tinypmId: string): InternalError {
+  return new InternalError(`No link for tinyPM ${kind} ${tinypmId} in job ${job}.`, {
+    hint: "Create the link with putLink or confirmIntent first (a bug in the caller).",
+  });
+}
+
+export function alreadyLinkedError(link: LinkRecord, otherTinypmId: string): InternalError {
+  return new InternalError(
+    `Cannot link ${link.kind} ${link.targetId} of ${link.targetSystem} to tinyPM ` +
+      `${link.tinypmId} in job ${link.job}: it is already linked to tinyPM ${otherTinypmId}.`,
+    { hint: "Delete the old link first (a bug in the caller).", details: { ...link } },
+  );
+}
+
+export function failureWithoutItemError(f: FailureDraft): InternalError {
+  return new InternalError(`A parked failure of job ${f.job} names no item (${f.code}).`);
+}
+
+export function noRunError(runId: string): InternalError {
+  return new InternalError(`No run ${runId} to finish.`);
+}

@@ -1,0 +1,118 @@
+import type { ItemKind } from "../core/model.js";
+import type { Checkpoint } from "../core/tracker.js";
+import type { LinkIdentity } from "./identity-table.js";
+import type { JobLease, WorkerRecord } from "./lease.js";
+import type { LockHolder } from "./lock.js";
+import type {
+  BaseSnapshot,
+  ConflictDraft,
+  ConflictRecord,
+  FailureDraft,
+  FailureRecord,
+  IntentDraft,
+  IntentRecord,
+  LinkRecord,
+  RunMode,
+  RunRecord,
+  RunResult,
+} from "./records.js";
+
+export type * from "./records.js";
+export type { LinkIdentity } from "./identity-table.js";
+export type { JobLease, WorkerRecord } from "./lease.js";
+export type { LockHolder } from "./lock.js";
+
+/**
+ * The data of a state: links with base snapshots, identities, checkpoints, create intents, runs,
+ * parked failures and conflicts. Every method is asynchronous (the PostgreSQL backend talks to a
+ * server); each write is one transaction, and the writes that must go together (confirming an
+ * intent stores the link and drops the intent) are one transaction inside the method.
+ */
+export interface StateData {
+  getLinkByTinypm(job: string, kind: ItemKind, tinypmId: string): Promise<LinkRecord | undefined>;
+  getLinkByTarget(job: string, kind: ItemKind, targetId: string): Promise<LinkRecord | undefined>;
+  /**
+   * A job's links, page by page (ordered by kind, tinyPM id): memory stays flat for 100k links,
+   * and writing links meanwhile is fine.
+   */
+  links(job: string, kind?: ItemKind): AsyncIterable<LinkRecord>;
+  countLinks(job: string): Promise<number>;
+  /** Inserts or replaces the link of `(job, kind, tinypmId)`; a target id links to one item only. */
+  putLink(link: LinkRecord): Promise<void>;
+  /** Replaces the base snapshot after a sync of the pair; the link must exist. */
+  updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): Promise<void>;
+  deleteLink(job: string, kind: ItemKind, tinypmId: string): Promise<void>;
+  /** The marker and metadata last written into a linked target item. */
+  getLinkIdentity(job: string, kind: ItemKind, tinypmId: string): Promise<LinkIdentity | undefined>;
+  putLinkIdentity(
+    job: string,
+    kind: ItemKind,
+    tinypmId: string,
+    identity: LinkIdentity,
+  ): Promise<void>;
+  /** A job's checkpoint for one system (or a key like `sync:<job>:<source>`). */
+  getCheckpoint(job: string, system: string): Promise<Checkpoint | undefined>;
+  setCheckpoint(job: string, system: string, cp: Checkpoint): Promise<void>;
+  /**
+   * Records a create before the remote call; idempotent per (job, kind, origin, target system).
+   * @returns the intent id to confirm or drop
+   */
+  recordIntent(i: IntentDraft): Promise<number>;
+  /** In one transaction: stores the link of the created item and deletes the intent. */
+  confirmIntent(intentId: number, link: LinkRecord): Promise<void>;
+  /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
+  pendingIntents(job: string): Promise<IntentRecord[]>;
+  /** Forgets an intent whose create is known not to have happened. */
+  dropIntent(intentId: number): Promise<void>;
+  /** Records the start of a run. @returns a sortable run id */
+  startRun(job: string, mode: RunMode): Promise<string>;
+  finishRun(runId: string, result: RunResult): Promise<void>;
+  /** Runs, newest first. */
+  runs(opts?: { job?: string; limit?: number }): Promise<RunRecord[]>;
+  /** Parks a failed item (upsert by either id; `attempts` counts up). */
+  parkFailure(f: FailureDraft): Promise<void>;
+  failures(job?: string): Promise<FailureRecord[]>;
+  clearFailure(job: string, kind: ItemKind, idOnEitherSide: string): Promise<void>;
+  /** Opens a conflict, or updates the values of the open one of (job, kind, tinypmId, field). */
+  openConflict(c: ConflictDraft): Promise<number>;
+  conflicts(opts?: { job?: string; status?: "open" | "resolved" }): Promise<ConflictRecord[]>;
+  /** Marks a conflict resolved; the engine applies it on the next sync. Unknown id → UsageError. */
+  resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
+  /** Records that the engine wrote a resolved conflict's chosen value. */
+  markConflictApplied(id: number): Promise<void>;
+}
+
+/** Which backend holds a state. */
+export type StateBackend = "sqlite" | "postgres";
+
+/**
+ * An open state: its data, one transaction at a time across several writes, the job leases that
+ * keep a job on at most one process, and the workers that hold them.
+ */
+export interface StateStore extends StateData {
+  readonly backend: StateBackend;
+  /** Where the state lives, for messages: the file path, or the URL without its password. */
+  readonly location: string;
+  /** The dead process whose hold on the state this store took over, if any (for a warning). */
+  readonly tookOverLockFrom: LockHolder | undefined;
+  /**
+   * Runs `fn` in one transaction: every write through `tx` commits together or not at all.
+   * Other calls on this store wait until it ends (SQLite), or run beside it (PostgreSQL).
+   */
+  transaction<T>(fn: (tx: StateData) => Promise<T>): Promise<T>;
+  /**
+   * Takes the lease of a job: while held, no other process runs the job. A lease whose holder
+   * stopped heart-beating expires (PostgreSQL: within 30 s), and is then taken over; runs its
+   * holder left `running` are marked interrupted. Waits up to `waitMs` (default 0) for a live
+   * holder, then throws `StateError("state_locked")` naming it.
+   */
+  claimJob(job: string, opts?: { waitMs?: number }): Promise<JobLease>;
+  /** The processes working on this state now, with the jobs they hold. */
+  workers(): Promise<WorkerRecord[]>;
+  /** A live process holding the state or one of its jobs now (a run going on), if any. */
+  liveHolder(): Promise<LockHolder | undefined>;
+  /** `"ok"`, or the backend's list of problems. */
+  integrityCheck(): Promise<string>;
+  /** Releases the leases and the lock, closes the connection. Idempotent. */
+  close(): Promise<void>;
+}

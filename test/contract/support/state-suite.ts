@@ -1,0 +1,452 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InternalError, StateError, UsageError } from "../../../src/core/errors.js";
+import type { ItemKind } from "../../../src/core/model.js";
+import { openState, type StateLocation } from "../../../src/state/open-state.js";
+import type { LeaseTiming } from "../../../src/state/postgres/pg-lease.js";
+import type { LinkRecord, StateStore } from "../../../src/state/store.js";
+import { buildStateForChildren, spawnBackendChild, type StateChild } from "./state-child.js";
+
+/** A backend under the shared contract: where fresh states come from. */
+export interface BackendUnderTest {
+  readonly name: "sqlite" | "postgres";
+  /** A fresh, empty state location (a new file, a new database). */
+  fresh(): Promise<StateLocation>;
+  /** PostgreSQL: short leases, so expiry is tested in seconds. */
+  readonly lease?: LeaseTiming;
+}
+
+export function link(
+  tinypmId: string,
+  targetId: string,
+  job = "w",
+  kind: ItemKind = "story",
+): LinkRecord {
+  return {
+    job,
+    kind,
+    tinypmId,
+    targetSystem: "github",
+    targetId,
+    origin: "tinypm",
+    base: {
+      tinypm: { title: `t${tinypmId}` },
+      target: { title: `t${tinypmId}` },
+      tinypmHash: "h1",
+      targetHash: "h2",
+    },
+    updatedAt: "2026-11-24T00:00:00.000Z",
+  };
+}
+
+const intent = (originId: string, job = "w") =>
+  ({
+    job,
+    kind: "story",
+    originSystem: "tinypm",
+    originId,
+    targetSystem: "github",
+    payloadHash: "p",
+  }) as const;
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+async function kill(c: StateChild): Promise<void> {
+  c.process.kill("SIGKILL");
+  await c.exited;
+}
+
+/**
+ * The state contract both backends pass: the same calls give the same results, the same
+ * transactions hold, a killed process loses nothing and duplicates nothing, and a job runs on
+ * one process at a time.
+ */
+export function stateContract(backend: () => BackendUnderTest): void {
+  let build: ReturnType<typeof buildStateForChildren>;
+  beforeAll(() => {
+    build = buildStateForChildren();
+  });
+  afterAll(() => {
+    build.cleanup();
+  });
+
+  async function withStore<T>(fn: (s: StateStore, loc: StateLocation) => Promise<T>): Promise<T> {
+    const loc = await backend().fresh();
+    const s = await openState(loc, { lease: backend().lease });
+    try {
+      return await fn(s, loc);
+    } finally {
+      await s.close();
+    }
+  }
+
+  /** A child process that opens `loc` and runs `code` (with `s` the open store). */
+  function child(loc: StateLocation, code: string): StateChild {
+    const options = JSON.stringify({ lease: backend().lease });
+    return spawnBackendChild(
+      build.stateUrl,
+      `const s = await openState(${JSON.stringify(loc)}, ${options});\n${code}\nsetInterval(() => {}, 1000);`,
+    );
+  }
+
+  describe("links and base snapshots", () => {
+    it("finds a link by either id, keeps one item per target id, updates its base and deletes it", async () => {
+      await withStore(async (s) => {
+        await s.putLink(link("1", "7"));
+        expect(await s.getLinkByTinypm("w", "story", "1")).toEqual(link("1", "7"));
+        expect((await s.getLinkByTarget("w", "story", "7"))?.tinypmId).toBe("1");
+        expect(await s.getLinkByTinypm("w", "task", "1")).toBeUndefined();
+        await expect(s.putLink(link("2", "7"))).rejects.toThrow(InternalError);
+        expect(await s.getLinkByTinypm("w", "story", "2")).toBeUndefined();
+        await s.putLink({ ...link("1", "8"), parentTinypmId: "5" });
+        expect(await s.getLinkByTarget("w", "story", "7")).toBeUndefined();
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.parentTinypmId).toBe("5");
+        const base = {
+          tinypm: { title: "new", n: [1, "ü"] },
+          target: null,
+          tinypmHash: "a",
+          targetHash: "b",
+        };
+        await s.updateBase("w", "story", "1", base);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.base).toEqual(base);
+        await expect(s.updateBase("w", "story", "9", base)).rejects.toThrow(
+          /No link for tinyPM story 9/,
+        );
+        await s.deleteLink("w", "story", "1");
+        expect(await s.countLinks("w")).toBe(0);
+      });
+    });
+
+    it("streams 1,200 links in key order while the caller deletes and updates them", async () => {
+      await withStore(async (s) => {
+        await s.transaction(async (tx) => {
+          for (let i = 0; i < 1200; i += 1)
+            await tx.putLink(link(String(i).padStart(4, "0"), `t${i}`));
+          await tx.putLink(link("x", "tx", "other"));
+          await tx.putLink(link("0001", "task-1", "w", "task"));
+        });
+        expect(await s.countLinks("w")).toBe(1201);
+        const seen: string[] = [];
+        for await (const l of s.links("w", "story")) {
+          seen.push(l.tinypmId);
+          if (Number(l.tinypmId) % 2 === 0) await s.deleteLink("w", "story", l.tinypmId);
+          else await s.updateBase("w", "story", l.tinypmId, { ...l.base, tinypmHash: "seen" });
+        }
+        expect(seen).toHaveLength(1200);
+        expect(seen).toEqual([...seen].sort());
+        const rest = await collect(s.links("w"));
+        expect(rest.map((l) => `${l.kind}:${l.tinypmId}`)).toContain("task:0001");
+        expect(rest.filter((l) => l.kind === "story")).toHaveLength(600);
+        expect(
+          rest.filter((l) => l.kind === "story").every((l) => l.base.tinypmHash === "seen"),
+        ).toBe(true);
+      });
+    });
+  });
+
+  it("keeps the identity of a target item beside its link", async () => {
+    await withStore(async (s) => {
+      const marker = { v: 1, job: "w", kind: "story", tinypmId: "1", instance: "i" } as never;
+      expect(await s.getLinkIdentity("w", "story", "1")).toBeUndefined();
+      await s.putLinkIdentity("w", "story", "1", { marker, meta: { points: 3 } });
+      await s.putLinkIdentity("w", "story", "1", { marker, meta: { points: 5 } });
+      expect(await s.getLinkIdentity("w", "story", "1")).toEqual({ marker, meta: { points: 5 } });
+    });
+  });
+
+  it("keeps checkpoints per job and system, and refuses one that carries a secret", async () => {
+    await withStore(async (s) => {
+      await s.setCheckpoint("w", "github", { since: "a", etag: 'W/"1"' });
+      await s.setCheckpoint("w", "github", { since: "b" });
+      await s.setCheckpoint("w", "sync:w:tinypm", { cursor: 3 });
+      expect(await s.getCheckpoint("w", "github")).toEqual({ since: "b" });
+      expect(await s.getCheckpoint("w", "sync:w:tinypm")).toEqual({ cursor: 3 });
+      expect(await s.getCheckpoint("v", "github")).toBeUndefined();
+      await expect(s.setCheckpoint("w", "jira", { apiToken: "x" })).rejects.toThrow(
+        /secret-like key apiToken/,
+      );
+      expect(await s.getCheckpoint("w", "jira")).toBeUndefined();
+    });
+  });
+
+  describe("create intents", () => {
+    it("records an intent once per origin, and confirming it stores the link and ends the intent together", async () => {
+      await withStore(async (s) => {
+        const id = await s.recordIntent(intent("1"));
+        expect(await s.recordIntent({ ...intent("1"), payloadHash: "q" })).toBe(id);
+        const other = await s.recordIntent(intent("2"));
+        expect(other).not.toBe(id);
+        expect(await s.pendingIntents("w")).toMatchObject([
+          { id, originId: "1", payloadHash: "q" },
+          { id: other, originId: "2" },
+        ]);
+        // A link of another item cannot confirm it: nothing is written, the intent stays.
+        await expect(s.confirmIntent(id, link("2", "7"))).rejects.toThrow(/cannot be confirmed/);
+        expect(await s.countLinks("w")).toBe(0);
+        await s.confirmIntent(id, link("1", "7"));
+        expect((await s.pendingIntents("w")).map((i) => i.id)).toEqual([other]);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.targetId).toBe("7");
+        // A confirm whose link is refused (target id taken) leaves the intent pending.
+        await expect(s.confirmIntent(other, link("2", "7"))).rejects.toThrow(InternalError);
+        expect((await s.pendingIntents("w")).map((i) => i.id)).toEqual([other]);
+        await s.dropIntent(other);
+        expect(await s.pendingIntents("w")).toEqual([]);
+        expect(await s.integrityCheck()).toBe("ok");
+      });
+    });
+
+    it("keeps the pending intent of a process killed between record and confirm, and its link once confirmed", async () => {
+      const loc = await backend().fresh();
+      const a = child(
+        loc,
+        `console.log("intent " + (await s.recordIntent(${JSON.stringify(intent("1"))})));`,
+      );
+      const id = Number((await a.line()).split(" ")[1]);
+      await kill(a);
+      const b = child(
+        loc,
+        `await s.confirmIntent(${id}, ${JSON.stringify(link("1", "7"))});
+         console.log("confirmed " + (await s.recordIntent(${JSON.stringify(intent("2"))})));`,
+      );
+      const second = await b.line();
+      await kill(b);
+      const s = await openState(loc, { lease: backend().lease });
+      try {
+        expect(second).toMatch(/^confirmed \d+$/);
+        const pending = await s.pendingIntents("w");
+        expect(pending.map((i) => i.originId)).toEqual(["2"]);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.targetId).toBe("7");
+        expect(await s.countLinks("w")).toBe(1);
+        expect(await s.integrityCheck()).toBe("ok");
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
+  it("commits a transaction's writes together, and none of them when it fails", async () => {
+    await withStore(async (s) => {
+      await s.transaction(async (tx) => {
+        await tx.putLink(link("1", "7"));
+        await tx.putLinkIdentity("w", "story", "1", {
+          marker: { tinypmId: "1" } as never,
+          meta: {},
+        });
+      });
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.putLink(link("2", "8"));
+          await tx.setCheckpoint("w", "github", { since: "x" });
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
+      expect(await s.getLinkByTinypm("w", "story", "2")).toBeUndefined();
+      expect(await s.getCheckpoint("w", "github")).toBeUndefined();
+      expect(await s.countLinks("w")).toBe(1);
+      // Calls beside a transaction see either none or all of it.
+      const seen: number[] = [];
+      await Promise.all([
+        s.transaction(async (tx) => {
+          await tx.putLink(link("3", "9"));
+          await new Promise((r) => setTimeout(r, 50));
+          await tx.putLink(link("4", "10"));
+        }),
+        (async () => {
+          await new Promise((r) => setTimeout(r, 10));
+          seen.push(await s.countLinks("w"));
+        })(),
+      ]);
+      expect([1, 3]).toContain(seen[0]);
+      expect(await s.countLinks("w")).toBe(3);
+    });
+  });
+
+  it("journals runs newest first, per job, and refuses to finish an unknown run", async () => {
+    let t = Date.parse("2026-11-24T00:00:00Z");
+    const loc = await backend().fresh();
+    const s = await openState(loc, { now: () => new Date((t += 1000)), lease: backend().lease });
+    try {
+      const r1 = await s.startRun("w", "migrate");
+      const r2 = await s.startRun("w", "sync");
+      const r3 = await s.startRun("v", "sync");
+      await s.finishRun(r1, {
+        outcome: "ok",
+        counts: { created: 2 },
+        apiCalls: { github: { writes: 2 } },
+      });
+      expect((await s.runs()).map((r) => r.id)).toEqual([r3, r2, r1]);
+      expect((await s.runs({ job: "w", limit: 1 })).map((r) => r.id)).toEqual([r2]);
+      const [, , first] = await s.runs();
+      expect(first).toMatchObject({
+        id: r1,
+        job: "w",
+        mode: "migrate",
+        outcome: "ok",
+        pid: process.pid,
+        counts: { created: 2 },
+      });
+      expect(first?.apiCalls).toEqual({ github: { writes: 2 } });
+      expect((await s.runs({ job: "w" }))[0]?.outcome).toBe("running");
+      await expect(
+        s.finishRun("nope", { outcome: "ok", counts: {}, apiCalls: {} }),
+      ).rejects.toThrow(/No run nope/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("parks failures by either item id, counts attempts, and clears them", async () => {
+    await withStore(async (s) => {
+      const f = {
+        runId: "r1",
+        job: "w",
+        kind: "story",
+        side: "target",
+        code: "payload_invalid",
+        message: "bad",
+      } as const;
+      await s.parkFailure({ ...f, tinypmId: "1" });
+      await s.parkFailure({ ...f, runId: "r2", tinypmId: "1", targetId: "7", message: "worse" });
+      await s.parkFailure({ ...f, targetId: "8" });
+      const list = await s.failures("w");
+      expect(list).toHaveLength(2);
+      expect(list[0]).toMatchObject({
+        tinypmId: "1",
+        targetId: "7",
+        attempts: 2,
+        runId: "r2",
+        message: "worse",
+      });
+      expect(list[1]).toMatchObject({ targetId: "8", attempts: 1 });
+      expect(list[1]?.tinypmId).toBeUndefined();
+      await expect(s.parkFailure(f)).rejects.toThrow(/names no item/);
+      await s.clearFailure("w", "story", "7");
+      expect((await s.failures()).map((x) => x.targetId)).toEqual(["8"]);
+      expect(await s.failures("v")).toEqual([]);
+    });
+  });
+
+  it("keeps one open conflict per field, resolves it once, and marks it applied", async () => {
+    await withStore(async (s) => {
+      const c = {
+        job: "w",
+        kind: "story",
+        tinypmId: "1",
+        targetId: "7",
+        field: "title",
+        baseValue: "a",
+        tinypmValue: "b",
+        targetValue: "c",
+      } as const;
+      const id = await s.openConflict(c);
+      expect(await s.openConflict({ ...c, targetValue: { x: [1] } })).toBe(id);
+      const other = await s.openConflict({ ...c, field: "points", baseValue: 1 });
+      expect(await s.conflicts({ status: "open" })).toMatchObject([
+        { id, targetValue: { x: [1] }, status: "open", resolution: undefined },
+        { id: other, baseValue: 1 },
+      ]);
+      const resolved = await s.resolveConflict(id, "target");
+      expect(resolved).toMatchObject({ id, status: "resolved", resolution: "target" });
+      expect(resolved.resolvedAt).toBeDefined();
+      expect(await s.openConflict(c)).not.toBe(id); // a resolved conflict does not hold the field
+      await s.markConflictApplied(id);
+      expect((await s.conflicts({ job: "w", status: "resolved" }))[0]?.appliedAt).toBeDefined();
+      await expect(s.resolveConflict(id, "tinypm")).rejects.toThrow(/already applied/);
+      await expect(s.resolveConflict(999, "tinypm")).rejects.toThrow(UsageError);
+      await expect(s.markConflictApplied(999)).rejects.toThrow(/no conflict with id 999/);
+    });
+  });
+
+  describe("the lease of a job", () => {
+    it("keeps a job on one holder at a time, names it, and frees it on release", async () => {
+      await withStore(async (s) => {
+        const lease = await s.claimJob("w");
+        lease.assertHeld();
+        const refused = await s.claimJob("w").catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(StateError);
+        expect((refused as StateError).code).toBe("state_locked");
+        expect((refused as StateError).message).toContain(`process ${process.pid}`);
+        const other = await s.claimJob("v");
+        expect((await s.workers()).flatMap((w) => w.jobs)).toEqual(["v", "w"]);
+        await lease.release();
+        await lease.release();
+        const again = await s.claimJob("w", { waitMs: 1000 });
+        await again.release();
+        await other.release();
+        expect(lease.signal.aborted).toBe(false);
+      });
+    });
+
+    it.runIf(backend().name === "sqlite")(
+      "keeps a second process off the state file the first one holds, until the first one dies",
+      async () => {
+        const loc = await backend().fresh();
+        const a = child(
+          loc,
+          `await s.claimJob("w"); const r = await s.startRun("w", "sync"); console.log("held " + r);`,
+        );
+        const runId = (await a.line()).split(" ")[1];
+        // One process holds an SQLite file: a second one is refused at the door.
+        const refused = await openState(loc).catch((e: unknown) => e);
+        expect((refused as StateError).code).toBe("state_locked");
+        expect((refused as StateError).message).toContain(`process ${a.process.pid}`);
+        await kill(a);
+        const s = await openState(loc);
+        try {
+          expect(s.tookOverLockFrom?.pid).toBe(a.process.pid);
+          expect((await s.runs({ job: "w" }))[0]).toMatchObject({
+            id: runId,
+            outcome: "interrupted",
+          });
+        } finally {
+          await s.close();
+        }
+      },
+    );
+
+    it.runIf(backend().name === "postgres")(
+      "keeps a second process off a job the first one holds, until the first one dies",
+      async () => {
+        const loc = await backend().fresh();
+        const a = child(
+          loc,
+          `await s.claimJob("w"); const r = await s.startRun("w", "sync"); console.log("held " + r);`,
+        );
+        const runId = (await a.line()).split(" ")[1];
+        // Many processes share a PostgreSQL state; the job stays with its holder until it dies.
+        const s = await openState(loc, { lease: backend().lease });
+        try {
+          const refused = await s.claimJob("w").catch((e: unknown) => e);
+          expect((refused as StateError).code).toBe("state_locked");
+          expect((refused as StateError).message).toContain(`process ${a.process.pid}`);
+          const free = await s.claimJob("v");
+          const workers = await s.workers();
+          expect(workers.map((w) => [w.pid, w.jobs])).toEqual(
+            expect.arrayContaining([
+              [a.process.pid, ["w"]],
+              [process.pid, ["v"]],
+            ]),
+          );
+          expect((await s.liveHolder())?.pid).toBe(a.process.pid);
+          await kill(a);
+          const ttl = backend().lease?.ttlMs ?? 30_000;
+          const started = Date.now();
+          const taken = await s.claimJob("w", { waitMs: ttl * 4 });
+          expect(Date.now() - started).toBeLessThan(ttl * 4);
+          expect((await s.runs({ job: "w" }))[0]).toMatchObject({
+            id: runId,
+            outcome: "interrupted",
+          });
+          expect((await s.workers()).map((w) => w.pid)).toEqual([process.pid]);
+          await taken.release();
+          await free.release();
+        } finally {
+          await s.close();
+        }
+      },
+    );
+  });
+}
