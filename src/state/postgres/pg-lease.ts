@@ -45,7 +45,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 interface Held {
   readonly controller: AbortController;
-  released: boolean;
+  /**
+   * performance.now() when the last renewal the server confirmed was sent: the server extended
+   * the lease to at least then + ttl by its clock, so here it is held until then + ttl.
+   */
+  confirmedAt: number;
+  /** Released, or lost: either way this lease never touches the row again. */
+  done: boolean;
 }
 
 export async function joinAsWorker(
@@ -64,15 +70,17 @@ export async function joinAsWorker(
      DELETE FROM job_leases WHERE expires_at < now() - interval '1 day'`,
   );
   const held = new Map<string, Held>();
-  // performance.now() of the send of the last renewal the server confirmed: the leases it
-  // extended live until then + ttl by the server's clock, hence at least that long here.
-  let confirmedAt = performance.now();
-  const lose = (job: string, why: string): void => {
-    const h = held.get(job);
-    if (h === undefined || h.controller.signal.aborted) return;
+  const lose = (job: string, h: Held, why: string): void => {
+    if (h.done) return;
+    h.done = true;
+    if (held.get(job) === h) held.delete(job);
     h.controller.abort(leaseLostError(job, why));
   };
-  const expired = (): boolean => performance.now() - confirmedAt >= ttl;
+  const silence = `the database did not answer for ${ttl} ms`;
+  const loseExpired = (): void => {
+    const at = performance.now();
+    for (const [job, h] of held) if (at - h.confirmedAt >= ttl) lose(job, h, silence);
+  };
   let beating = false;
   const beat = async (): Promise<void> => {
     if (beating) return;
@@ -85,28 +93,22 @@ export async function joinAsWorker(
          WHERE worker_id = $1 AND expires_at > now() RETURNING job`,
         [id, ttl],
       );
-      confirmedAt = sentAt;
       const renewed = new Set(rows.map((r) => r.job));
-      for (const job of held.keys())
-        if (!renewed.has(job)) lose(job, "another worker took it over");
+      for (const [job, h] of held) {
+        if (h.confirmedAt > sentAt) continue; // claimed while this beat was under way
+        if (renewed.has(job)) h.confirmedAt = sentAt;
+        else lose(job, h, "another worker took it over");
+      }
     } catch {
-      // Unreachable: the leases stay valid locally until `confirmedAt + ttl` (checked below).
+      // Unreachable: each lease stays held here until its `confirmedAt + ttl` (checked below).
     } finally {
       beating = false;
-      if (expired()) {
-        for (const job of held.keys()) lose(job, `the database did not answer for ${ttl} ms`);
-      }
+      loseExpired();
     }
   };
   const timer = setInterval(() => void beat(), Math.min(timing.heartbeatMs, ttl / 3));
   timer.unref();
-  const watchdog = setInterval(
-    () => {
-      if (!expired()) return;
-      for (const job of held.keys()) lose(job, `the database did not answer for ${ttl} ms`);
-    },
-    Math.max(100, Math.min(1000, ttl / 10)),
-  );
+  const watchdog = setInterval(loseExpired, Math.max(100, Math.min(1000, ttl / 10)));
   watchdog.unref();
 
   const tryClaim = (job: string) =>
@@ -151,21 +153,24 @@ export async function joinAsWorker(
           attempt = { ok: false as const, holder: undefined };
         }
         if (attempt.ok) {
-          if (held.size === 0) confirmedAt = attempt.sentAt;
-          const h: Held = { controller: new AbortController(), released: false };
+          const h: Held = {
+            controller: new AbortController(),
+            confirmedAt: attempt.sentAt,
+            done: false,
+          };
           held.set(job, h);
           return {
             job,
             signal: h.controller.signal,
             assertHeld: () => {
-              if (h.released) throw leaseLostError(job, "it was released");
-              if (expired()) lose(job, `the database did not answer for ${ttl} ms`);
+              loseExpired();
               if (h.controller.signal.aborted) throw h.controller.signal.reason;
+              if (h.done) throw leaseLostError(job, "it was released");
             },
             release: async () => {
-              if (h.released) return;
-              h.released = true;
-              held.delete(job);
+              if (h.done) return;
+              h.done = true;
+              if (held.get(job) === h) held.delete(job);
               await pool
                 .query("DELETE FROM job_leases WHERE job = $1 AND worker_id = $2", [job, id])
                 .catch(() => undefined); // unreachable: the lease expires by itself
@@ -190,7 +195,7 @@ export async function joinAsWorker(
     async close(): Promise<void> {
       clearInterval(timer);
       clearInterval(watchdog);
-      for (const h of held.values()) h.released = true;
+      for (const h of held.values()) h.done = true;
       held.clear();
       await pool
         .query(
