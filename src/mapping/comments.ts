@@ -3,7 +3,7 @@
  * hidden JSON note with the exact author and timestamp, so the way back restores them exactly.
  */
 import type { Comment, CommentDraft, UserRef } from "../core/model.js";
-import { composeTransforms, type TransformName } from "./transforms.js";
+import { composeTransforms, type TextContext, type TransformName } from "./transforms.js";
 import type { UserLookup } from "./user-lookup.js";
 import { cleanUser, isRecord, isUserRef } from "./values.js";
 
@@ -86,8 +86,10 @@ export function createCommentCodec(options: {
   readonly header: boolean;
   readonly transform: readonly TransformName[];
   readonly users: UserLookup;
+  /** The mentions option's steps for comment bodies. */
+  readonly text?: TextContext | undefined;
 }): CommentCodec {
-  const t = composeTransforms(options.transform);
+  const t = composeTransforms(options.transform, options.text);
   const out = (s: string): string => t.forward(s) as string;
   const back = (s: string): string => t.inverse(s) as string;
   const { users } = options;

@@ -31,6 +31,8 @@ import {
 import { createIterationCodec } from "./iterations.js";
 import type { FieldRule, KindRules, MappingSpec } from "./schema.js";
 import { appendSummary, createTimeEntryCodec, stripSummary } from "./time-entries.js";
+import { createMentionCodec } from "./mention-codec.js";
+import type { TextContext } from "./transforms.js";
 import { createUserLookup } from "./user-lookup.js";
 import { EMPTY_USER_TABLE, type UserTable } from "./users.js";
 import type { ValueCodecContext } from "./value-codec.js";
@@ -147,9 +149,13 @@ function assemble(
  * @example const m = compileMapping(loadMapping("mappings/github.yaml"), { users: table });
  */
 export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): CompiledMapping {
-  const users = createUserLookup(tables.users ?? EMPTY_USER_TABLE);
+  const table = tables.users ?? EMPTY_USER_TABLE;
+  const users = createUserLookup(table);
   const iterations = new Map((tables.iterations ?? []).map((it) => [it.name, it]));
-  const ctx: ValueCodecContext = { users, iterations };
+  const text: TextContext = {
+    mentions: createMentionCodec({ target: spec.to, mode: spec.mentions ?? "inert", users: table }),
+  };
+  const ctx: ValueCodecContext = { users, iterations, text };
   const kinds: Record<ItemKind, KindCodec> = {
     story: compileKind(spec.story, ctx),
     task: compileKind(spec.task, ctx),
@@ -158,6 +164,7 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
     header: spec.comments.header,
     transform: spec.comments.transform ?? [],
     users,
+    text,
   });
   const summary = spec.timeEntries.summary ?? false;
   const time = createTimeEntryCodec({ to: spec.timeEntries.to, summary, users });
@@ -201,6 +208,7 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
           rule: spec[next.kind].description,
           summaryOn: summary,
           summary: (item) => time.summary(item.timeEntries),
+          text,
         },
         target,
         next,

@@ -5,12 +5,17 @@
  * a mention that was live in a block a person wrote stays live when the block is rewritten.
  */
 import type { RichPiece, WorkItem } from "../core/model.js";
-import { escapeMentions, liveMentions } from "./mentions.js";
+import { escapeMentions, liveMentions, type MentionRef } from "./mentions.js";
 import { markdownBlocks } from "./markdown-blocks.js";
 import { composeBlocks, type ComposeBlock, type LostBlock } from "./rich-compose.js";
 import type { FieldRule } from "./schema.js";
 import { appendSummary, stripSummary } from "./time-entries.js";
-import { TRANSFORMS, type TransformName } from "./transforms.js";
+import {
+  composeTransforms,
+  TRANSFORMS,
+  type TextContext,
+  type TransformName,
+} from "./transforms.js";
 
 export type { LostBlock } from "./rich-compose.js";
 
@@ -33,6 +38,8 @@ export interface DescriptionOptions {
   readonly summaryOn: boolean;
   /** The summary block for a set of entries (undefined for none). */
   readonly summary: (item: WorkItem) => string | undefined;
+  /** The mentions option's steps. */
+  readonly text?: TextContext | undefined;
 }
 
 /**
@@ -48,8 +55,8 @@ export function composeDescription(
   if (rule?.to !== "description" || rule.map !== undefined || rule.default !== undefined)
     return undefined;
   const names = rule.transform ?? [];
-  const inverse = (s: string): string =>
-    names.reduceRight((v, n) => asText(TRANSFORMS.get(n)?.inverse(v), v), s);
+  const back = composeTransforms(names, o.text);
+  const inverse = (s: string): string => asText(back.inverse(s), s);
   const rich = target.richDescription;
   const own =
     o.summaryOn && rich === undefined ? stripSummary(target.description) : target.description;
@@ -69,7 +76,7 @@ export function composeDescription(
       continue;
     }
     const live = new Set(seg.replaces.flatMap((i) => liveMentions(blocks[i]?.targetText ?? "")));
-    const text = forward(names, seg.text, live);
+    const text = forward(names, seg.text, live, o.text);
     texts.push(text);
     pieces.push({ text });
   }
@@ -87,15 +94,24 @@ export function composeDescription(
 }
 
 /** The rule's transforms on new text; mentions live in the replaced blocks stay live. */
-function forward(names: readonly TransformName[], text: string, live: ReadonlySet<string>): string {
-  return names.reduce((v, n) => {
+function forward(
+  names: readonly TransformName[],
+  text: string,
+  live: ReadonlySet<string>,
+  ctx: TextContext | undefined,
+): string {
+  const keep = (ref: MentionRef): boolean => live.has(`${ref.sigil}${ref.name}`);
+  const m = ctx?.mentions;
+  const out = names.reduce((v, n) => {
     if (n === "neutralize-mentions")
-      return escapeMentions(v, {
-        rewrite: (ref) =>
-          live.has(`${ref.sigil}${ref.name}`) ? `${ref.sigil}${ref.name}` : undefined,
-      });
+      return m !== undefined
+        ? m.neutralize.forward(v, keep)
+        : escapeMentions(v, {
+            rewrite: (ref) => (keep(ref) ? `${ref.sigil}${ref.name}` : undefined),
+          });
     return asText(TRANSFORMS.get(n)?.forward(v), v);
   }, text);
+  return m?.always === undefined ? out : m.always.forward(out);
 }
 
 function asText(value: unknown, fallback: string): string {

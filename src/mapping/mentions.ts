@@ -14,6 +14,8 @@ export interface MentionRef {
   readonly sigil: "@" | "#";
   /** What follows the sigil: a login, a name or a number. */
   readonly name: string;
+  /** False when a letter, digit or `_` stands right before the sigil (`bob@example`): no mention. */
+  readonly wordStart?: boolean | undefined;
 }
 
 export interface EscapeOptions {
@@ -43,12 +45,37 @@ export function escapeMentions(text: string, options: EscapeOptions = {}): strin
       if (joiners === "" && name === "") return match;
       if (inside(ranges, at)) return match;
       if (joiners === "" && options.rewrite !== undefined) {
-        const instead = options.rewrite({ sigil: sigil as "@" | "#", name });
+        const ref = { sigil: sigil as "@" | "#", name, wordStart: startsWord(text, at) };
+        const instead = options.rewrite(ref);
         if (instead !== undefined) return instead;
       }
       return `${sigil}${WORD_JOINER}${joiners}${name}`;
     },
   );
+}
+
+/**
+ * Rewrites live `@name` / `#123` outside code and link destinations where `rewrite` answers, and
+ * leaves every other character alone (no escaping): for targets where plain text never notifies.
+ */
+export function rewriteMentions(
+  text: string,
+  rewrite: (ref: MentionRef) => string | undefined,
+): string {
+  if (!text.includes("@") && !text.includes("#")) return text;
+  const ranges = protectedRanges(text);
+  return text.replace(
+    MENTION,
+    (match: string, sigil: string, joiners: string, name: string, at: number) => {
+      if (joiners !== "" || name === "" || inside(ranges, at)) return match;
+      return rewrite({ sigil: sigil as "@" | "#", name, wordStart: startsWord(text, at) }) ?? match;
+    },
+  );
+}
+
+/** Whether the sigil at `at` starts a word (no letter, digit or `_` right before it). */
+function startsWord(text: string, at: number): boolean {
+  return at === 0 || !/[\p{L}\p{N}_]/u.test(text[at - 1] ?? "");
 }
 
 /** The exact inverse of {@link escapeMentions} without `rewrite`. */

@@ -134,6 +134,12 @@ export const mappingSpecSchema = z
     task: kindRulesSchema,
     comments: commentsSchema,
     timeEntries: timeEntriesSchema,
+    mentions: z
+      .enum(["inert", "matched"])
+      .optional()
+      .describe(
+        "tinyPM `@login` in descriptions and comments: `inert` notifies no one on the target; `matched` turns a matched user's `@login` into a real mention (GitHub `@their-login`, a Jira mention node) and reads it back as `@login`. Unmatched names stay inert. @default inert",
+      ),
   })
   .describe("A tinypm-sync mapping: how tinyPM stories and tasks map to GitHub or Jira and back.");
 export type MappingSpec = z.infer<typeof mappingSpecSchema>;

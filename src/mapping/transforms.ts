@@ -1,3 +1,4 @@
+import type { MentionCodec } from "./mention-codec.js";
 import { escapeMentions, restoreMentions } from "./mentions.js";
 
 /**
@@ -79,9 +80,43 @@ export const TRANSFORMS: ReadonlyMap<TransformName, Transform> = new Map(
 
 const identity = (value: unknown): unknown => value;
 
-/** Composes named transforms into one forward/inverse pair (inverse runs in reverse order). */
-export function composeTransforms(names: readonly TransformName[]): Transform {
-  const list = names.map((n) => TRANSFORMS.get(n)).filter((t) => t !== undefined);
+/** What the transforms of a description or a comment may depend on (the users, via mentions). */
+export interface TextContext {
+  readonly mentions?: MentionCodec | undefined;
+}
+
+/** A transform bound to the text context: `neutralize-mentions` may link matched users. */
+function bound(name: TransformName, text: TextContext | undefined): Transform | undefined {
+  const m = text?.mentions;
+  if (name !== "neutralize-mentions" || m === undefined) return TRANSFORMS.get(name);
+  return {
+    ...(TRANSFORMS.get(name) as Transform),
+    forward: onStrings((s) => m.neutralize.forward(s)),
+    inverse: onStrings((s) => m.neutralize.inverse(s)),
+    exact: m.exact,
+  };
+}
+
+/**
+ * Composes named transforms into one forward/inverse pair (inverse runs in reverse order). With a
+ * text context (descriptions, comments), the mentions option's steps join in.
+ */
+export function composeTransforms(names: readonly TransformName[], text?: TextContext): Transform {
+  const always = text?.mentions?.always;
+  const list = [
+    ...names.map((n) => bound(n, text)).filter((t) => t !== undefined),
+    ...(always === undefined
+      ? []
+      : [
+          {
+            name: "mentions",
+            description: "",
+            forward: onStrings(always.forward),
+            inverse: onStrings(always.inverse),
+            exact: false,
+          },
+        ]),
+  ];
   const name = names.join("+");
   const description = list.map((t) => t.description).join(" ");
   const exact = list.every((t) => t.exact);

@@ -5,7 +5,7 @@
 import type { Iteration, IterationRef, UserRef, WorkItemFieldName } from "../core/model.js";
 import { FIELD_TYPES } from "./rules.js";
 import type { FieldRule } from "./schema.js";
-import { composeTransforms } from "./transforms.js";
+import { composeTransforms, type TextContext } from "./transforms.js";
 import type { UserLookup } from "./user-lookup.js";
 import {
   cleanUser,
@@ -32,14 +32,20 @@ export interface ValueCodec {
 export interface ValueCodecContext {
   readonly users: UserLookup;
   readonly iterations: ReadonlyMap<string, Iteration>;
+  /** For the description: the mentions option's steps. */
+  readonly text?: TextContext | undefined;
 }
 
 const absent = (v: unknown): unknown => (v === "" || v === null ? undefined : v);
 const sameScalar = (a: unknown, b: unknown): boolean => absent(a) === absent(b);
 
 /** text/number through `transform`, `map`, `default`, `inverse`. */
-export function scalarCodec(rule: FieldRule, type: "text" | "number"): ValueCodec {
-  const t = composeTransforms(rule.transform ?? []);
+export function scalarCodec(
+  rule: FieldRule,
+  type: "text" | "number",
+  text?: TextContext,
+): ValueCodec {
+  const t = composeTransforms(rule.transform ?? [], text);
   const map = rule.map === undefined ? undefined : new Map(Object.entries(rule.map));
   const back = new Map<string, string>();
   for (const [k, v] of map ?? []) if (!back.has(v)) back.set(v, k);
@@ -164,7 +170,7 @@ export function valueCodecFor(
   switch (type) {
     case "text":
     case "number":
-      return scalarCodec(rule, type);
+      return scalarCodec(rule, type, field === "description" ? ctx.text : undefined);
     case "users":
       return native ? usersCodec(rule, ctx) : storedUsersCodec(ctx, true);
     case "user":

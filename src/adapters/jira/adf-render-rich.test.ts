@@ -35,14 +35,15 @@ describe("Jira → tinyPM text keeps the meaning of every node", () => {
       "Warning: Freeze first.",
     ],
     [
-      "a mention becomes the person's name",
+      // The adapter's Markdown keeps the accountId; the mapping shows tinyPM the name (mention-codec).
+      "a mention keeps the person's name and accountId",
       doc(
         p({ type: "mention", attrs: { id: "acc-1", text: "@Alice Meyer" } }, t(" and "), {
           type: "mention",
           attrs: { id: "acc-2", text: "Bob" },
         }),
       ),
-      "@Alice Meyer and @Bob",
+      "[@Alice Meyer](mention:acc-1) and @Bob",
     ],
     [
       "status and date become text",
@@ -142,7 +143,7 @@ describe("Jira → tinyPM text keeps the meaning of every node", () => {
     expect(adfToMarkdown(json)).toBe(
       [
         "## Rollout plan",
-        "Owner: @Alice Meyer, due 2026-01-01, now IN PROGRESS 🚀",
+        "Owner: [@Alice Meyer](mention:5b10ac8d82e05b22cc7d4ef5), due 2026-01-01, now IN PROGRESS 🚀",
         "Warning: Freeze the payments service first.",
         "| **Step**    | **Who** |\n| ----------- | ------- |\n| Drain queue | @Bob    |\n| Deploy      | CI      |",
         '```python\n@retry(times=3)\ndef deploy():\n    run("make release")\n```',

@@ -26,6 +26,14 @@ function renderBlocks(blocks: readonly AdfNode[]): string {
 
 const RENDERERS: Renderers = { blocks: renderBlocks, inline: (nodes) => renderInline(nodes) };
 
+/** A mention's spelling as its name alone (inside a table, whose text is aligned and lossy). */
+const plainMentions = (s: string): string =>
+  s.replace(/\[@([^\]\n]*)\]\(mention:[^()\s]+\)/g, "@$1");
+const PLAIN_RENDERERS: Renderers = {
+  blocks: (nodes) => plainMentions(renderBlocks(nodes)),
+  inline: (nodes) => plainMentions(renderInline(nodes)),
+};
+
 /** One block node as canonical Markdown (a description is its blocks joined by a blank line). */
 export function renderBlock(node: AdfNode): string {
   switch (node.type) {
@@ -54,7 +62,7 @@ export function renderBlock(node: AdfNode): string {
         .map((l) => (l === "" ? ">" : `> ${l}`))
         .join("\n");
     case "table":
-      return renderTable(node, RENDERERS);
+      return renderTable(node, PLAIN_RENDERERS);
     case "panel":
       return renderPanel(node, RENDERERS);
     case "expand":
@@ -127,10 +135,8 @@ function renderInlineNode(node: AdfNode): string {
       return applyMarks(node.text ?? "", node.marks ?? []);
     case "hardBreak":
       return "\n";
-    case "mention": {
-      const name = stringAttr(node, "text") || stringAttr(node, "id");
-      return name.startsWith("@") ? name : `@${name}`;
-    }
+    case "mention":
+      return renderMention(node);
     case "emoji":
       return stringAttr(node, "text") || stringAttr(node, "shortName");
     case "inlineCard":
@@ -150,6 +156,24 @@ function renderInlineNode(node: AdfNode): string {
       return node.content ? renderInline(node.content) : (node.text ?? "");
   }
 }
+
+/**
+ * A mention keeps its accountId: `[@Display Name](mention:accountId)` (read back as a mention node;
+ * the mapping shows it to tinyPM as `@Display Name`, or `@login` for a matched user). A name that
+ * the spelling cannot hold exactly falls back to the name alone.
+ */
+function renderMention(node: AdfNode): string {
+  const id = stringAttr(node, "id");
+  const text = stringAttr(node, "text");
+  const name = text || id;
+  const plain = name.startsWith("@") ? name : `@${name}`;
+  const label = text.replace(/^@/, "");
+  if (!MENTION_ID.test(id) || /[\]\n]/.test(label) || `@${label}` !== (text || `@${id}`))
+    return plain;
+  return `[@${label}](mention:${id})`;
+}
+
+const MENTION_ID = /^[^()\s]+$/;
 
 const MARK_ORDER = ["code", "strike", "em", "strong", "link"];
 

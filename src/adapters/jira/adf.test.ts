@@ -180,6 +180,7 @@ describe("ADF → Markdown → ADF", () => {
       ],
     };
     // A panel's type is a prefix of its text (issue 21): an untyped panel is an info panel.
-    expect(adfToMarkdown(doc)).toBe("@Alice 😄 https://x.y\n\nInfo: inside");
+    // A mention keeps its accountId in the adapter's Markdown; tinyPM sees `@Alice` (the mapping).
+    expect(adfToMarkdown(doc)).toBe("[@Alice](mention:acc-1) 😄 https://x.y\n\nInfo: inside");
   });
 });

@@ -186,6 +186,11 @@ const WORD = /[\p{L}\p{N}]/u;
 
 const INLINE_RULES: readonly InlineRule[] = [
   { re: /`([^`\n]+)`/y, build: (m) => marked(m[1], { type: "code" }) },
+  // A mention node, spelt `[@Display Name](mention:accountId)` (see adf-render.ts).
+  {
+    re: /\[@([^\]\n]*)\]\(mention:([^()\s]+)\)/y,
+    build: (m) => ({ type: "mention", attrs: { id: m[2] ?? "", text: `@${m[1] ?? ""}` } }),
+  },
   { re: /\*\*([^*\n]+)\*\*/y, build: (m) => marked(m[1], { type: "strong" }) },
   { re: /~~([^~\n]+)~~/y, build: (m) => marked(m[1], { type: "strike" }) },
   { re: /_([^_\s](?:[^_\n]*[^_\s])?)_/y, build: (m) => marked(m[1], { type: "em" }) },

@@ -18,7 +18,8 @@ const mapping = compileMapping(
 const FIXTURE = JSON.parse(
   readFileSync(new URL("../../fixtures/rich-text/jira-description.json", import.meta.url), "utf8"),
 ) as AdfNode;
-const TEXT = adfToMarkdown(FIXTURE);
+/** The description as Jira's Markdown (mentions keep their accountId) and as tinyPM reads it. */
+const JIRA_TEXT = adfToMarkdown(FIXTURE);
 
 function jiraItem(doc: AdfNode): WorkItem {
   return {
@@ -49,6 +50,11 @@ function story(description: string): WorkItem {
     marker: undefined,
   };
 }
+
+const TEXT = mapping.toTinypm(jiraItem(FIXTURE)).description ?? "";
+/** tinyPM's text of the first mention paragraph, in Jira's Markdown. */
+const inJira = (tinypm: string): string =>
+  tinypm.replace("Owner: @Alice Meyer", "Owner: [@Alice Meyer](mention:5b10ac8d82e05b22cc7d4ef5)");
 
 const content = (doc: AdfNode): readonly AdfNode[] => doc.content ?? [];
 
@@ -83,7 +89,7 @@ describe("composing a tinyPM edit onto a Jira description", () => {
     expect(c).toMatchObject({ kept: 7, rewritten: 1, lost: [] });
     const doc = docFromPieces(c?.pieces ?? []);
     expect(doc.content.slice(1)).toEqual(content(FIXTURE).slice(1));
-    expect(adfToMarkdown(doc)).toBe(next);
+    expect(adfToMarkdown(doc)).toBe(inJira(next));
   });
 
   it("says exactly what a table-cell edit would lose", () => {
@@ -149,7 +155,7 @@ describe("the richText policy on a change that cannot be placed", () => {
 
   it("merge, resolved for tinyPM: writes it, flattening only the table", () => {
     const a = planWith("merge", cellEdit, "tinypm");
-    expect(a.targetSet.description).toBe(cellEdit);
+    expect(a.targetSet.description).toBe(inJira(cellEdit));
     const doc = docFromPieces(a.targetRichDescription ?? []);
     const tableAt = content(FIXTURE).findIndex((n) => n.type === "table");
     // The table alone is flattened to a paragraph of text; every other node is as Jira holds it.
@@ -167,7 +173,7 @@ describe("the richText policy on a change that cannot be placed", () => {
 
   it("overwrite: writes it with a flattened table, reported as lost", () => {
     const a = planWith("overwrite", cellEdit);
-    expect(a.targetSet.description).toBe(cellEdit);
+    expect(a.targetSet.description).toBe(inJira(cellEdit));
     expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "flattened" });
     expect(a.conflicts).toEqual([]);
   });
@@ -185,7 +191,7 @@ describe("the richText policy on a change that cannot be placed", () => {
   it("an edit that can be placed is written under every policy, rich content kept", () => {
     for (const policy of ["merge", "overwrite", "keep-target"] as const) {
       const a = planWith(policy, `${TEXT}\n\nOne more line.`);
-      expect(a.targetSet.description).toBe(`${TEXT}\n\nOne more line.`);
+      expect(a.targetSet.description).toBe(`${JIRA_TEXT}\n\nOne more line.`);
       expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "kept", kept: 8, lost: [] });
     }
   });

@@ -123,7 +123,10 @@ describe("random Jira descriptions", () => {
       fc.property(doc, fc.nat(), words, (d, at, edit) => {
         const blocks = d.content;
         const i = at % blocks.length;
-        const texts = blocks.map((b) => adfToMarkdown({ type: "doc", content: [b] }));
+        // Each block as tinyPM reads it (a mention as `@Name`, the mapping's reading).
+        const texts = blocks.map(
+          (b) => jira.toTinypm(jiraItem({ type: "doc", content: [b] })).description ?? "",
+        );
         texts[i] = `Edited ${edit}`;
         const c = jira.composeDescription(jiraItem(d), story(texts.join("\n\n")));
         const out = docFromPieces(c?.pieces ?? []).content;
