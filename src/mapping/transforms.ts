@@ -90,7 +90,8 @@ function bound(name: TransformName, text: TextContext | undefined): Transform | 
   const m = text?.mentions;
   if (name !== "neutralize-mentions" || m === undefined) return TRANSFORMS.get(name);
   return {
-    ...(TRANSFORMS.get(name) as Transform),
+    name,
+    description: TRANSFORMS.get(name)?.description ?? "",
     forward: onStrings((s) => m.neutralize.forward(s)),
     inverse: onStrings((s) => m.neutralize.inverse(s)),
     exact: m.exact,
