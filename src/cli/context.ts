@@ -13,6 +13,12 @@ export interface CliContext {
   waitForStop(): Promise<string>;
   /** The exit code the process ends with once the command returns. */
   exitCode: number;
+  /**
+   * Registers what must happen if the process exits on a signal before the command returns
+   * (journal the run as interrupted, release the state); returns the unregistering function.
+   * Absent where no process exit can cut a command short (tests that call `runCli`).
+   */
+  beforeForcedExit?: (fn: () => void) => () => void;
 }
 
 /** Writes a line to a stream. */

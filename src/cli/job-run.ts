@@ -32,9 +32,15 @@ export async function runConfiguredJob(
     logEvent(log, e);
   };
   const state = openState(session.loaded, opts.dryRun);
-  const job = openJob(session, resolved, onEvent, ctx.signal);
+  // A signal the run cannot wind down from in time still leaves it journalled as interrupted.
+  const forget = ctx.beforeForcedExit?.(() => {
+    if (!opts.dryRun) state.interruptOwnRuns();
+    state.close();
+  });
   log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
+  let job: ReturnType<typeof openJob> | undefined;
   try {
+    job = openJob(session, resolved, onEvent, ctx.signal);
     const run = await runJob({
       mode: opts.mode,
       dryRun: opts.dryRun,
@@ -67,8 +73,9 @@ export async function runConfiguredJob(
     throw nameCredentialVars(error, resolved);
   } finally {
     progress.done();
+    forget?.();
     state.close();
-    await job.close();
+    await job?.close();
   }
 }
 

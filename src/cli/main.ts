@@ -2,6 +2,7 @@
 import { setMaxListeners } from "node:events";
 import process from "node:process";
 import type { CliContext } from "./context.js";
+import { createStopper } from "./stopper.js";
 import { runCli } from "./run.js";
 
 /** The process boundary: the one place that reads argv, wires signals and exits. */
@@ -11,14 +12,13 @@ async function main(): Promise<never> {
   // user and profile reads), so more than Node's default of 10 listeners is normal; a real leak
   // would still pass this bound and be reported.
   setMaxListeners(100, controller.signal);
-  const stops: ((signal: string) => void)[] = [];
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
-    controller.abort(new Error(`received ${signal}`));
-    for (const stop of stops.splice(0)) stop(signal);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const stopper = createStopper({
+    controller,
+    stderr: process.stderr,
+    exit: (code) => process.exit(code),
+  });
+  process.on("SIGINT", stopper.onSignal);
+  process.on("SIGTERM", stopper.onSignal);
 
   const ctx: CliContext = {
     stdout: process.stdout,
@@ -26,15 +26,9 @@ async function main(): Promise<never> {
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,
-    waitForStop: () =>
-      new Promise<string>((resolve) => {
-        if (controller.signal.aborted) {
-          resolve("SIGINT");
-        } else {
-          stops.push(resolve);
-        }
-      }),
+    waitForStop: stopper.waitForStop,
     exitCode: 0,
+    beforeForcedExit: stopper.beforeForcedExit,
   };
   const code = await runCli(process.argv.slice(2), ctx);
   // Let stdout drain before exiting, so piped reports are never cut short.

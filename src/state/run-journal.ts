@@ -102,6 +102,17 @@ export function createRunJournal(db: Database, now: () => Date) {
         .all({ job: opts.job ?? null, limit: opts.limit ?? -1 })
         .map(toRun);
     },
+    /**
+     * Marks this process's runs that are still open as interrupted (the process is about to exit
+     * on a signal before its run could finish); returns how many.
+     */
+    interruptOwnRuns(): number {
+      return db
+        .prepare(
+          "UPDATE runs SET outcome = 'interrupted', finished_at = ? WHERE outcome IS NULL AND pid = ?",
+        )
+        .run(stamp(), process.pid).changes;
+    },
     /** Marks runs left `running` by a crashed process as interrupted; returns how many. */
     closeAbandonedRuns(): number {
       return db

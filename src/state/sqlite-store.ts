@@ -88,6 +88,8 @@ export interface StateStore {
   /** Records the start of a run. @returns a sortable run id */
   startRun(job: string, mode: RunMode): string;
   finishRun(runId: string, result: RunResult): void;
+  /** Journals this process's open runs as interrupted (it exits on a signal); returns how many. */
+  interruptOwnRuns(): number;
   /** Runs, newest first. */
   runs(opts?: { job?: string; limit?: number }): RunRecord[];
   /** Parks a failed item (upsert by either id; `attempts` counts up). */
