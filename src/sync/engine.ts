@@ -7,17 +7,17 @@ import type { UserMatch } from "../mapping/user-match.js";
 import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
-import { applyPlan } from "./apply.js";
-import type { AssigneeLoss } from "./assignee-loss.js";
+import { applyPlan } from "./apply/apply.js";
+import type { AssigneeLoss } from "./plan/assignee-loss.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
 import type { IdentityStats } from "./identity-step.js";
-import { ensureIterations } from "./iterations.js";
-import type { PlanJob } from "./plan.js";
+import { ensureIterations } from "./apply/iterations.js";
+import type { PlanJob } from "./plan/plan.js";
 import { prepare } from "./prepare.js";
-import type { Plan } from "./plan-types.js";
+import type { Plan } from "./plan/plan-types.js";
 import type { TinypmReadInfo } from "./read-tinypm.js";
-import { TIERS_STATE_KEY } from "./tiers.js";
+import { TIERS_STATE_KEY } from "./plan/tiers.js";
 
 export type RunMode = "migrate" | "sync";
 

@@ -1,7 +1,7 @@
 import type { ItemKind } from "../core/model.js";
 import type { WaitReason } from "../core/request-gate.js";
-import type { FieldConflict } from "./merge.js";
-import type { FieldChange, SkipReason } from "./plan-types.js";
+import type { FieldConflict } from "./plan/merge.js";
+import type { FieldChange, SkipReason } from "./plan/plan-types.js";
 
 /** Per-item events of a run, rendered by the CLI and collected into reports (never printed here). */
 export type SyncEvent =

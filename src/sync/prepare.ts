@@ -15,17 +15,17 @@ import {
   describeAssigneeLoss,
   NO_ASSIGNEE_LOSS,
   type AssigneeLoss,
-} from "./assignee-loss.js";
+} from "./plan/assignee-loss.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { EngineContext } from "./context.js";
 import type { RunJobOptions } from "./engine.js";
 import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
-import { linkView } from "./links.js";
-import type { LinkView } from "./plan-types.js";
-import type { Side } from "./merge.js";
-import { planJob, tinypmSnapshot, type PlanJob } from "./plan.js";
-import type { Plan } from "./plan-types.js";
+import { linkView } from "./plan/links.js";
+import type { LinkView } from "./plan/plan-types.js";
+import type { Side } from "./plan/merge.js";
+import { planJob, tinypmSnapshot, type PlanJob } from "./plan/plan.js";
+import type { Plan } from "./plan/plan-types.js";
 import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
 import {
   readCounterparts,
@@ -35,10 +35,10 @@ import {
   type TinypmRead,
   type TinypmReadInfo,
 } from "./read-tinypm.js";
-import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./tiers.js";
-import { reconcileIntents } from "./reconcile.js";
+import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
+import { reconcileIntents } from "./apply/reconcile.js";
 import { readAndMatchUsers } from "./user-read.js";
-import { sameJson } from "./snapshot.js";
+import { sameJson } from "./plan/snapshot.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(

@@ -2,10 +2,10 @@ import type { ItemKind, WorkItem } from "../core/model.js";
 import type { Checkpoint, ListingForm, TieredScan, Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
-import { targetSnapshot } from "./plan.js";
-import type { LinkView } from "./plan-types.js";
+import { targetSnapshot } from "./plan/plan.js";
+import type { LinkView } from "./plan/plan-types.js";
 import { readAll, type SideRead } from "./read.js";
-import { sameJson } from "./snapshot.js";
+import { sameJson } from "./plan/snapshot.js";
 import {
   decideTiers,
   encodeTierState,
@@ -13,7 +13,7 @@ import {
   type FullReason,
   type SectionReason,
   type TierState,
-} from "./tiers.js";
+} from "./plan/tiers.js";
 
 /** What a run read of tinyPM, for the report (every format) and the run's record. */
 export interface TinypmReadInfo {

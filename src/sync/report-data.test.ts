@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PlanAction } from "./plan-types.js";
+import type { PlanAction } from "./plan/plan-types.js";
 import { estimateRunWrites } from "./report-data.js";
 
 /** A create of `kind` on the target, with `comments` comments. */

@@ -1,5 +1,5 @@
 import { diffWordsWithSpace } from "diff";
-import { describeAssigneeLoss } from "./assignee-loss.js";
+import { describeAssigneeLoss } from "./plan/assignee-loss.js";
 import type { JsonValue } from "../core/model.js";
 import {
   REPORT_SCHEMA_VERSION,
@@ -8,11 +8,11 @@ import {
   type ReportItem,
   type ReportValue,
 } from "../report/types.js";
-import type { DescriptionNote } from "./plan-description.js";
+import type { DescriptionNote } from "./plan/plan-description.js";
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
-import type { PlanAction } from "./plan-types.js";
-import { userKey } from "./snapshot.js";
+import type { PlanAction } from "./plan/plan-types.js";
+import { userKey } from "./plan/snapshot.js";
 
 const value = (v: JsonValue | undefined): ReportValue => v ?? null;
 

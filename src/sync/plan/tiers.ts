@@ -1,4 +1,4 @@
-import type { Checkpoint, ScanSection } from "../core/tracker.js";
+import type { Checkpoint, ScanSection } from "../../core/tracker.js";
 
 /** The state key under which a job's tinyPM tier record lives (next to the target's checkpoint). */
 export const TIERS_STATE_KEY = "tinypm-tiers";

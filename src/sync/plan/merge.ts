@@ -1,4 +1,4 @@
-import type { JsonValue, WorkItemFieldName } from "../core/model.js";
+import type { JsonValue, WorkItemFieldName } from "../../core/model.js";
 import { sameJson, type Snapshot } from "./snapshot.js";
 
 export type Direction = "to-target" | "to-tinypm" | "both";

@@ -3,7 +3,7 @@ import {
   InterruptedError,
   PermissionError,
   RemoteUnavailableError,
-} from "../core/errors.js";
+} from "../../core/errors.js";
 
 /**
  * Errors that stop the whole run: nothing more can succeed until the user acts (exit 3), or the

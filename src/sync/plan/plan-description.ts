@@ -1,5 +1,5 @@
-import type { JsonValue } from "../core/model.js";
-import type { DescriptionComposition, LostBlock } from "../mapping/description.js";
+import type { JsonValue } from "../../core/model.js";
+import type { DescriptionComposition, LostBlock } from "../../mapping/description.js";
 import type { FieldConflict, MergeResult, Side } from "./merge.js";
 import type { RichTextPolicy } from "./plan.js";
 import type { PlanUpdateInput } from "./plan-update.js";

@@ -6,12 +6,12 @@ import {
   type WorkItem,
   type WorkItemFieldName,
   type WorkItemFields,
-} from "../core/model.js";
-import type { CompiledMapping } from "../mapping/compile.js";
+} from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
 import { jobMarker, markerStale } from "./marker.js";
 import type { MergeResult, Side } from "./merge.js";
 import { tinypmSnapshot, type PlanJob, type RichTextPolicy } from "./plan.js";
-import type { DescriptionComposition } from "../mapping/description.js";
+import type { DescriptionComposition } from "../../mapping/description.js";
 import {
   decideDescription,
   visible,

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { UserRef, WorkItem, WorkItemFieldName } from "../core/model.js";
-import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
-import { loadMapping } from "../mapping/load.js";
+import type { UserRef, WorkItem, WorkItemFieldName } from "../../core/model.js";
+import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
+import { loadMapping } from "../../mapping/load.js";
 import { planJob, targetSnapshot, tinypmSnapshot } from "./plan.js";
 import type { UpdateAction } from "./plan-types.js";
 
@@ -24,7 +24,7 @@ const users = {
 };
 
 function compiled(target: "github" | "jira"): CompiledMapping {
-  const file = fileURLToPath(new URL(`../../mappings/${target}.yaml`, import.meta.url));
+  const file = fileURLToPath(new URL(`../../../mappings/${target}.yaml`, import.meta.url));
   return compileMapping(loadMapping(file), { users });
 }
 

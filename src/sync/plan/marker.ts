@@ -1,6 +1,6 @@
-import { fieldDigests } from "../core/identity.js";
-import type { ItemKind, Marker, SystemName, WorkItemFieldName } from "../core/model.js";
-import type { CompiledMapping } from "../mapping/compile.js";
+import { fieldDigests } from "../../core/identity.js";
+import type { ItemKind, Marker, SystemName, WorkItemFieldName } from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
 import type { PlanJob } from "./plan.js";
 import type { Snapshot } from "./snapshot.js";
 

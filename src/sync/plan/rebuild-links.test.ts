@@ -1,14 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { WorkItem } from "../core/model.js";
-import { compileMapping } from "../mapping/compile.js";
-import { loadMapping } from "../mapping/load.js";
+import type { WorkItem } from "../../core/model.js";
+import { compileMapping } from "../../mapping/compile.js";
+import { loadMapping } from "../../mapping/load.js";
 import { jobMarker } from "./marker.js";
 import { tinypmSnapshot, type PlanJob } from "./plan.js";
 import { rebuildLinks, rebuiltBase } from "./rebuild-links.js";
 
 const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../mappings/github.yaml", import.meta.url))),
+  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
 );
 const JOB: PlanJob = {
   name: "widgets",

@@ -1,6 +1,6 @@
-import type { Iteration } from "../core/model.js";
-import { call, type EngineContext } from "./context.js";
-import type { Plan } from "./plan-types.js";
+import type { Iteration } from "../../core/model.js";
+import { call, type EngineContext } from "../context.js";
+import type { Plan } from "../plan/plan-types.js";
 
 /**
  * Makes sure every tinyPM iteration that an item being written refers to exists on the target

@@ -1,15 +1,15 @@
-import { SyncError } from "../core/errors.js";
-import type { WorkItem } from "../core/model.js";
+import { SyncError } from "../../core/errors.js";
+import type { WorkItem } from "../../core/model.js";
 import { applyCreateBatch } from "./apply-batch.js";
 import { applyCreate, prepareCreate, type PreparedCreate } from "./apply-create.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
-import type { EngineContext } from "./context.js";
-import type { RunSummary } from "./events.js";
+import type { EngineContext } from "../context.js";
+import type { RunSummary } from "../events.js";
 import { isFatal } from "./fatal.js";
-import { linkRecord } from "./links.js";
-import { targetSnapshot } from "./plan.js";
-import { actionBucket, type CreateAction, type Plan, type PlanAction } from "./plan-types.js";
-import { EMPTY_SNAPSHOT, type Snapshot } from "./snapshot.js";
+import { linkRecord } from "../plan/links.js";
+import { targetSnapshot } from "../plan/plan.js";
+import { actionBucket, type CreateAction, type Plan, type PlanAction } from "../plan/plan-types.js";
+import { EMPTY_SNAPSHOT, type Snapshot } from "../plan/snapshot.js";
 
 /**
  * Applies a plan, action by action. A failing item is parked in the state with its error and the

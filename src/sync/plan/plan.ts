@@ -4,9 +4,9 @@ import type {
   WorkItem,
   WorkItemFieldName,
   WorkItemFields,
-} from "../core/model.js";
-import type { CompiledMapping } from "../mapping/compile.js";
-import { markerOwner } from "../core/identity.js";
+} from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import { markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
 import { mergePair, type ConflictPolicy, type Direction, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";

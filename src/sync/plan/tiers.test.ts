@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ScanSection } from "../core/tracker.js";
+import type { ScanSection } from "../../core/tracker.js";
 import { decideTiers, decodeTierState, encodeTierState, nextTierState } from "./tiers.js";
 
 const section = (key: string, signature: string, closed = true): ScanSection => ({

@@ -1,4 +1,4 @@
-import type { ItemKind, WorkItem, WorkItemFields } from "../core/model.js";
+import type { ItemKind, WorkItem, WorkItemFields } from "../../core/model.js";
 import type { Side } from "./merge.js";
 import type { PlanInput } from "./plan.js";
 import type { LinkView, PlanAction } from "./plan-types.js";

@@ -10,7 +10,7 @@ import type {
   JsonValue,
   Marker,
   RichPiece,
-} from "../core/model.js";
+} from "../../core/model.js";
 import type { DescriptionNote } from "./plan-description.js";
 import type { FieldConflict, Side } from "./merge.js";
 import type { Snapshot } from "./snapshot.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JsonValue, WorkItemFieldName } from "../core/model.js";
+import type { JsonValue, WorkItemFieldName } from "../../core/model.js";
 import {
   mergePair,
   type ConflictPolicy,

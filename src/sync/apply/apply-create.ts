@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { NotFoundError } from "../core/errors.js";
-import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../core/model.js";
-import { call, type EngineContext } from "./context.js";
-import { baseOf, linkRecord } from "./links.js";
-import { jobMarker } from "./marker.js";
+import { NotFoundError } from "../../core/errors.js";
+import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
+import { call, type EngineContext } from "../context.js";
+import { baseOf, linkRecord } from "../plan/links.js";
+import { jobMarker } from "../plan/marker.js";
 import { ensureTargetParent } from "./parent.js";
-import { targetSnapshot, tinypmSnapshot } from "./plan.js";
-import type { CreateAction } from "./plan-types.js";
-import { commentKey, sameJson, type Snapshot } from "./snapshot.js";
+import { targetSnapshot, tinypmSnapshot } from "../plan/plan.js";
+import type { CreateAction } from "../plan/plan-types.js";
+import { commentKey, sameJson, type Snapshot } from "../plan/snapshot.js";
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the

@@ -1,7 +1,7 @@
-import { RateLimitError, SyncError } from "../core/errors.js";
-import { isAmbiguous } from "../queue/retry.js";
+import { RateLimitError, SyncError } from "../../core/errors.js";
+import { isAmbiguous } from "../../queue/retry.js";
 import { createOne, finishCreate, type PreparedCreate } from "./apply-create.js";
-import { call, type EngineContext } from "./context.js";
+import { call, type EngineContext } from "../context.js";
 import { isFatal } from "./fatal.js";
 
 /**

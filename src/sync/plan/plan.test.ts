@@ -1,14 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { WorkItem } from "../core/model.js";
-import { compileMapping } from "../mapping/compile.js";
-import { loadMapping } from "../mapping/load.js";
+import type { WorkItem } from "../../core/model.js";
+import { compileMapping } from "../../mapping/compile.js";
+import { loadMapping } from "../../mapping/load.js";
 import type { ConflictPolicy, Direction } from "./merge.js";
 import { planJob, targetSnapshot, tinypmSnapshot, type PlanInput } from "./plan.js";
 import { actionBucket, type LinkView, type PlanAction } from "./plan-types.js";
 
 const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../mappings/github.yaml", import.meta.url))),
+  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
 );
 const JOB = "widgets";
 const SYNCED = "2024-01-01T00:00:00.000Z";

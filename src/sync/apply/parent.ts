@@ -1,6 +1,6 @@
-import type { WorkItem } from "../core/model.js";
-import type { Tracker } from "../core/tracker.js";
-import { call, type EngineContext } from "./context.js";
+import type { WorkItem } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import { call, type EngineContext } from "../context.js";
 
 /**
  * A target whose tasks hang under their story by a second call after the create (GitHub's

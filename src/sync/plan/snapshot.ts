@@ -8,7 +8,7 @@ import type {
   WorkItem,
   WorkItemFieldName,
   WorkItemFields,
-} from "../core/model.js";
+} from "../../core/model.js";
 
 /**
  * What the engine compares: an item's synced fields in tinyPM terms, normalised so that equal

@@ -2,9 +2,9 @@
  * Before any write: which tinyPM items the run sends to the target with an assignee who has no
  * assignable target account, and what the job's policy does about it (pure).
  */
-import { MappingError } from "../core/errors.js";
-import type { SystemName, UserRef, WorkItem } from "../core/model.js";
-import type { UnmappedPolicy, UserTable } from "../mapping/users.js";
+import { MappingError } from "../../core/errors.js";
+import type { SystemName, UserRef, WorkItem } from "../../core/model.js";
+import type { UnmappedPolicy, UserTable } from "../../mapping/users.js";
 import type { LinkView } from "./plan-types.js";
 import type { Snapshot } from "./snapshot.js";
 
