@@ -4,7 +4,7 @@ import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { SyncEvent } from "./events.js";
-import type { PlanJob } from "./plan/plan.js";
+import type { PlanJob } from "./plan/plan-input.js";
 
 /** What the apply steps share during one run. */
 export interface EngineContext {

@@ -2,47 +2,23 @@ import { InterruptedError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
-import type { MappingSpec } from "../mapping/schema.js";
 import type { UserMatch } from "../mapping/user-match.js";
-import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
-import type { Lanes } from "../queue/lanes.js";
-import type { StateStore } from "../state/sqlite-store.js";
 import { applyPlan } from "./apply/apply.js";
 import type { AssigneeLoss } from "./plan/assignee-loss.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
 import type { IdentityStats } from "./identity-step.js";
 import { ensureIterations } from "./apply/iterations.js";
-import type { PlanJob } from "./plan/plan.js";
 import { prepare } from "./prepare.js";
+import type { RunJobOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
 import type { TinypmReadInfo } from "./read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
+import type { PlanJob } from "./plan/plan-input.js";
 
-export type RunMode = "migrate" | "sync";
+export type { RunJobOptions, RunMode };
 
 const NO_IDENTITY: IdentityStats = { rebuilt: [], foreign: [], ambiguous: [], blockless: 0 };
-
-export interface RunJobOptions {
-  readonly mode: RunMode;
-  /** Plan only: read both sides and report what the run would do; write nothing anywhere. */
-  readonly dryRun?: boolean | undefined;
-  readonly job: PlanJob;
-  readonly targetSystem: SystemName;
-  readonly tinypm: Tracker;
-  readonly target: Tracker;
-  readonly mappingSpec: MappingSpec;
-  readonly userMap?: UserMap | undefined;
-  readonly unmappedUsers?: UnmappedPolicy | undefined;
-  readonly state: StateStore;
-  readonly lanes: Lanes;
-  readonly emit?: ((event: SyncEvent) => void) | undefined;
-  readonly now?: (() => Date) | undefined;
-  /** Syncs: read closed tinyPM iterations in full every this many runs. @default 12 */
-  readonly fullScanEvery?: number | undefined;
-  /** Syncs: read all of tinyPM this run (`sync --full`). */
-  readonly fullScan?: boolean | undefined;
-}
 
 /** Everything a report shows about one run (or dry run) of a job. */
 export interface RunReport {

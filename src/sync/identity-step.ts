@@ -2,10 +2,10 @@ import type { WorkItem } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import { linkView } from "./plan/links.js";
-import type { PlanJob } from "./plan/plan.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { rebuildLinks, type AmbiguousMatch, type RebuiltLink } from "./plan/rebuild-links.js";
 import type { SystemName } from "../core/model.js";
+import type { PlanJob } from "./plan/plan-input.js";
 
 /** What the identity step tells the report and the run's counts. */
 export interface IdentityStats {

@@ -19,12 +19,12 @@ import {
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/sqlite-store.js";
 import type { EngineContext } from "./context.js";
-import type { RunJobOptions } from "./engine.js";
+import type { RunJobOptions } from "./run-options.js";
 import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
 import { linkView } from "./plan/links.js";
 import type { LinkView } from "./plan/plan-types.js";
 import type { Side } from "./plan/merge.js";
-import { planJob, tinypmSnapshot, type PlanJob } from "./plan/plan.js";
+import { planJob } from "./plan/plan.js";
 import type { Plan } from "./plan/plan-types.js";
 import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
 import {
@@ -38,7 +38,8 @@ import {
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
 import { reconcileIntents } from "./apply/reconcile.js";
 import { readAndMatchUsers } from "./user-read.js";
-import { sameJson } from "./plan/snapshot.js";
+import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
+import type { PlanJob } from "./plan/plan-input.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(

@@ -2,10 +2,9 @@ import type { ItemKind, WorkItem } from "../core/model.js";
 import type { Checkpoint, ListingForm, TieredScan, Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
-import { targetSnapshot } from "./plan/plan.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { readAll, type SideRead } from "./read.js";
-import { sameJson } from "./plan/snapshot.js";
+import { sameJson, targetSnapshot } from "./plan/snapshot.js";
 import {
   decideTiers,
   encodeTierState,

@@ -8,10 +8,9 @@ import {
   type ReportItem,
   type ReportValue,
 } from "../report/types.js";
-import type { DescriptionNote } from "./plan/plan-description.js";
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
-import type { PlanAction } from "./plan/plan-types.js";
+import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { userKey } from "./plan/snapshot.js";
 
 const value = (v: JsonValue | undefined): ReportValue => v ?? null;

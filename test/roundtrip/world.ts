@@ -12,7 +12,7 @@ import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/gith
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
-import type { PlanJob } from "../../src/sync/plan/plan.js";
+import type { PlanJob } from "../../src/sync/plan/plan-input.js";
 
 const MAPPINGS = { github: "mappings/github.yaml", jira: "mappings/jira.yaml" } as const;
 

@@ -1,6 +1,6 @@
 import type { Params } from "../../server-kit/router.js";
 import type { Account } from "./site.js";
-import type { JiraStore } from "./store.js";
+import type { IssueRecord, JiraStore } from "./store.js";
 
 /** An error answered as Jira's error body `{errorMessages, errors}` with an HTTP status. */
 export class JiraHttpError extends Error {
@@ -105,6 +105,13 @@ export function intParam(ctx: RequestContext, name: string, fallback: number, ma
 }
 
 export const ISSUE_NOT_FOUND = "Issue does not exist or you do not have permission to see it.";
+
+/** Finds the issue of the `:issueIdOrKey` route parameter, or answers 404 like Jira. */
+export function issueParam(ctx: RequestContext): IssueRecord {
+  const issue = ctx.store.findIssue(ctx.params.issueIdOrKey ?? "");
+  if (issue === undefined) throw notFound(ISSUE_NOT_FOUND);
+  return issue;
+}
 
 /**
  * A boolean query parameter as Jira reads it: `true`/`false` in any case (`True`, `TRUE` — what

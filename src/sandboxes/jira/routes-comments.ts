@@ -11,9 +11,9 @@ import {
   ok,
   type RequestContext,
   type RouteDef,
+  issueParam,
 } from "./context.js";
 import { renderComment, renderWorklog } from "./render.js";
-import { issueParam } from "./routes-issues.js";
 import type { CommentRecord, IssueRecord, WorklogRecord } from "./store.js";
 
 const API = "/rest/api/3";

@@ -1,14 +1,13 @@
 import type { Version3Models } from "jira.js";
 import {
-  ISSUE_NOT_FOUND,
   JiraHttpError,
   badRequest,
   bodyObject,
   created,
   fieldErrors,
   isRecord,
+  issueParam,
   noContent,
-  notFound,
   ok,
   queryFlag,
   type RequestContext,
@@ -20,13 +19,6 @@ import type { IssueRecord } from "./store.js";
 import { applyTransition, transitionComment } from "./routes-transitions.js";
 
 const API = "/rest/api/3";
-
-/** Finds the issue of the `:issueIdOrKey` route parameter, or answers 404 like Jira. */
-export function issueParam(ctx: RequestContext): IssueRecord {
-  const issue = ctx.store.findIssue(ctx.params.issueIdOrKey ?? "");
-  if (issue === undefined) throw notFound(ISSUE_NOT_FOUND);
-  return issue;
-}
 
 function objectOrEmpty(value: unknown, name: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};

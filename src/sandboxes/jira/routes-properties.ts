@@ -7,8 +7,8 @@ import {
   ok,
   type RequestContext,
   type RouteDef,
+  issueParam,
 } from "./context.js";
-import { issueParam } from "./routes-issues.js";
 
 const BASE = "/rest/api/3/issue/:issueIdOrKey/properties";
 

@@ -9,9 +9,9 @@ import {
   ok,
   type RequestContext,
   type RouteDef,
+  issueParam,
 } from "./context.js";
 import { renderResolution, renderStatus } from "./render.js";
-import { issueParam } from "./routes-issues.js";
 import { findNamed } from "./site.js";
 import type { IssueRecord } from "./store.js";
 import {

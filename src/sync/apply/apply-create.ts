@@ -5,9 +5,14 @@ import { call, type EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
 import { ensureTargetParent } from "./parent.js";
-import { targetSnapshot, tinypmSnapshot } from "../plan/plan.js";
 import type { CreateAction } from "../plan/plan-types.js";
-import { commentKey, sameJson, type Snapshot } from "../plan/snapshot.js";
+import {
+  commentKey,
+  sameJson,
+  type Snapshot,
+  targetSnapshot,
+  tinypmSnapshot,
+} from "../plan/snapshot.js";
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the

@@ -2,9 +2,9 @@ import type { TimeEntryDraft, WorkItem, WorkItemFieldName } from "../../core/mod
 import { addComment, addTimeEntry } from "./apply-create.js";
 import { call, type EngineContext } from "../context.js";
 import { baseOf } from "../plan/links.js";
-import { targetSnapshot, tinypmSnapshot } from "../plan/plan.js";
 import { hasWrites, type DeleteAction, type UpdateAction } from "../plan/plan-types.js";
 import type { Snapshot } from "../plan/snapshot.js";
+import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 
 /**
  * Applies an update to one linked pair: tinyPM first (a safe full-document write that refuses

@@ -7,9 +7,8 @@ import type { EngineContext } from "../context.js";
 import type { RunSummary } from "../events.js";
 import { isFatal } from "./fatal.js";
 import { linkRecord } from "../plan/links.js";
-import { targetSnapshot } from "../plan/plan.js";
 import { actionBucket, type CreateAction, type Plan, type PlanAction } from "../plan/plan-types.js";
-import { EMPTY_SNAPSHOT, type Snapshot } from "../plan/snapshot.js";
+import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot } from "../plan/snapshot.js";
 
 /**
  * Applies a plan, action by action. A failing item is parked in the state with its error and the

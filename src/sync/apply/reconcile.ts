@@ -2,8 +2,7 @@ import type { WorkItem } from "../../core/model.js";
 import type { EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
 import { ensureTargetParent } from "./parent.js";
-import { targetSnapshot, tinypmSnapshot } from "../plan/plan.js";
-import { EMPTY_SNAPSHOT, type Snapshot } from "../plan/snapshot.js";
+import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 
 /**
  * Settles the creates an interrupted run left unconfirmed: a target create is found by its

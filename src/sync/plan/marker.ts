@@ -1,8 +1,8 @@
 import { fieldDigests } from "../../core/identity.js";
 import type { ItemKind, Marker, SystemName, WorkItemFieldName } from "../../core/model.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
-import type { PlanJob } from "./plan.js";
 import type { Snapshot } from "./snapshot.js";
+import type { PlanJob } from "./plan-input.js";
 
 /**
  * The version-2 marker the job writes on a target item: which job, which tinyPM (fingerprint),

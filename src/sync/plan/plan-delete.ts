@@ -1,7 +1,7 @@
 import type { ItemKind, WorkItem, WorkItemFields } from "../../core/model.js";
 import type { Side } from "./merge.js";
-import type { PlanInput } from "./plan.js";
 import type { LinkView, PlanAction } from "./plan-types.js";
+import type { PlanInput } from "./plan-input.js";
 
 /**
  * A link whose item is gone from one side (inferred only from a complete scan of that side):

@@ -1,29 +1,8 @@
 import type { JsonValue } from "../../core/model.js";
-import type { DescriptionComposition, LostBlock } from "../../mapping/description.js";
+import type { DescriptionComposition } from "../../mapping/description.js";
 import type { FieldConflict, MergeResult, Side } from "./merge.js";
-import type { RichTextPolicy } from "./plan.js";
-import type { PlanUpdateInput } from "./plan-update.js";
-
-/** What happens to the target's rich content when a description is written (for reports). */
-export type RichOutcome = "kept" | "flattened" | "parked" | "target-kept";
-
-/** A description the plan writes (or parks), for the word diff and the rich-content line. */
-export interface DescriptionNote {
-  readonly toSide: Side;
-  /** The visible text before and after, in tinyPM terms. */
-  readonly before: string;
-  readonly after: string;
-  /** For the target side: blocks kept as the target holds them, rewritten, removed, and lost. */
-  readonly rich?:
-    | {
-        readonly outcome: RichOutcome;
-        readonly kept: number;
-        readonly rewritten: number;
-        readonly removed: number;
-        readonly lost: readonly LostBlock[];
-      }
-    | undefined;
-}
+import type { RichTextPolicy, PlanUpdateInput } from "./plan-input.js";
+import type { RichOutcome } from "./plan-types.js";
 
 export interface DescriptionDecision {
   readonly merge: MergeResult;

@@ -11,9 +11,30 @@ import type {
   Marker,
   RichPiece,
 } from "../../core/model.js";
-import type { DescriptionNote } from "./plan-description.js";
 import type { FieldConflict, Side } from "./merge.js";
 import type { Snapshot } from "./snapshot.js";
+import type { LostBlock } from "../../mapping/description.js";
+
+/** What happens to the target's rich content when a description is written (for reports). */
+export type RichOutcome = "kept" | "flattened" | "parked" | "target-kept";
+
+/** A description the plan writes (or parks), for the word diff and the rich-content line. */
+export interface DescriptionNote {
+  readonly toSide: Side;
+  /** The visible text before and after, in tinyPM terms. */
+  readonly before: string;
+  readonly after: string;
+  /** For the target side: blocks kept as the target holds them, rewritten, removed, and lost. */
+  readonly rich?:
+    | {
+        readonly outcome: RichOutcome;
+        readonly kept: number;
+        readonly rewritten: number;
+        readonly removed: number;
+        readonly lost: readonly LostBlock[];
+      }
+    | undefined;
+}
 
 /** A link as the planner sees it: both ids and the base of both sides. */
 export interface LinkView {

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { UserRef, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
-import { planJob, targetSnapshot, tinypmSnapshot } from "./plan.js";
+import { planJob } from "./plan.js";
 import type { UpdateAction } from "./plan-types.js";
+import { targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
 const ann: UserRef = { id: "1", login: "ann", name: "Ann Smith" };
 const bob: UserRef = { id: "2", login: "bob", name: "Bob Jones" };

@@ -7,41 +7,19 @@ import {
   type WorkItemFieldName,
   type WorkItemFields,
 } from "../../core/model.js";
-import type { CompiledMapping } from "../../mapping/compile.js";
 import { jobMarker, markerStale } from "./marker.js";
-import type { MergeResult, Side } from "./merge.js";
-import { tinypmSnapshot, type PlanJob, type RichTextPolicy } from "./plan.js";
 import type { DescriptionComposition } from "../../mapping/description.js";
+import { decideDescription, visible, type DescriptionDecision } from "./plan-description.js";
+import type { DescriptionNote, FieldChange, RichOutcome, UpdateAction } from "./plan-types.js";
 import {
-  decideDescription,
-  visible,
-  type DescriptionDecision,
-  type DescriptionNote,
-  type RichOutcome,
-} from "./plan-description.js";
-import type { FieldChange, LinkView, UpdateAction } from "./plan-types.js";
-import { commentKey, normalizeField, sameJson, timeEntryKey, type Snapshot } from "./snapshot.js";
-
-export interface PlanUpdateInput {
-  readonly mapping: CompiledMapping;
-  readonly job: PlanJob;
-  readonly link: LinkView;
-  readonly item: WorkItem;
-  readonly targetItem: WorkItem;
-  readonly t: Snapshot;
-  readonly g: Snapshot;
-  readonly merge: MergeResult;
-  /** Write the hidden block back even if nothing else is written (`--repair-markers`). */
-  readonly repairMarker?: boolean | undefined;
-  /** The item's block was missing or damaged (its marker is the state's copy). */
-  readonly markerMissing?: boolean | undefined;
-  /** @default "merge" */
-  readonly richText?: RichTextPolicy | undefined;
-  /** A `conflicts resolve` decision on the description. */
-  readonly resolvedDescription?: Side | undefined;
-  /** Whether the job writes to tinyPM (direction not `to-target`). */
-  readonly canTinypm: boolean;
-}
+  commentKey,
+  normalizeField,
+  sameJson,
+  timeEntryKey,
+  type Snapshot,
+  tinypmSnapshot,
+} from "./snapshot.js";
+import type { PlanUpdateInput } from "./plan-input.js";
 
 /**
  * Turns a merge into writes: tinyPM gets the target's values of the fields that flow to it; the

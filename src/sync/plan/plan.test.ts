@@ -4,8 +4,10 @@ import type { WorkItem } from "../../core/model.js";
 import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import type { ConflictPolicy, Direction } from "./merge.js";
-import { planJob, targetSnapshot, tinypmSnapshot, type PlanInput } from "./plan.js";
+import { planJob } from "./plan.js";
 import { actionBucket, type LinkView, type PlanAction } from "./plan-types.js";
+import type { PlanInput } from "./plan-input.js";
+import { targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
 const mapping = compileMapping(
   loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),

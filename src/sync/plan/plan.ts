@@ -1,81 +1,14 @@
-import type {
-  ItemKind,
-  SystemName,
-  WorkItem,
-  WorkItemFieldName,
-  WorkItemFields,
-} from "../../core/model.js";
-import type { CompiledMapping } from "../../mapping/compile.js";
+import type { ItemKind, WorkItem } from "../../core/model.js";
 import { markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
-import { mergePair, type ConflictPolicy, type Direction, type Side } from "./merge.js";
+import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { deletion } from "./plan-delete.js";
+import type { PlanInput } from "./plan-input.js";
 import type { CreateAction, LinkView, Plan, PlanAction, SkipReason } from "./plan-types.js";
-import { sameJson, snapshotOf, type Snapshot } from "./snapshot.js";
-
-export interface PlanJob {
-  readonly name: string;
-  readonly direction: Direction;
-  readonly conflicts: ConflictPolicy;
-  readonly onDelete: "ignore" | "close" | "delete";
-  /** The fingerprint of the job's tinyPM base URL (`instanceFingerprint`), for markers. */
-  readonly instance?: string | undefined;
-  /** The job's tinyPM project id, for markers. */
-  readonly project?: string | undefined;
-  /** Write missing or damaged hidden blocks back at once, not only on the item's next write. */
-  readonly repairMarkers?: boolean | undefined;
-  /** Jobs whose marked items this job may import (they keep their own marker). */
-  readonly importFrom?: readonly string[] | undefined;
-  /** A description edit that cannot be placed without losing rich content. @default "merge" */
-  readonly richText?: RichTextPolicy | undefined;
-}
-
-export type RichTextPolicy = "merge" | "overwrite" | "keep-target";
-
-export interface PlanInput {
-  readonly job: PlanJob;
-  readonly mapping: CompiledMapping;
-  readonly targetSystem: SystemName;
-  /** Every tinyPM item (tinyPM is always read in full). */
-  readonly tinypm: { readonly items: readonly WorkItem[]; readonly complete: boolean };
-  /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
-  readonly target: { readonly items: readonly WorkItem[]; readonly complete: boolean };
-  readonly links: readonly LinkView[];
-  /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
-  readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;
-  /**
-   * Linked target items (`kind:id`) whose hidden block was missing or damaged: `restored` when
-   * the state's copy of the block stands in for it, `unknown` when there is none.
-   */
-  readonly blockless?: ReadonlyMap<string, "restored" | "unknown"> | undefined;
-  /** Items (`tinypm:kind:id`, `target:kind:id`) held back: an ambiguous content match. */
-  readonly held?: ReadonlySet<string> | undefined;
-  readonly now: Date;
-}
+import { sameJson, targetSnapshot, tinypmSnapshot, type Snapshot } from "./snapshot.js";
 
 const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
-
-/** The tinyPM-terms snapshot of a tinyPM item. */
-export function tinypmSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
-  return snapshotOf({
-    fields: item,
-    names: mapping.fieldNames(item.kind),
-    comments: item.comments,
-    timeEntries: item.timeEntries,
-  });
-}
-
-/** The tinyPM-terms snapshot of a target item (through the mapping's inverse). */
-export function targetSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
-  const fields: Partial<WorkItemFields> = mapping.toTinypm(item);
-  return snapshotOf({
-    fields,
-    names: mapping.fieldNames(item.kind),
-    comments: item.comments.map((c) => mapping.commentToTinypm(c)),
-    timeEntries: mapping.timeEntriesToTinypm(item),
-  });
-}
 
 /**
  * Plans a job (pure): what `migrate` or `sync` would do, item by item and field by field.

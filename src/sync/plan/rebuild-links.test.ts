@@ -4,8 +4,9 @@ import type { WorkItem } from "../../core/model.js";
 import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import { jobMarker } from "./marker.js";
-import { tinypmSnapshot, type PlanJob } from "./plan.js";
 import { rebuildLinks, rebuiltBase } from "./rebuild-links.js";
+import type { PlanJob } from "./plan-input.js";
+import { tinypmSnapshot } from "./snapshot.js";
 
 const mapping = compileMapping(
   loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),

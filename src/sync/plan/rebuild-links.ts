@@ -3,10 +3,10 @@ import type { ItemKind, Marker, SystemName, WorkItem } from "../../core/model.js
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { LinkRecord } from "../../state/sqlite-store.js";
 import { linkRecord } from "./links.js";
-import { targetSnapshot, tinypmSnapshot, type PlanJob } from "./plan.js";
 import type { LinkView } from "./plan-types.js";
-import { sameJson, type Snapshot } from "./snapshot.js";
+import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 import type { JsonValue } from "../../core/model.js";
+import type { PlanJob } from "./plan-input.js";
 
 /** How a lost link was found again. */
 export type RebuiltHow = "marker" | "content";

@@ -9,6 +9,7 @@ import type {
   WorkItemFieldName,
   WorkItemFields,
 } from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
 
 /**
  * What the engine compares: an item's synced fields in tinyPM terms, normalised so that equal
@@ -94,6 +95,27 @@ export function snapshotOf(opts: {
   const timeEntries: Record<string, number> = {};
   for (const e of opts.timeEntries) timeEntries[timeEntryKey(e)] = e.hours;
   return { fields, comments: [...new Set(opts.comments.map(commentKey))].sort(), timeEntries };
+}
+
+/** The tinyPM-terms snapshot of a tinyPM item. */
+export function tinypmSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
+  return snapshotOf({
+    fields: item,
+    names: mapping.fieldNames(item.kind),
+    comments: item.comments,
+    timeEntries: item.timeEntries,
+  });
+}
+
+/** The tinyPM-terms snapshot of a target item (through the mapping's inverse). */
+export function targetSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
+  const fields: Partial<WorkItemFields> = mapping.toTinypm(item);
+  return snapshotOf({
+    fields,
+    names: mapping.fieldNames(item.kind),
+    comments: item.comments.map((c) => mapping.commentToTinypm(c)),
+    timeEntries: mapping.timeEntriesToTinypm(item),
+  });
 }
 
 /** Deep equality of JSON values (objects by key, arrays by position). */

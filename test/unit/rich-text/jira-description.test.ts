@@ -8,9 +8,10 @@ import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
 import { compileMapping } from "../../../src/mapping/compile.js";
 import { loadMapping } from "../../../src/mapping/load.js";
-import type { RichTextPolicy } from "../../../src/sync/plan/plan.js";
-import { planJob, targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/plan.js";
+import { planJob } from "../../../src/sync/plan/plan.js";
 import type { UpdateAction } from "../../../src/sync/plan/plan-types.js";
+import type { RichTextPolicy } from "../../../src/sync/plan/plan-input.js";
+import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
 
 const mapping = compileMapping(
   loadMapping(fileURLToPath(new URL("../../../mappings/jira.yaml", import.meta.url))),

@@ -12,7 +12,8 @@ import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
 import { compileMapping, type CompiledMapping } from "../../../src/mapping/compile.js";
 import { loadMapping } from "../../../src/mapping/load.js";
-import { planJob, targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/plan.js";
+import { planJob } from "../../../src/sync/plan/plan.js";
+import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
 
 const load = (name: string): CompiledMapping =>
   compileMapping(

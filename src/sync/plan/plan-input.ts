@@ -1,0 +1,68 @@
+import type { SystemName, WorkItem, WorkItemFieldName } from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { ConflictPolicy, Direction, MergeResult, Side } from "./merge.js";
+import type { LinkView } from "./plan-types.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** A job as the planner sees it, and what one planning pass reads. */
+export interface PlanJob {
+  readonly name: string;
+  readonly direction: Direction;
+  readonly conflicts: ConflictPolicy;
+  readonly onDelete: "ignore" | "close" | "delete";
+  /** The fingerprint of the job's tinyPM base URL (`instanceFingerprint`), for markers. */
+  readonly instance?: string | undefined;
+  /** The job's tinyPM project id, for markers. */
+  readonly project?: string | undefined;
+  /** Write missing or damaged hidden blocks back at once, not only on the item's next write. */
+  readonly repairMarkers?: boolean | undefined;
+  /** Jobs whose marked items this job may import (they keep their own marker). */
+  readonly importFrom?: readonly string[] | undefined;
+  /** A description edit that cannot be placed without losing rich content. @default "merge" */
+  readonly richText?: RichTextPolicy | undefined;
+}
+
+export type RichTextPolicy = "merge" | "overwrite" | "keep-target";
+
+export interface PlanInput {
+  readonly job: PlanJob;
+  readonly mapping: CompiledMapping;
+  readonly targetSystem: SystemName;
+  /** Every tinyPM item (tinyPM is always read in full). */
+  readonly tinypm: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
+  readonly target: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  readonly links: readonly LinkView[];
+  /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
+  readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;
+  /**
+   * Linked target items (`kind:id`) whose hidden block was missing or damaged: `restored` when
+   * the state's copy of the block stands in for it, `unknown` when there is none.
+   */
+  readonly blockless?: ReadonlyMap<string, "restored" | "unknown"> | undefined;
+  /** Items (`tinypm:kind:id`, `target:kind:id`) held back: an ambiguous content match. */
+  readonly held?: ReadonlySet<string> | undefined;
+  readonly now: Date;
+}
+
+/** One linked pair as `planUpdate` sees it: both items, both snapshots and their merge. */
+export interface PlanUpdateInput {
+  readonly mapping: CompiledMapping;
+  readonly job: PlanJob;
+  readonly link: LinkView;
+  readonly item: WorkItem;
+  readonly targetItem: WorkItem;
+  readonly t: Snapshot;
+  readonly g: Snapshot;
+  readonly merge: MergeResult;
+  /** Write the hidden block back even if nothing else is written (`--repair-markers`). */
+  readonly repairMarker?: boolean | undefined;
+  /** The item's block was missing or damaged (its marker is the state's copy). */
+  readonly markerMissing?: boolean | undefined;
+  /** @default "merge" */
+  readonly richText?: RichTextPolicy | undefined;
+  /** A `conflicts resolve` decision on the description. */
+  readonly resolvedDescription?: Side | undefined;
+  /** Whether the job writes to tinyPM (direction not `to-target`). */
+  readonly canTinypm: boolean;
+}

@@ -1,0 +1,32 @@
+import type { SystemName } from "../core/model.js";
+import type { Tracker } from "../core/tracker.js";
+import type { MappingSpec } from "../mapping/schema.js";
+import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
+import type { Lanes } from "../queue/lanes.js";
+import type { StateStore } from "../state/sqlite-store.js";
+import type { SyncEvent } from "./events.js";
+import type { PlanJob } from "./plan/plan-input.js";
+
+/** What one run of a job is given (by the CLI, the service or a test). */
+export type RunMode = "migrate" | "sync";
+
+export interface RunJobOptions {
+  readonly mode: RunMode;
+  /** Plan only: read both sides and report what the run would do; write nothing anywhere. */
+  readonly dryRun?: boolean | undefined;
+  readonly job: PlanJob;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mappingSpec: MappingSpec;
+  readonly userMap?: UserMap | undefined;
+  readonly unmappedUsers?: UnmappedPolicy | undefined;
+  readonly state: StateStore;
+  readonly lanes: Lanes;
+  readonly emit?: ((event: SyncEvent) => void) | undefined;
+  readonly now?: (() => Date) | undefined;
+  /** Syncs: read closed tinyPM iterations in full every this many runs. @default 12 */
+  readonly fullScanEvery?: number | undefined;
+  /** Syncs: read all of tinyPM this run (`sync --full`). */
+  readonly fullScan?: boolean | undefined;
+}
