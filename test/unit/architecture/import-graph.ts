@@ -23,7 +23,7 @@ function sourceFiles(dir: string): string[] {
 function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
   const clause = node.importClause;
   if (clause === undefined) return false; // `import "./x.js"` runs the module
-  if (clause.isTypeOnly) return true;
+  if (clause.phaseModifier === ts.SyntaxKind.TypeKeyword) return true;
   if (clause.name !== undefined) return false;
   const bindings = clause.namedBindings;
   return (
