@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { resolveStateConfig, type ConfiguredState } from "./state-config.js";
+import { dirname, resolve } from "node:path";
 import { ConfigError, type ValidationIssue } from "../core/errors.js";
 import { zodIssues } from "./issues.js";
 import { jsonSyntaxPosition } from "./json-position.js";
@@ -32,7 +33,13 @@ export interface LoadedConfig {
   /** The selected jobs (all when no name was asked for). */
   readonly jobs: readonly ResolvedJob[];
   readonly usersPath: string | undefined;
+  /**
+   * Where the state lives, for messages: the SQLite file, or the PostgreSQL URL with its
+   * password replaced by `***`.
+   */
   readonly statePath: string;
+  /** The state's backend and location (`state.path`, `state.url` or `state.urlEnv`). */
+  readonly state: ConfiguredState;
   /** Every secret value resolved, for redaction. Never print or persist these. */
   readonly secrets: readonly string[];
   readonly warnings: readonly string[];
@@ -73,13 +80,23 @@ export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig 
   if (usersPath !== undefined && !existsSync(usersPath)) {
     issues.push({ file: path, path: ["users"], message: `user map file not found: ${usersPath}` });
   }
+  const state = resolveStateConfig({
+    file: path,
+    dir,
+    state: config.state,
+    env: opts.env,
+    secrets: opts.secrets,
+    issues,
+    secretValues: secrets,
+  });
   if (issues.length > 0) throw invalid(path, issues);
   return {
     file: path,
     config,
     jobs,
     usersPath,
-    statePath: isAbsolute(config.state.path) ? config.state.path : resolve(dir, config.state.path),
+    statePath: state.display,
+    state,
     secrets,
     warnings: [],
   };

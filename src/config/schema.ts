@@ -144,8 +144,25 @@ export const ConfigSchema = z
       .strictObject({
         path: z
           .string()
-          .default(".tinypm-sync/state.db")
-          .describe("SQLite state file, relative to this config file."),
+          .min(1)
+          .optional()
+          .describe(
+            "SQLite state file, relative to this config file (default .tinypm-sync/state.db). One process at a time.",
+          ),
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//i, "expected a postgres:// URL")
+          .optional()
+          .describe(
+            "PostgreSQL state instead of a file: postgres://user@host:port/database, without a password (use urlEnv, or PGPASSWORD). Several workers may share it.",
+          ),
+        urlEnv: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "Environment variable holding the PostgreSQL state URL, password included (e.g. TINYPM_SYNC_STATE_URL).",
+          ),
         waitForLockMs: z
           .number()
           .int()
@@ -153,7 +170,7 @@ export const ConfigSchema = z
           .default(0)
           .describe("How long to wait for another run's lock."),
       })
-      .default({ path: ".tinypm-sync/state.db", waitForLockMs: 0 })
+      .default({ waitForLockMs: 0 })
       .describe("Where links, snapshots and runs are kept."),
     log: z
       .strictObject({

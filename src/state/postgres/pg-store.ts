@@ -12,7 +12,7 @@ import {
 } from "./pg-lease.js";
 import { pgLinks } from "./pg-links.js";
 import { migratePg, pgSchemaVersion, PG_SCHEMA_VERSION, PG_TABLES } from "./pg-schema.js";
-import { redactUrl } from "./pg-url.js";
+import { redactUrl } from "../../core/postgres-url.js";
 
 /** Options of `openPostgresState`. */
 export interface PostgresStateOptions {

@@ -1,0 +1,84 @@
+import { isAbsolute, resolve } from "node:path";
+import type { ValidationIssue } from "../core/errors.js";
+import { isPostgresUrl, redactUrl, urlHasPassword } from "../core/postgres-url.js";
+import type { ParsedConfig } from "./schema.js";
+
+/** The default SQLite state file, relative to the config file. */
+export const DEFAULT_STATE_PATH = ".tinypm-sync/state.db";
+
+/** Where the config puts the state: an SQLite file, or a PostgreSQL database. */
+export type ConfiguredState =
+  | { readonly backend: "sqlite"; readonly path: string; readonly display: string }
+  | {
+      readonly backend: "postgres";
+      /** The full URL, password included when it came from `urlEnv`: a secret. */
+      readonly url: string;
+      /** The URL with its password replaced by `***`, for messages. */
+      readonly display: string;
+    };
+
+interface StateArgs {
+  readonly file: string;
+  readonly dir: string;
+  readonly state: ParsedConfig["state"];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `optional`: a missing `urlEnv` variable is not an issue (check reports it itself). */
+  readonly secrets: "require" | "optional" | undefined;
+  readonly issues: ValidationIssue[];
+  readonly secretValues: string[];
+}
+
+/**
+ * Resolves `state`: `path` (SQLite, the default), `url` or `urlEnv` (PostgreSQL) — one of them.
+ * A password written into `state.url` is refused: the config file is not a place for secrets.
+ */
+export function resolveStateConfig(a: StateArgs): ConfiguredState {
+  const { state, file, issues } = a;
+  const given = (["path", "url", "urlEnv"] as const).filter((k) => state[k] !== undefined);
+  if (given.length > 1) {
+    issues.push({
+      file,
+      path: ["state"],
+      message: `give one of path (SQLite), url or urlEnv (PostgreSQL), not ${given.join(" and ")}`,
+    });
+  }
+  if (state.url !== undefined) {
+    if (urlHasPassword(state.url)) {
+      issues.push({
+        file,
+        path: ["state", "url"],
+        message:
+          "a password in state.url is refused (the config file is no place for secrets): put the " +
+          'whole URL in an environment variable and name it with "urlEnv" (e.g. ' +
+          '"urlEnv": "TINYPM_SYNC_STATE_URL"), or remove the password and export PGPASSWORD',
+      });
+    }
+    return { backend: "postgres", url: state.url, display: redactUrl(state.url) };
+  }
+  if (state.urlEnv !== undefined) {
+    const name = state.urlEnv;
+    const value = a.env[name];
+    if (value === undefined || value === "") {
+      if (a.secrets !== "optional") {
+        issues.push({
+          file,
+          path: ["state", "urlEnv"],
+          message: `environment variable ${name} is ${value === undefined ? "not set" : "set but empty"} (the PostgreSQL state URL); export it before running`,
+        });
+      }
+      return { backend: "postgres", url: "", display: `$${name}` };
+    }
+    if (!isPostgresUrl(value)) {
+      issues.push({
+        file,
+        path: ["state", "urlEnv"],
+        message: `environment variable ${name} does not hold a postgres:// URL (its value is not shown)`,
+      });
+    }
+    if (!a.secretValues.includes(value)) a.secretValues.push(value);
+    return { backend: "postgres", url: value, display: redactUrl(value) };
+  }
+  const path = state.path ?? DEFAULT_STATE_PATH;
+  const absolute = isAbsolute(path) ? path : resolve(a.dir, path);
+  return { backend: "sqlite", path: absolute, display: absolute };
+}
