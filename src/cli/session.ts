@@ -10,7 +10,7 @@ import { createLanes, type Lanes } from "../queue/lanes.js";
 import { openStateStore, type StateStore } from "../state/sqlite-store.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
-import { MappingError } from "../core/errors.js";
+import { ConfigError, MappingError } from "../core/errors.js";
 import { configPath } from "./options.js";
 import { terminalOf } from "./terminal.js";
 
@@ -178,8 +178,19 @@ export function openJob(
 
 /** Opens the state file (read-only for dry runs and reports: no lock, no writes). */
 export function openState(loaded: LoadedConfig, readOnly: boolean): StateStore {
+  if (loaded.state.backend === "postgres") {
+    // The job commands still drive the synchronous SQLite store; never mistake a URL for a path.
+    throw new ConfigError(
+      `The config file ${loaded.file} puts the state in PostgreSQL (${loaded.statePath}); this build runs jobs on an SQLite state only.`,
+      {
+        hint:
+          "Use `state.path` for the job commands for now; `tinypm-sync state migrate --from FILE --to env:NAME` " +
+          "copies an SQLite state into PostgreSQL (and back).",
+      },
+    );
+  }
   return openStateStore({
-    path: loaded.statePath,
+    path: loaded.state.path,
     readOnly,
     waitForLockMs: loaded.config.state.waitForLockMs,
   });

@@ -205,6 +205,7 @@ export async function openSqliteState(options: StateStoreOptions): Promise<State
       }),
     liveHolder: () => call(() => sync.liveHolder()),
     integrityCheck: () => call(() => sync.integrityCheck()),
+    tables: sync.tables,
     close: async () => {
       while (inTransaction) await current.catch(() => undefined);
       held.clear();

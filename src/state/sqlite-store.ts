@@ -24,6 +24,8 @@ import type {
   RunResult,
 } from "./records.js";
 import { migrate } from "./schema.js";
+import { createSqliteTables } from "./sqlite-tables.js";
+import type { StateTables } from "./tables.js";
 
 export type * from "./records.js";
 export type { LinkIdentity } from "./identity-table.js";
@@ -116,6 +118,8 @@ export interface StateStore {
   rollback(): void;
   /** `"ok"`, or SQLite's list of problems. */
   integrityCheck(): string;
+  /** Table-level access, for `state migrate` (no other call may run meanwhile). */
+  readonly tables: StateTables;
   /** Releases the lock and closes the file. Idempotent. */
   close(): void;
 }
@@ -149,6 +153,7 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
         .all()
         .map((r) => r.integrity_check)
         .join("\n"),
+    tables: createSqliteTables(db),
     close,
   };
 }

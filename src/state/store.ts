@@ -3,6 +3,7 @@ import type { Checkpoint } from "../core/tracker.js";
 import type { LinkIdentity } from "./identity-table.js";
 import type { JobLease, WorkerRecord } from "./lease.js";
 import type { LockHolder } from "./lock.js";
+import type { StateTables } from "./tables.js";
 import type {
   BaseSnapshot,
   ConflictDraft,
@@ -113,6 +114,8 @@ export interface StateStore extends StateData {
   liveHolder(): Promise<LockHolder | undefined>;
   /** `"ok"`, or the backend's list of problems. */
   integrityCheck(): Promise<string>;
+  /** Table-level reads and writes, for copying a state between backends (`state migrate`). */
+  readonly tables: StateTables;
   /** Releases the leases and the lock, closes the connection. Idempotent. */
   close(): Promise<void>;
 }

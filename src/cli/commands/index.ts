@@ -8,6 +8,7 @@ import { registerMigrate } from "./migrate.js";
 import { registerPlan } from "./plan.js";
 import { registerReferenceServer } from "./reference-server.js";
 import { registerSandbox } from "./sandbox.js";
+import { registerState } from "./state.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 import { registerUsers } from "./users.js";
@@ -25,6 +26,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSync,
   registerStatus,
   registerConflicts,
+  registerState,
   registerUsers,
   registerReferenceServer,
   registerSandbox,

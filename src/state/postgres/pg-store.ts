@@ -11,6 +11,7 @@ import {
   type LeaseTiming,
 } from "./pg-lease.js";
 import { pgLinks } from "./pg-links.js";
+import { createPgTables } from "./pg-tables.js";
 import { migratePg, pgSchemaVersion, PG_SCHEMA_VERSION, PG_TABLES } from "./pg-schema.js";
 import { redactUrl } from "../../core/postgres-url.js";
 
@@ -155,6 +156,7 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       if ((rows[0]?.n ?? 0) > 0) problems.push(`${rows[0]?.n} intents whose link exists`);
       return problems.length === 0 ? "ok" : problems.join("\n");
     },
+    tables: createPgTables(pool),
     close: async () => {
       if (closed) return;
       closed = true;
