@@ -31,6 +31,11 @@ const COMMANDS: readonly (readonly [string[], string[]])[] = [
     ["conflicts", "resolve"],
     ["--take", "--config", "<id>"],
   ],
+  [["state"], ["migrate"]],
+  [
+    ["state", "migrate"],
+    ["--from", "--to", "--overwrite", "--json"],
+  ],
   [["users"], ["--config", "--job", "--json", "--write", "--log-level"]],
   [
     ["reference-server"],

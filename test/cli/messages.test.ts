@@ -54,7 +54,7 @@ describe("config errors", () => {
     const r = await runCliProcess(["check", "--offline", "--config", file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'state > zzz: unknown key "zzz"; remove it or check its spelling (allowed: path, waitForLockMs)',
+      'state > zzz: unknown key "zzz"; remove it or check its spelling (allowed: path, url, urlEnv, waitForLockMs)',
     );
   });
 

@@ -8,6 +8,7 @@ import {
   type StateLocation,
 } from "../../state/open-state.js";
 import type { StateStore } from "../../state/store.js";
+import { logOptions } from "../options.js";
 import type { RegisterCommand } from "./index.js";
 
 interface MigrateFlags {
@@ -37,7 +38,7 @@ export const registerState: RegisterCommand = (program, ctx) => {
   const state = program
     .command("state")
     .description("manage the state itself: copy it between SQLite and PostgreSQL");
-  state
+  const migrate = state
     .command("migrate")
     .description(
       "copy a state from one backend to another (SQLite file or postgres:// URL, either way), verified by row counts and hashes per table",
@@ -48,42 +49,42 @@ export const registerState: RegisterCommand = (program, ctx) => {
     )
     .requiredOption("--to <path|url>", "where to copy it (created or migrated as needed)")
     .option("--overwrite", "replace what the destination holds (refused otherwise)")
-    .option("--json", "print the per-table counts and hashes as JSON")
-    .action(async (flags: MigrateFlags) => {
-      const from = locationOf(flags.from, "--from", ctx.env, ctx.cwd);
-      const to = locationOf(flags.to, "--to", ctx.env, ctx.cwd);
-      const fromText = describeStateLocation(from);
-      const toText = describeStateLocation(to);
-      if (fromText === toText) {
-        throw new UsageError(`--from and --to name the same state (${fromText}).`, {
-          hint: "Copy into another SQLite file or another PostgreSQL database.",
-        });
+    .option("--json", "print the per-table counts and hashes as JSON");
+  logOptions(migrate).action(async (flags: MigrateFlags) => {
+    const from = locationOf(flags.from, "--from", ctx.env, ctx.cwd);
+    const to = locationOf(flags.to, "--to", ctx.env, ctx.cwd);
+    const fromText = describeStateLocation(from);
+    const toText = describeStateLocation(to);
+    if (fromText === toText) {
+      throw new UsageError(`--from and --to name the same state (${fromText}).`, {
+        hint: "Copy into another SQLite file or another PostgreSQL database.",
+      });
+    }
+    if (from.backend === "sqlite" && !existsSync(from.path)) {
+      throw new UsageError(`--from ${from.path}: there is no state file there.`, {
+        hint: "Give the path of the SQLite state file (`state.path` in the config).",
+      });
+    }
+    const source = await openState(from, { readOnly: true });
+    let destination: StateStore | undefined;
+    try {
+      destination = await openState(to);
+      const copy = await copyState(source, destination, { overwrite: flags.overwrite === true });
+      if (flags.json === true) {
+        ctx.stdout.write(`${JSON.stringify({ from: fromText, to: toText, ...copy })}\n`);
+        return;
       }
-      if (from.backend === "sqlite" && !existsSync(from.path)) {
-        throw new UsageError(`--from ${from.path}: there is no state file there.`, {
-          hint: "Give the path of the SQLite state file (`state.path` in the config).",
-        });
+      const lines = [`Copied ${fromText} → ${toText}`, ""];
+      for (const t of copy.tables) {
+        lines.push(
+          `  ${t.table.padEnd(14)} ${String(t.rows).padStart(8)} rows  sha256 ${t.sha256.slice(0, 16)}  ✓ same on both sides`,
+        );
       }
-      const source = await openState(from, { readOnly: true });
-      let destination: StateStore | undefined;
-      try {
-        destination = await openState(to);
-        const copy = await copyState(source, destination, { overwrite: flags.overwrite === true });
-        if (flags.json === true) {
-          ctx.stdout.write(`${JSON.stringify({ from: fromText, to: toText, ...copy })}\n`);
-          return;
-        }
-        const lines = [`Copied ${fromText} → ${toText}`, ""];
-        for (const t of copy.tables) {
-          lines.push(
-            `  ${t.table.padEnd(14)} ${String(t.rows).padStart(8)} rows  sha256 ${t.sha256.slice(0, 16)}  ✓ same on both sides`,
-          );
-        }
-        lines.push("", "Verified: every table has the same row count and hash on both sides.");
-        ctx.stdout.write(`${lines.join("\n")}\n`);
-      } finally {
-        await destination?.close();
-        await source.close();
-      }
-    });
+      lines.push("", "Verified: every table has the same row count and hash on both sides.");
+      ctx.stdout.write(`${lines.join("\n")}\n`);
+    } finally {
+      await destination?.close();
+      await source.close();
+    }
+  });
 };
