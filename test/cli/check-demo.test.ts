@@ -81,13 +81,21 @@ describe("check: files", () => {
 
 describe("demo", () => {
   it.each([
-    ["github", "GitHub"],
-    ["jira", "Jira"],
+    ["github", "GitHub", "login 6"],
+    ["jira", "Jira", "email 3, map-file 3"],
   ])(
-    "--target %s migrates, edits one item on each side, syncs, and exits 0",
-    async (target, name) => {
+    "--target %s matches every user, migrates, edits one item on each side, syncs, and exits 0",
+    async (target, name, how) => {
       const r = await runCliProcess(["demo", "--target", target, "--stories", "4"]);
       expect(r).toMatchObject({ code: 0 });
+      // Jira hides bob's, dave's and frank's emails: the demo maps them, and says so (issue 14).
+      expect(r.stdout).toContain(`Users: 6 of 6 tinyPM users match a ${name} account (${how})`);
+      expect(r.stdout).not.toContain("counterpart");
+      expect(r.stdout).not.toContain("lose an assignee");
+      if (target === "jira")
+        expect(r.stdout).toMatch(
+          /Jira shows no email for bob, dave, frank .* user map, \S+users\.yaml/,
+        );
       expect(r.stdout).toContain(
         `== 1. Migrating the generated tinyPM project to the ${name} sandbox`,
       );

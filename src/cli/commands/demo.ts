@@ -10,6 +10,7 @@ import { startJiraSandbox } from "../../sandboxes/jira/index.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CliContext } from "../context.js";
+import { writeDemoUserMap, type DemoUsers } from "../demo-users.js";
 import { runConfiguredJob } from "../job-run.js";
 import { printRun, settleRuns } from "../run-report.js";
 import { openConfig, type LogFlags } from "../session.js";
@@ -18,9 +19,14 @@ import type { RegisterCommand } from "./index.js";
 
 const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
 
+/** The generated tinyPM project's people; each sandbox gets an account for every one of them. */
+const DEMO_USERS = ["alice", "bob", "carol", "dave", "erin", "frank"];
+
 interface Sandbox {
   readonly url: string;
   readonly token: string;
+  /** tinyPM login → the sandbox account made for that person. */
+  readonly accounts: ReadonlyMap<string, string>;
   close(): Promise<void>;
   readonly target: Record<string, unknown>;
   readonly env: Record<string, string>;
@@ -28,10 +34,11 @@ interface Sandbox {
 
 async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
   if (kind === "github") {
-    const s = await startGithubSandbox();
+    const s = await startGithubSandbox({ users: DEMO_USERS });
     return {
       url: s.url,
       token: s.token,
+      accounts: new Map(DEMO_USERS.map((login) => [login, login])),
       close: () => s.close(),
       env: { GITHUB_TOKEN: s.token },
       target: {
@@ -44,10 +51,11 @@ async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
       },
     };
   }
-  const s = await startJiraSandbox();
+  const s = await startJiraSandbox({ users: DEMO_USERS });
   return {
     url: s.url,
     token: s.token,
+    accounts: new Map(DEMO_USERS.map((login) => [login, `acc-${login}`])),
     close: () => s.close(),
     env: { JIRA_EMAIL: s.email, JIRA_TOKEN: s.token },
     target: {
@@ -123,9 +131,10 @@ function keepLines(o: DemoServers): string {
 }
 
 /** Writes the demo's config (the embedded default job against the local servers). */
-function writeDemoConfig(o: DemoServers): string {
+function writeDemoConfig(o: DemoServers, users: DemoUsers["map"]): string {
   const config = {
     tinypm: { baseUrl: o.tinypm.url, tokenEnv: "TINYPM_TOKEN" },
+    ...(users !== undefined && { users: users.file }),
     targets: { [o.kind]: o.target.target },
     jobs: [
       {
@@ -156,14 +165,20 @@ interface DemoServers {
 }
 
 async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
-  const file = writeDemoConfig(o);
+  const name = o.kind === "github" ? "GitHub" : "Jira";
+  const users = await demoUsers(o, name);
+  if (users.map !== undefined)
+    ctx.stdout.write(
+      `${name} shows no email for ${users.map.users.join(", ")} (as most ${name} profiles do), so no rule can match them: the demo mapped them in a user map, ${users.map.file} (for your own site: tinypm-sync users --config FILE --job NAME --write users.yaml)\n`,
+    );
+  ctx.stdout.write(`${users.line}\n\n`);
+  const file = writeDemoConfig(o, users.map);
   const demoCtx: CliContext = Object.assign(Object.create(ctx) as CliContext, {
     env: { ...ctx.env, TINYPM_TOKEN: o.tinypm.token, ...o.target.env },
   });
   const session = openConfig(demoCtx, file, { ...o.log });
   const [job] = session.loaded.jobs;
   if (job === undefined) return;
-  const name = o.kind === "github" ? "GitHub" : "Jira";
   ctx.stdout.write(`== 1. Migrating the generated tinyPM project to the ${name} sandbox\n`);
   const migration = await runConfiguredJob(demoCtx, session, job, {
     mode: "migrate",
@@ -179,14 +194,9 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   settleRuns(ctx, [migration, sync]);
 }
 
-/** Renames the first story in tinyPM and edits the second one's copy on the target. */
-async function editBothSides(ctx: CliContext, o: DemoServers, name: string): Promise<void> {
-  const tinypmTracker = createTinypm({
-    baseUrl: o.tinypm.url,
-    token: o.tinypm.token,
-    projectId: 1,
-  });
-  const targetTracker = createTarget(
+/** An adapter on the demo's target sandbox. */
+function openTarget(o: DemoServers): Tracker {
+  return createTarget(
     o.kind === "github"
       ? {
           ...(o.target.target as { type: "github"; baseUrl: string; owner: string; repo: string }),
@@ -198,6 +208,33 @@ async function editBothSides(ctx: CliContext, o: DemoServers, name: string): Pro
           token: o.target.token,
         },
   );
+}
+
+/** The user map for the people the target hides (see demo-users.ts), if any. */
+async function demoUsers(o: DemoServers, name: string): Promise<DemoUsers> {
+  const tinypm = createTinypm({ baseUrl: o.tinypm.url, token: o.tinypm.token, projectId: 1 });
+  const target = openTarget(o);
+  try {
+    return await writeDemoUserMap({
+      dir: o.dir,
+      tinypm,
+      target,
+      accounts: o.target.accounts,
+      targetName: name,
+    });
+  } finally {
+    await Promise.allSettled([tinypm.close(), target.close()]);
+  }
+}
+
+/** Renames the first story in tinyPM and edits the second one's copy on the target. */
+async function editBothSides(ctx: CliContext, o: DemoServers, name: string): Promise<void> {
+  const tinypmTracker = createTinypm({
+    baseUrl: o.tinypm.url,
+    token: o.tinypm.token,
+    projectId: 1,
+  });
+  const targetTracker = openTarget(o);
   try {
     const [story, other] = await stories(tinypmTracker);
     if (story) {
