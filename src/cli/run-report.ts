@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { ExitCode, InterruptedError, UsageError } from "../core/errors.js";
 import { renderReport, shouldColor } from "../report/render.js";
-import type { Report, ReportFormat } from "../report/types.js";
+import type { Report, ReportDurationEstimate, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
 import { toReport } from "../sync/report-data.js";
 import type { CliContext } from "./context.js";
@@ -16,9 +16,13 @@ export function printRun(
     format?: ReportFormat | undefined;
     out?: string | undefined;
     verbose?: boolean | undefined;
+    /** A dry run's duration estimate, from the report's estimated writes (see plan-estimate.ts). */
+    estimate?: ((report: Report) => ReportDurationEstimate | undefined) | undefined;
   },
 ): Report {
-  const report = toReport(run);
+  const made = toReport(run);
+  const estimated = made.dryRun ? opts.estimate?.(made) : undefined;
+  const report: Report = estimated === undefined ? made : { ...made, estimatedDuration: estimated };
   if (opts.json === true) {
     ctx.stdout.write(`${JSON.stringify(runSummaryJson(run))}\n`);
     // With --out, the report goes to its file as well: --json owns stdout, not the report.

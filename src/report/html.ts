@@ -228,7 +228,12 @@ function apiCost(report: Report): string {
     report.tinypmRead === undefined
       ? ""
       : `<p class="tinypm-read">tinyPM read: ${h(tinypmReadLine(report.tinypmRead))}</p>`;
-  return `<section class="api"><h2>API cost</h2>${read}<table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  const took = report.estimatedDuration;
+  const time =
+    took === undefined
+      ? ""
+      : `<p class="estimate">Time the writes would take: ${h(took.text)}.</p>${took.hint === undefined ? "" : `<p class="hint">Hint: ${h(took.hint)}</p>`}`;
+  return `<section class="api"><h2>API cost</h2>${read}<table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table>${time}</section>`;
 }
 
 function notes(report: Report): string {

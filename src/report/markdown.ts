@@ -244,7 +244,15 @@ function apiCost(report: Report): string[] {
     if (estimated !== undefined) row.push(estimated[system] ?? 0);
     out.push(`| ${md(systemLabel(system))} | ${row.join(" | ")} |`);
   }
-  return [...out, ""];
+  const took = report.estimatedDuration;
+  if (took === undefined) return [...out, ""];
+  return [
+    ...out,
+    "",
+    `Time the writes would take: ${md(took.text)}.`,
+    ...(took.hint === undefined ? [] : ["", `> Hint: ${md(took.hint)}`]),
+    "",
+  ];
 }
 
 function notes(report: Report): string[] {

@@ -143,6 +143,15 @@ export const reportSchema = z
       .record(z.string(), count)
       .optional()
       .describe("For dry runs: the writes the run would make, per system."),
+    estimatedDuration: z
+      .object({
+        durationMs: z.number().int().nonnegative().describe("Time the writes would take."),
+        boundBy: z.string().describe("The limit that holds the writes back most."),
+        text: z.string().describe("The estimate in words."),
+        hint: z.string().optional().describe("What would make it faster."),
+      })
+      .optional()
+      .describe("For dry runs: how long the writes would take at the configured limits."),
     tinypmRead: z
       .object({
         complete: z.boolean().describe("Every item was read: deletions could be inferred."),

@@ -157,6 +157,11 @@ function footer(report: Report, verbose: boolean, { p, target }: Ctx): string[] 
   lines.push(`API calls: ${apiCalls(report)}`);
   if (report.estimatedWrites !== undefined)
     lines.push(`Writes this would make: ${estimates(report)}`);
+  const took = report.estimatedDuration;
+  if (took !== undefined) {
+    lines.push(`Time the writes would take: ${safe(took.text)}`);
+    if (took.hint !== undefined) lines.push(p.yellow(`Hint: ${safe(took.hint)}`));
+  }
   lines.push(p.bold(`Totals: ${totals(report, verbose)}`));
   return lines;
 }

@@ -121,6 +121,17 @@ export interface ReportAssigneeLoss {
   readonly message: string;
 }
 
+/** For dry runs: how long the writes would take at the configured limits. */
+export interface ReportDurationEstimate {
+  readonly durationMs: number;
+  /** The limit that holds the writes back most: `GitHub's 80 content writes per minute`. */
+  readonly boundBy: string;
+  /** `about 13 min, bound by GitHub's 80 content writes per minute`. */
+  readonly text: string;
+  /** What would make it faster, when something would (GitHub's import API). */
+  readonly hint?: string | undefined;
+}
+
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
   readonly runId: string;
@@ -144,6 +155,8 @@ export interface Report {
   readonly apiCalls: Readonly<Record<string, ReportApiUse>>;
   /** For dry runs: the writes the run would make, per system. */
   readonly estimatedWrites?: Readonly<Record<string, number>> | undefined;
+  /** For dry runs: how long those writes would take, when a limit holds them back. */
+  readonly estimatedDuration?: ReportDurationEstimate | undefined;
   /** What was read of tinyPM (absent in reports made before tiered reads). */
   readonly tinypmRead?: ReportTinypmRead | undefined;
   readonly items: readonly ReportItem[];

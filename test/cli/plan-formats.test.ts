@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportSchema } from "../../src/report/schema.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
@@ -31,6 +32,51 @@ const plan = (format: string) =>
   runCliProcess(["plan", "--config", config, "--job", "gh", "--migrate", "--format", format], {
     env: servers.env,
   });
+
+describe("plan's duration estimate", () => {
+  it("names the time the writes would take at GitHub's published limits and the binding limit", async () => {
+    const paced = writeConfig(tmp.dir, servers, { file: "paced.json", paced: true });
+    const r = await runCliProcess(["plan", "--config", paced, "--job", "gh", "--migrate"], {
+      env: servers.env,
+    });
+    expect(r).toMatchObject({ code: 0 });
+    expect(r.stdout).toMatch(/Writes this would make: .*GitHub \d+ writes/);
+    expect(r.stdout).toContain(
+      "Time the writes would take: under a minute, bound by GitHub's 80 content writes per minute",
+    );
+    // A quick migration gets no import API hint.
+    expect(r.stdout).not.toContain("import API");
+    const json = await runCliProcess(
+      ["plan", "--config", paced, "--job", "gh", "--migrate", "--format", "json"],
+      { env: servers.env },
+    );
+    const report = JSON.parse(json.stdout) as { estimatedDuration?: { boundBy: string } };
+    expect(report.estimatedDuration?.boundBy).toBe("GitHub's 80 content writes per minute");
+  });
+
+  it("a long GitHub migration suggests the import API; a sync plan does not", async () => {
+    const file = writeConfig(tmp.dir, servers, { file: "slow.json" });
+    const slow = JSON.parse(readFileSync(file, "utf8")) as {
+      targets: { github: { limits: Record<string, number> } };
+    };
+    slow.targets.github.limits = { writesPerMinute: 1 };
+    writeFileSync(file, JSON.stringify(slow));
+    const r = await runCliProcess(["plan", "--config", file, "--job", "gh", "--migrate"], {
+      env: servers.env,
+    });
+    expect(r.stdout).toMatch(
+      /Time the writes would take: about 1\d min, bound by GitHub's 1 content writes per minute/,
+    );
+    expect(r.stdout).toContain(
+      "Hint: GitHub's issue import API sends each issue with its comments in one request",
+    );
+    const sync = await runCliProcess(["plan", "--config", file, "--job", "gh"], {
+      env: servers.env,
+    });
+    expect(sync.stdout).toContain("Time the writes would take:");
+    expect(sync.stdout).not.toContain("import API");
+  });
+});
 
 describe("plan --format", () => {
   it("text", async () => {

@@ -3,6 +3,7 @@ import type { ReportFormat } from "../../report/types.js";
 import { configOption, logOptions, reportOptions } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { planExitCode, printRun, settleRuns } from "../run-report.js";
+import { durationEstimator } from "../plan-estimate.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -41,7 +42,12 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
       mode: flags.migrate === true ? "migrate" : "sync",
       dryRun: true,
     });
-    printRun(ctx, run, { format: flags.format, out: flags.out, verbose: flags.verbose });
+    printRun(ctx, run, {
+      format: flags.format,
+      out: flags.out,
+      verbose: flags.verbose,
+      estimate: durationEstimator(resolved),
+    });
     settleRuns(ctx, [run]);
     // A plan that ran is a success: conflicts and parked items are what it reports, not failures.
     ctx.exitCode = flags.detailedExitcode === true ? planExitCode(run) : ExitCode.ok;

@@ -5,6 +5,7 @@ import type { RunReport } from "../../sync/engine.js";
 import { configOption, logOptions, reportOptions, parseDuration } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
+import { durationEstimator } from "../plan-estimate.js";
 import { openConfig } from "../session.js";
 import type { CliContext } from "../context.js";
 import type { RegisterCommand } from "./index.js";
@@ -103,6 +104,7 @@ async function syncOnce(
       format: flags.format,
       out: flags.out,
       verbose: flags.verbose,
+      estimate: durationEstimator(resolved),
     });
     runs.push(run);
   }
