@@ -20,6 +20,7 @@ const LAYERS = [
   "reference-server",
   "sandboxes",
   "server-kit",
+  "serve",
 ];
 
 /** A pattern that forbids importing the named layers (relative imports from anywhere in src). */
@@ -129,6 +130,10 @@ export default tseslint.config(
   layer(["src/reference-server/**"], ["reference-server", "server-kit"]),
   layer(["src/sandboxes/**"], ["sandboxes", "server-kit"]),
   layer(["src/server-kit/**"], ["server-kit"]),
+  layer(
+    ["src/serve/**"],
+    ["core", "serve", "config", "state", "report", "sync", "log", "server-kit"],
+  ),
   {
     files: ["src/cli/**", "scripts/**", "bench/**"],
     rules: { "no-console": "off" },

@@ -21,6 +21,8 @@ export async function runConfiguredJob(
     dryRun: boolean;
     repairMarkers?: boolean | undefined;
     fullScan?: boolean | undefined;
+    /** Also told every event of the run (`serve`: metrics). */
+    onEvent?: ((e: SyncEvent) => void) | undefined;
   },
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });
@@ -30,6 +32,7 @@ export async function runConfiguredJob(
   const onEvent = (e: SyncEvent): void => {
     progress.event(e);
     logEvent(log, e);
+    opts.onEvent?.(e);
   };
   const state = openState(session.loaded, opts.dryRun);
   // A signal the run cannot wind down from in time still leaves it journalled as interrupted.

@@ -20,7 +20,7 @@ export function jsonSyntaxPosition(text: string, message: string): JsonPosition 
   } else {
     const pos = /at position (\d+)/.exec(message);
     const offset =
-      pos !== null ? Number(pos[1]) : message.includes('end of JSON input') ? text.length : -1;
+      pos !== null ? Number(pos[1]) : message.includes("end of JSON input") ? text.length : -1;
     if (offset < 0) return undefined;
     const before = text.slice(0, offset).split("\n");
     line = before.length;

@@ -23,6 +23,8 @@ export interface ResolvedJob {
     readonly name: string;
     readonly token: string;
     readonly email?: string | undefined;
+    /** The webhook secret from `webhookSecretEnv`, when named and set (`serve`). */
+    readonly webhookSecret?: string | undefined;
   };
   readonly mappingPath: string;
 }
@@ -40,6 +42,8 @@ export interface LoadedConfig {
   readonly statePath: string;
   /** The state's backend and location (`state.path`, `state.url` or `state.urlEnv`). */
   readonly state: ConfiguredState;
+  /** The dashboard token from `serve.auth.tokenEnv`, when named and set (`serve`). */
+  readonly serveToken: string | undefined;
   /** Every secret value resolved, for redaction. Never print or persist these. */
   readonly secrets: readonly string[];
   readonly warnings: readonly string[];
@@ -90,7 +94,9 @@ export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig 
     secretValues: secrets,
   });
   if (issues.length > 0) throw invalid(path, issues);
+  const serveToken = optionalSecret(opts.env, config.serve?.auth?.tokenEnv, secrets);
   return {
+    serveToken,
     file: path,
     config,
     jobs,
@@ -207,9 +213,25 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
       token: secret(target.tokenEnv, [...targetAt, "tokenEnv"]),
       email:
         target.type === "jira" ? secret(target.emailEnv, [...targetAt, "emailEnv"]) : undefined,
+      webhookSecret: optionalSecret(a.opts.env, target.webhookSecretEnv, a.secrets),
     },
     mappingPath: resolve(a.dir, a.job.mapping),
   };
+}
+
+/**
+ * A secret only `serve` needs: read when the variable is named and set (and then redacted);
+ * `serve` itself refuses to start when it needs one that is missing.
+ */
+function optionalSecret(
+  env: LoadConfigOptions["env"],
+  name: string | undefined,
+  secrets: string[],
+): string | undefined {
+  const value = name === undefined ? undefined : env[name];
+  if (value === undefined || value === "") return undefined;
+  if (!secrets.includes(value)) secrets.push(value);
+  return value;
 }
 
 /** The lane limits of a system, with the vendor's published defaults. */

@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import type { ValidationIssue } from "../core/errors.js";
 import type { ParsedConfig } from "./schema.js";
 
@@ -22,6 +23,16 @@ export function checkConfigRules(file: string, config: ParsedConfig): Validation
         message: `no target named "${job.target}"; valid targets: ${targetNames.join(", ") || "(none defined)"}`,
       });
     }
+    const cron =
+      job.schedule !== undefined && "cron" in job.schedule ? job.schedule.cron : undefined;
+    const cronProblem = cron === undefined ? undefined : cronError(cron);
+    if (cronProblem !== undefined) {
+      issues.push({
+        file,
+        path: ["jobs", i, "schedule", "cron"],
+        message: `"${cron}" is not a cron expression (${cronProblem}); e.g. "*/5 * * * *" is every 5 minutes`,
+      });
+    }
     if (job.tinypm === undefined && config.tinypm === undefined) {
       issues.push({
         file,
@@ -38,4 +49,14 @@ export function checkConfigRules(file: string, config: ParsedConfig): Validation
     });
   }
   return issues;
+}
+
+/** Why croner rejects a cron expression, or undefined when it is valid. */
+function cronError(expression: string): string | undefined {
+  try {
+    new Cron(expression, { paused: true }).stop();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

@@ -18,6 +18,39 @@ const envName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name such as TINYPM_TOKEN");
 
+/** `30s`, `5m`, `1h`: the `every` of a schedule (at least one second). */
+export const DURATION_PATTERN = /^([1-9]\d*)(s|m|h)$/;
+
+/** When `serve` runs a job: every fixed interval, or on a cron expression. */
+export const ScheduleSchema = z
+  .union([
+    z
+      .strictObject({
+        every: z
+          .string()
+          .regex(DURATION_PATTERN, "must be a whole number with a unit: 30s, 5m, 1h")
+          .describe("Time between runs: 30s, 5m, 1h."),
+      })
+      .describe("A run every fixed interval."),
+    z
+      .strictObject({
+        cron: z
+          .string()
+          .min(1)
+          .describe(
+            "A cron expression (5 or 6 fields, e.g. */5 * * * *), in the server's time zone.",
+          ),
+      })
+      .describe("Runs on a cron expression."),
+  ])
+  .describe("When `serve` runs this job (default every 5 minutes).");
+
+const webhookSecretEnv = envName
+  .optional()
+  .describe(
+    "Name of the environment variable holding the secret this target's webhooks are signed with (`serve`).",
+  );
+
 export const TinypmSchema = z
   .strictObject({
     baseUrl: z
@@ -58,6 +91,7 @@ export const GithubTargetSchema = z
       .default(false)
       .describe("Use GitHub's issue import API for migrations (needs admin)."),
     limits: LimitsSchema.optional(),
+    webhookSecretEnv,
   })
   .describe("A GitHub repository.");
 
@@ -79,6 +113,7 @@ export const JiraTargetSchema = z
       .optional()
       .describe("Story points field id (default: found at run time)."),
     limits: LimitsSchema.optional(),
+    webhookSecretEnv,
   })
   .describe("A Jira Cloud project.");
 
@@ -127,6 +162,7 @@ export const JobSchema = z
       .describe(
         "Jobs whose marked items this job may import into its tinyPM project (e.g. bringing a project back into a new tinyPM); they keep their marker. Items of any other job or tinyPM instance are never imported, adopted or updated.",
       ),
+    schedule: ScheduleSchema.optional(),
   })
   .describe("One migration or sync job.");
 
@@ -184,6 +220,21 @@ export const ConfigSchema = z
       })
       .default({ level: "info" })
       .describe("Logging (always to stderr)."),
+    serve: z
+      .strictObject({
+        auth: z
+          .strictObject({
+            tokenEnv: envName.describe(
+              "Name of the environment variable holding the token the dashboard and /api ask for.",
+            ),
+          })
+          .optional()
+          .describe(
+            "Access to the dashboard and /api (required when serve binds beyond 127.0.0.1).",
+          ),
+      })
+      .optional()
+      .describe("The sync service (`tinypm-sync serve`)."),
   })
   .describe("tinypm-sync configuration.");
 
@@ -195,3 +246,4 @@ export type GithubTargetConfig = z.output<typeof GithubTargetSchema>;
 export type JiraTargetConfig = z.output<typeof JiraTargetSchema>;
 export type JobConfig = z.output<typeof JobSchema>;
 export type LimitsConfig = z.output<typeof LimitsSchema>;
+export type ScheduleConfig = z.output<typeof ScheduleSchema>;

@@ -89,6 +89,9 @@ function prepare(db: Database) {
          LIMIT ${PAGE_SIZE}`,
     ),
     count: db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM links WHERE job = ?"),
+    countByKind: db.prepare<[string], { kind: ItemKind; n: number }>(
+      "SELECT kind, count(*) AS n FROM links WHERE job = ? GROUP BY kind",
+    ),
     upsert: db.prepare(
       `INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
          base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
@@ -142,6 +145,8 @@ export function createLinkTable(db: Database, now: () => Date) {
     getLinkByTarget: (job: string, kind: ItemKind, id: string) => mapRow(q.byTarget, job, kind, id),
     links: (job: string, kind?: ItemKind) => pages(q.page, job, kind),
     countLinks: (job: string): number => q.count.get(job)?.n ?? 0,
+    countLinksByKind: (job: string): Partial<Record<ItemKind, number>> =>
+      Object.fromEntries(q.countByKind.all(job).map((r) => [r.kind, r.n])),
     putLink: (link: LinkRecord): void => {
       if (db.inTransaction) put(link);
       else db.transaction(put)(link);

@@ -65,6 +65,8 @@ export interface StateStore {
   /** Streams a job's links page by page (ordered by kind, tinyPM id); writing meanwhile is fine. */
   links(job: string, kind?: ItemKind): IterableIterator<LinkRecord>;
   countLinks(job: string): number;
+  /** A job's links by kind (`story`, `task`); kinds without links are absent. */
+  countLinksByKind(job: string): Partial<Record<ItemKind, number>>;
   /** Inserts or replaces the link of `(job, kind, tinypmId)`; a target id links to one item only. */
   putLink(link: LinkRecord): void;
   /** Replaces the base snapshot after a sync of the pair; the link must exist. */

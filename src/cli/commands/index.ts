@@ -9,6 +9,7 @@ import { registerPlan } from "./plan.js";
 import { registerReferenceServer } from "./reference-server.js";
 import { registerSandbox } from "./sandbox.js";
 import { registerState } from "./state.js";
+import { registerServe } from "./serve.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 import { registerUsers } from "./users.js";
@@ -24,6 +25,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerPlan,
   registerMigrate,
   registerSync,
+  registerServe,
   registerStatus,
   registerConflicts,
   registerState,

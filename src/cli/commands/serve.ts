@@ -1,0 +1,181 @@
+import { ConfigError, UsageError } from "../../core/errors.js";
+import type { ResolvedJob } from "../../config/load.js";
+import { createAccess } from "../../serve/auth.js";
+import { startServeServer } from "../../serve/server.js";
+import { createService } from "../../serve/service.js";
+import type { ServeJob, SystemCheck } from "../../serve/types.js";
+import { openStateStore } from "../../state/sqlite-store.js";
+import { writeLine } from "../context.js";
+import { runConfiguredJob } from "../job-run.js";
+import { configOption, logOptions } from "../options.js";
+import { openConfig, openJob, openState, type ConfigSession, type LogFlags } from "../session.js";
+import type { RegisterCommand } from "./index.js";
+
+/** The port `serve` listens on when --port is not given. */
+export const DEFAULT_SERVE_PORT = 8787;
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+interface ServeFlags extends LogFlags {
+  config?: string;
+  host: string;
+  port: string;
+  debounce: string;
+}
+
+/** `serve`: the sync service — schedules, webhooks, dashboard, metrics (docs/serve.md). */
+export const registerServe: RegisterCommand = (program, ctx) => {
+  const cmd = program
+    .command("serve")
+    .description(
+      "run every job on its schedule and on webhooks, with a dashboard, /api and /metrics, until SIGINT/SIGTERM",
+    );
+  configOption(cmd)
+    .option(
+      "--host <host>",
+      "address to listen on (beyond 127.0.0.1 needs serve.auth.tokenEnv)",
+      "127.0.0.1",
+    )
+    .option("--port <port>", "port (0 = any free port)", String(DEFAULT_SERVE_PORT))
+    .option("--debounce <ms>", "quiet time after a webhook delivery before its run starts", "1000");
+  logOptions(cmd).action(async (flags: ServeFlags) => {
+    const port = Number(flags.port);
+    if (!/^\d+$/.test(flags.port) || port > 65535)
+      throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+    const debounceMs = Number(flags.debounce);
+    if (!/^\d+$/.test(flags.debounce) || debounceMs > 60_000)
+      throw new UsageError(
+        `--debounce must be milliseconds from 0 to 60000, got "${flags.debounce}"`,
+      );
+    const session = openConfig(ctx, flags.config, flags);
+    const { loaded, logger } = session;
+    if (!LOOPBACK.has(flags.host) && loaded.serveToken === undefined) {
+      const name = loaded.config.serve?.auth?.tokenEnv;
+      throw new ConfigError(
+        name === undefined
+          ? `serve binds to ${flags.host}, beyond this machine, and the config names no token for the dashboard.`
+          : `serve binds to ${flags.host}, beyond this machine, and the environment variable ${name} (serve.auth.tokenEnv) is not set.`,
+        {
+          hint:
+            name === undefined
+              ? 'Add "serve": { "auth": { "tokenEnv": "TINYPM_SYNC_SERVE_TOKEN" } } to the config and export that variable, or bind to 127.0.0.1.'
+              : `Export ${name} with a long random value, or bind to 127.0.0.1.`,
+        },
+      );
+    }
+    checkWebhookSecrets(loaded.jobs, ctx.env);
+    const byName = new Map(loaded.jobs.map((j) => [j.job.name, j]));
+    const service = createService({
+      jobs: loaded.jobs.map(serveJob),
+      logger,
+      execute: async (name, _items, onEvent) => {
+        const resolved = byName.get(name);
+        if (resolved === undefined) throw new UsageError(`no job named ${name}`);
+        // A webhook's items are kept with the run; the run itself is the job's incremental sync
+        // (the target's feed since the checkpoint, tinyPM by tiers), as `sync` runs it.
+        return runConfiguredJob(ctx, session, resolved, { mode: "sync", dryRun: false, onEvent });
+      },
+      probe: () => probeAll(session),
+      readState: (fn) => {
+        const state = openState(loaded, true);
+        try {
+          return fn(state);
+        } finally {
+          state.close();
+        }
+      },
+      writeState: (fn) => {
+        const state = openStateStore({
+          path: loaded.statePath,
+          waitForLockMs: loaded.config.state.waitForLockMs,
+        });
+        try {
+          return fn(state);
+        } finally {
+          state.close();
+        }
+      },
+    });
+    const server = await startServeServer({
+      host: flags.host,
+      port,
+      service,
+      access: createAccess(loaded.serveToken),
+      logger,
+      debounceMs,
+    });
+    writeLine(ctx.stdout, `tinypm-sync listening on ${server.origin}`);
+    logger.info(
+      { jobs: loaded.jobs.map((j) => j.job.name), auth: loaded.serveToken !== undefined },
+      "serving",
+    );
+    service.start();
+    const signal = await ctx.waitForStop();
+    logger.info({ signal }, "stopping: the current run ends at its next item");
+    await service.stop();
+    await server.close();
+    logger.info("stopped; state is consistent");
+    ctx.exitCode = 0;
+  });
+};
+
+function serveJob(r: ResolvedJob): ServeJob {
+  const t = r.target;
+  return {
+    name: r.job.name,
+    schedule: r.job.schedule,
+    target:
+      t.type === "github"
+        ? {
+            name: t.name,
+            type: "github",
+            owner: t.owner,
+            repo: t.repo,
+            webhookSecret: t.webhookSecret,
+          }
+        : { name: t.name, type: "jira", project: t.project, webhookSecret: t.webhookSecret },
+  };
+}
+
+/** A target that names `webhookSecretEnv` needs the variable set: refuse to start otherwise. */
+function checkWebhookSecrets(
+  jobs: readonly ResolvedJob[],
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  for (const { target } of jobs) {
+    const name = target.webhookSecretEnv;
+    if (name !== undefined && target.webhookSecret === undefined)
+      throw new ConfigError(
+        `Target "${target.name}" names webhookSecretEnv ${name}, but that environment variable is ${env[name] === undefined ? "not set" : "empty"}.`,
+        {
+          hint: `Export ${name} with the secret the webhook is configured with, or remove webhookSecretEnv.`,
+        },
+      );
+  }
+}
+
+/** Probes tinyPM and the target of every job (readiness): reachable and the token accepted. */
+async function probeAll(session: ConfigSession): Promise<SystemCheck[]> {
+  const checks: SystemCheck[] = [];
+  for (const resolved of session.loaded.jobs) {
+    const job = openJob(session, resolved, () => undefined);
+    try {
+      for (const tracker of [job.tinypm, job.target]) {
+        try {
+          const p = await tracker.probe();
+          const ok = p.reachable && p.authenticated && p.projectVisible;
+          checks.push({ job: resolved.job.name, system: tracker.system, ok, detail: p.details });
+        } catch (error) {
+          checks.push({
+            job: resolved.job.name,
+            system: tracker.system,
+            ok: false,
+            detail: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+    } finally {
+      await job.close();
+    }
+  }
+  return checks;
+}

@@ -1,0 +1,151 @@
+import { z } from "zod";
+import type { ConflictRecord, RunRecord, StateStore } from "../state/sqlite-store.js";
+import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
+import type { Service } from "./service.js";
+
+const count = z.number().int().min(0);
+const jsonValue = z.unknown().describe("The field's value (any JSON).");
+
+const RunApi = z
+  .strictObject({
+    id: z.string(),
+    job: z.string(),
+    mode: z.enum(["plan", "migrate", "sync"]),
+    outcome: z.enum(["running", "ok", "partial", "failed", "interrupted"]),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    counts: z.record(z.string(), z.number()),
+    triggers: z
+      .array(z.enum(["startup", "schedule", "webhook", "manual"]))
+      .nullable()
+      .describe("Why this service ran it (null: not a run of this process)."),
+    items: z
+      .array(z.string())
+      .nullable()
+      .describe("Target items the run was limited to (webhooks); null for the whole job."),
+    report: z.string().nullable().describe("Path of its HTML report while the service keeps it."),
+  })
+  .describe("One run of a job.");
+
+const ConflictApi = z
+  .strictObject({
+    id: count,
+    job: z.string(),
+    kind: z.enum(["story", "task"]),
+    tinypmId: z.string(),
+    targetId: z.string(),
+    field: z.string(),
+    baseValue: jsonValue,
+    tinypmValue: jsonValue,
+    targetValue: jsonValue,
+    createdAt: z.string(),
+  })
+  .describe("An open field conflict: resolve it with POST /api/conflicts/{id} {take}.");
+
+const JobApi = z
+  .strictObject({
+    name: z.string(),
+    target: z.strictObject({ name: z.string(), type: z.enum(["github", "jira"]) }),
+    schedule: z.string().describe("`every 5m` or `cron …`."),
+    running: z.boolean(),
+    pending: z.boolean().describe("A follow-up run is waiting."),
+    nextRun: z.string().nullable(),
+    lastRun: RunApi.nullable(),
+    lastSuccessAt: z.string().nullable(),
+    items: z.record(z.string(), count).describe("Linked items by kind."),
+    conflictsOpen: count,
+    failuresParked: count,
+  })
+  .describe("A configured job and its state.");
+
+/** The documented JSON of /api/jobs, /api/runs and /api/conflicts (schemas/serve-api.schema.json). */
+export const ServeApiSchemas = {
+  jobs: z.strictObject({ jobs: z.array(JobApi) }),
+  runs: z.strictObject({ runs: z.array(RunApi) }),
+  conflicts: z.strictObject({ conflicts: z.array(ConflictApi) }),
+};
+export type JobApi = z.infer<typeof JobApi>;
+export type RunApi = z.infer<typeof RunApi>;
+export type ConflictApi = z.infer<typeof ConflictApi>;
+
+/** How many runs /api/runs lists. */
+const RUNS_LISTED = 50;
+
+function runApi(service: Service, r: RunRecord): RunApi {
+  const mine = service.findRun(r.id);
+  return {
+    id: r.id,
+    job: r.job,
+    mode: r.mode,
+    outcome: r.outcome,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt ?? null,
+    counts: { ...r.counts },
+    triggers: mine === undefined ? null : [...mine.triggers],
+    items: mine?.items === undefined ? null : [...mine.items],
+    report: mine?.report === undefined ? null : `/runs/${encodeURIComponent(r.id)}`,
+  };
+}
+
+export function conflictApi(c: ConflictRecord): ConflictApi {
+  return {
+    id: c.id,
+    job: c.job,
+    kind: c.kind,
+    tinypmId: c.tinypmId,
+    targetId: c.targetId,
+    field: c.field,
+    baseValue: c.baseValue,
+    tinypmValue: c.tinypmValue,
+    targetValue: c.targetValue,
+    createdAt: c.createdAt,
+  };
+}
+
+export function jobsApi(service: Service, state: StateStore): JobApi[] {
+  return service.jobs.map((job) => {
+    const q = service.jobState(job.name);
+    const recent = state.runs({ job: job.name, limit: 20 });
+    const last = recent[0];
+    const success = recent.find((r) => r.outcome === "ok");
+    return {
+      name: job.name,
+      target: { name: job.target.name, type: job.target.type },
+      schedule: scheduleLabel(job.schedule ?? DEFAULT_SCHEDULE),
+      running: q.running !== undefined,
+      pending: q.pending !== undefined,
+      nextRun: q.nextRun?.toISOString() ?? null,
+      lastRun: last === undefined ? null : runApi(service, last),
+      lastSuccessAt: success?.finishedAt ?? null,
+      items: { ...state.countLinksByKind(job.name) },
+      conflictsOpen: state.conflicts({ job: job.name, status: "open" }).length,
+      failuresParked: state.failures(job.name).length,
+    };
+  });
+}
+
+export function runsApi(service: Service, state: StateStore, job?: string): RunApi[] {
+  return state
+    .runs({ ...(job === undefined ? {} : { job }), limit: RUNS_LISTED })
+    .map((r) => runApi(service, r));
+}
+
+export function conflictsApi(state: StateStore): ConflictApi[] {
+  return state.conflicts({ status: "open" }).map(conflictApi);
+}
+
+const BASE = "https://github.com/tinypm-sync/tinypm-sync/schemas";
+
+/** JSON Schema of the service's /api answers (schemas/serve-api.schema.json). */
+export function serveApiJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: `${BASE}/serve-api.schema.json`,
+    title: "tinypm-sync serve /api answers",
+    $defs: {
+      jobs: z.toJSONSchema(ServeApiSchemas.jobs, { io: "output" }),
+      runs: z.toJSONSchema(ServeApiSchemas.runs, { io: "output" }),
+      conflicts: z.toJSONSchema(ServeApiSchemas.conflicts, { io: "output" }),
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { escapeHtml as h } from "../report/escape.js";
+import { formatValue } from "../report/values.js";
+import type { ReportValue } from "../report/types.js";
+import type { ConflictApi, JobApi, RunApi } from "./api.js";
+
+/** The dashboard's style sheet, served as /dashboard.css (the CSP allows no inline style). */
+export const DASHBOARD_CSS = `
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1f24;background:#fff}
+h1{font-size:1.4rem;margin:0 0 .2rem} h2{font-size:1.1rem;margin:1.6rem 0 .5rem}
+table{border-collapse:collapse;width:100%} th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d8dee4;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}
+.muted{color:#59636e} .ok{color:#1a7f37} .partial,.interrupted{color:#9a6700} .failed{color:#d1242f} .running{color:#0969da}
+form{display:inline;margin:0} button{font:inherit;padding:.2rem .6rem;border:1px solid #8c959f;border-radius:4px;background:#f6f8fa;cursor:pointer}
+button:hover{background:#eaeef2} code{font-size:.92em} .value{white-space:pre-wrap;word-break:break-word;max-width:28rem}
+nav{margin:.3rem 0 1rem} nav a{margin-right:1rem} .flash{padding:.5rem .8rem;background:#ddf4ff;border:1px solid #54aeff;border-radius:4px}
+`;
+
+/** What every form on the page carries. */
+interface PageContext {
+  readonly csrf: string;
+  /** Logged in with the token (shows a logout button). */
+  readonly session: boolean;
+  readonly flash?: string | undefined;
+}
+
+function layout(title: string, body: string, ctx: PageContext): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(title)}</title>
+<link rel="stylesheet" href="/dashboard.css">
+</head>
+<body>
+<h1>${h(title)}</h1>
+<nav><a href="/">Jobs</a><a href="/#runs">Runs</a><a href="/#conflicts">Conflicts</a><a href="/metrics">Metrics</a>${
+    ctx.session
+      ? `<form method="post" action="/logout"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><button type="submit">Log out</button></form>`
+      : ""
+  }</nav>
+${ctx.flash === undefined ? "" : `<p class="flash" role="status">${h(ctx.flash)}</p>`}
+${body}
+</body>
+</html>
+`;
+}
+
+const when = (iso: string | null): string =>
+  iso === null
+    ? `<span class="muted">—</span>`
+    : `<time datetime="${h(iso)}">${h(iso.replace("T", " ").replace(/\.\d+Z$/, "Z"))}</time>`;
+
+const outcome = (o: string): string => `<span class="${h(o)}">${h(o)}</span>`;
+
+function counts(c: Readonly<Record<string, number>>): string {
+  const keys = ["created", "updated", "unchanged", "conflicts", "failed", "deleted"];
+  return (
+    keys
+      .filter((k) => (c[k] ?? 0) > 0)
+      .map((k) => `${c[k] ?? 0} ${k}`)
+      .join(", ") || `<span class="muted">nothing</span>`
+  );
+}
+
+function jobRow(j: JobApi, ctx: PageContext): string {
+  const items = Object.entries(j.items)
+    .map(([k, n]) => `${n} ${k}${n === 1 ? "" : "s"}`)
+    .join(", ");
+  const state = j.running
+    ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}`
+    : j.pending
+      ? `<span class="running">queued</span>`
+      : `<span class="muted">idle</span>`;
+  const last =
+    j.lastRun === null
+      ? `<span class="muted">never</span>`
+      : `${outcome(j.lastRun.outcome)} ${when(j.lastRun.finishedAt ?? j.lastRun.startedAt)}<br><span class="muted">${counts(j.lastRun.counts)}</span>`;
+  return `<tr data-job="${h(j.name)}">
+<td><strong>${h(j.name)}</strong><br><span class="muted">→ ${h(j.target.name)} (${h(j.target.type)})</span></td>
+<td>${state}</td>
+<td>${last}</td>
+<td>${when(j.lastSuccessAt)}</td>
+<td>${when(j.nextRun)}<br><span class="muted">${h(j.schedule)}</span></td>
+<td>${items === "" ? `<span class="muted">none</span>` : h(items)}</td>
+<td data-conflicts="${j.conflictsOpen}">${j.conflictsOpen}</td>
+<td data-failures="${j.failuresParked}">${j.failuresParked}</td>
+<td><form method="post" action="/jobs/${encodeURIComponent(j.name)}/sync"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><button type="submit">Sync now</button></form></td>
+</tr>`;
+}
+
+function runRow(r: RunApi): string {
+  const id =
+    r.report === null
+      ? `<code>${h(r.id)}</code>`
+      : `<a href="${h(r.report)}"><code>${h(r.id)}</code></a>`;
+  const why = r.triggers === null ? "" : r.triggers.join(", ");
+  const items = r.items === null ? "" : ` · items ${r.items.map((i) => h(i)).join(", ")}`;
+  return `<tr data-run="${h(r.id)}"><td>${id}</td><td>${h(r.job)}</td><td>${outcome(r.outcome)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td><td>${counts(r.counts)}</td><td class="muted">${h(why)}${items}</td></tr>`;
+}
+
+const value = (v: unknown): string =>
+  `<div class="value">${h(formatValue(v as ReportValue, { max: 2000 }))}</div>`;
+
+function conflictRow(c: ConflictApi, ctx: PageContext): string {
+  const take = (side: "tinypm" | "target", label: string): string =>
+    `<form method="post" action="/conflicts/${c.id}/resolve"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><input type="hidden" name="take" value="${side}"><button type="submit" name="side" value="${side}">${label}</button></form>`;
+  return `<tr data-conflict="${c.id}">
+<td>#${c.id}<br><span class="muted">${h(c.job)}</span></td>
+<td>${h(c.kind)} ${h(c.tinypmId)} ⇄ ${h(c.targetId)}</td>
+<td><code>${h(c.field)}</code></td>
+<td>${value(c.baseValue)}</td>
+<td>${value(c.tinypmValue)}</td>
+<td>${value(c.targetValue)}</td>
+<td>${take("tinypm", "Take tinyPM")} ${take("target", "Take target")}</td>
+</tr>`;
+}
+
+/** The dashboard: jobs, recent runs, open conflicts; forms post back to the service. */
+export function renderDashboard(
+  data: { jobs: readonly JobApi[]; runs: readonly RunApi[]; conflicts: readonly ConflictApi[] },
+  ctx: PageContext,
+): string {
+  const jobs = `<h2 id="jobs">Jobs</h2>
+<table><thead><tr><th>Job</th><th>Now</th><th>Last run</th><th>Last success</th><th>Next run</th><th>Linked items</th><th>Open conflicts</th><th>Parked failures</th><th></th></tr></thead>
+<tbody>${data.jobs.map((j) => jobRow(j, ctx)).join("\n")}</tbody></table>`;
+  const runs = `<h2 id="runs">Recent runs</h2>${
+    data.runs.length === 0
+      ? `<p class="muted">No runs yet.</p>`
+      : `<table><thead><tr><th>Run</th><th>Job</th><th>Outcome</th><th>Started</th><th>Finished</th><th>Items</th><th>Why</th></tr></thead><tbody>${data.runs.map(runRow).join("\n")}</tbody></table>`
+  }`;
+  const conflicts = `<h2 id="conflicts">Open conflicts</h2>${
+    data.conflicts.length === 0
+      ? `<p class="muted">No open conflicts.</p>`
+      : `<p class="muted">A field changed on both sides. Take one side's value: the next run of the job writes it to the other side.</p>
+<table><thead><tr><th>Conflict</th><th>Item</th><th>Field</th><th>Base</th><th>tinyPM</th><th>Target</th><th></th></tr></thead><tbody>${data.conflicts.map((c) => conflictRow(c, ctx)).join("\n")}</tbody></table>`
+  }`;
+  return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}`, ctx);
+}
+
+/** The login form (when the service binds beyond loopback and asks for its token). */
+export function renderLogin(failed: boolean): string {
+  return layout(
+    "tinypm-sync: log in",
+    `${failed ? `<p class="flash failed" role="alert">That token is not right.</p>` : ""}
+<form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password" required></label> <button type="submit">Log in</button></form>
+<p class="muted">The token is the value of the environment variable named by <code>serve.auth.tokenEnv</code>.</p>`,
+    { csrf: "", session: false },
+  );
+}
+
+/** A short page for a run whose report is no longer kept. */
+export function renderRunGone(runId: string): string {
+  return layout(
+    "Run report not kept",
+    `<p>The report of run <code>${h(runId)}</code> is not kept by this service (it keeps the last few runs of each job). Its summary is in <a href="/#runs">Recent runs</a>.</p>`,
+    { csrf: "", session: false },
+  );
+}

@@ -1,0 +1,214 @@
+import { InterruptedError, SyncError } from "../core/errors.js";
+import type { Logger } from "../log/logger.js";
+import type { ConflictRecord, StateStore } from "../state/sqlite-store.js";
+import type { RunReport } from "../sync/engine.js";
+import type { SyncEvent } from "../sync/events.js";
+import { createServeMetrics, type ServeMetrics } from "./metrics.js";
+import { createReadiness, type ReadinessTracker } from "./readiness.js";
+import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
+import { DEFAULT_SCHEDULE, startSchedule, type ScheduledJob } from "./schedule.js";
+import type { ItemSelection, RunTrigger, ServeJob, SystemCheck } from "./types.js";
+
+/** How many finished runs (with their full report) the service keeps per job, for the dashboard. */
+export const REPORTS_KEPT_PER_JOB = 5;
+/** Time between readiness probes while a system has not answered. */
+const PROBE_RETRY_MS = 5_000;
+
+/** What the service needs from the outside (the CLI wires the real job-run code in). */
+export interface ServiceDeps {
+  readonly jobs: readonly ServeJob[];
+  /** Runs one job exactly as `sync` does; `items` limits it to those target items. */
+  execute(job: string, items: ItemSelection, onEvent: (e: SyncEvent) => void): Promise<RunReport>;
+  /** Probes every system of every job (readiness). */
+  probe(): Promise<readonly SystemCheck[]>;
+  /** Opens the state read-only, runs `fn`, closes it. */
+  readState<T>(fn: (state: StateStore) => T): T;
+  /** Opens the state for writing (between runs), runs `fn`, closes it. */
+  writeState<T>(fn: (state: StateStore) => T): T;
+  readonly logger: Logger;
+  /** Runs count API requests from request gate events (true once the gate reports them). */
+  readonly gateEvents?: boolean;
+}
+
+/** A finished run as the service remembers it. */
+export interface FinishedRun {
+  readonly job: string;
+  readonly runId: string | undefined;
+  readonly outcome: "ok" | "partial" | "failed" | "interrupted";
+  readonly triggers: readonly RunTrigger[];
+  /** Target items the run was limited to (webhooks), or undefined for the whole job. */
+  readonly items: readonly string[] | undefined;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly report: RunReport | undefined;
+  /** The error of a failed run, in words (no secrets: errors are redacted by the config). */
+  readonly error: string | undefined;
+}
+
+export interface Service {
+  readonly jobs: readonly ServeJob[];
+  readonly metrics: ServeMetrics;
+  readonly readiness: ReadinessTracker;
+  /** Asks for a run of a job (coalesced with any waiting one). Unknown job → false. */
+  trigger(job: string, trigger: RunTrigger, items?: ItemSelection): boolean;
+  /** Queue and schedule of a job, for the dashboard. */
+  jobState(job: string): {
+    running: QueuedRun | undefined;
+    pending: QueuedRun | undefined;
+    nextRun: Date | undefined;
+  };
+  /** Finished runs of this process, newest first (all jobs, or one). */
+  finished(job?: string): readonly FinishedRun[];
+  /** A finished run by its id, with its report while it is kept. */
+  findRun(runId: string): FinishedRun | undefined;
+  readState<T>(fn: (state: StateStore) => T): T;
+  /** Resolves a conflict between runs (the state has one writer); the next run applies it. */
+  resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
+  /** Resolves once no run is going on or waiting (tests, benchmarks). */
+  idle(): Promise<void>;
+  /** Starts probes, schedules, and a first run of every job. */
+  start(): void;
+  /** Stops schedules and probes, drops waiting runs, waits for the current one. */
+  stop(): Promise<void>;
+}
+
+export function createService(deps: ServiceDeps): Service {
+  const log = deps.logger;
+  const names = new Set(deps.jobs.map((j) => j.name));
+  const metrics = createServeMetrics({
+    gateEvents: deps.gateEvents ?? false,
+    figures: () =>
+      deps.readState((state) =>
+        deps.jobs.map((j) => ({
+          job: j.name,
+          items: state.countLinksByKind(j.name),
+          conflictsOpen: state.conflicts({ job: j.name, status: "open" }).length,
+          failuresParked: state.failures(j.name).length,
+        })),
+      ),
+  });
+  const readiness = createReadiness(
+    deps.jobs.map((j) => ({ job: j.name, systems: ["tinypm", j.target.type] })),
+  );
+  const history: FinishedRun[] = [];
+  const schedules = new Map<string, ScheduledJob>();
+  let probeTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  // Read through a function: a flag set by stop() while a probe awaits.
+  const isStopping = (): boolean => stopping;
+
+  const remember = (run: FinishedRun): void => {
+    history.unshift(run);
+    // Keep the last few reports of each job; older entries keep their summary only.
+    let kept = 0;
+    for (let i = 0; i < history.length; i++) {
+      const h = history[i];
+      if (h?.job !== run.job || h.report === undefined) continue;
+      kept++;
+      if (kept > REPORTS_KEPT_PER_JOB) history[i] = { ...h, report: undefined };
+    }
+    const cap = deps.jobs.length * 50;
+    if (history.length > cap) history.length = cap;
+  };
+
+  const execute = async (run: QueuedRun): Promise<void> => {
+    const started = Date.now();
+    const jobLog = log.child({ job: run.job });
+    jobLog.info(
+      { triggers: run.triggers, items: run.items === undefined ? "all" : [...run.items] },
+      "run starting",
+    );
+    let report: RunReport | undefined;
+    let outcome: FinishedRun["outcome"];
+    let error: string | undefined;
+    try {
+      report = await deps.execute(run.job, run.items, (e) => {
+        metrics.runEvent(e);
+      });
+      outcome = stopping ? "interrupted" : report.summary.failed > 0 ? "partial" : "ok";
+    } catch (e) {
+      outcome = e instanceof InterruptedError || stopping ? "interrupted" : "failed";
+      error = e instanceof SyncError ? `[${e.code}] ${e.message}` : String(e);
+      if (outcome === "failed") jobLog.error({ err: error }, "run failed");
+    }
+    const seconds = (Date.now() - started) / 1000;
+    metrics.runFinished(run.job, outcome, seconds, report);
+    remember({
+      job: run.job,
+      runId: report?.runId,
+      outcome,
+      triggers: run.triggers,
+      items: run.items === undefined ? undefined : [...run.items],
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date().toISOString(),
+      report,
+      error,
+    });
+    jobLog.info({ outcome, seconds, summary: report?.summary }, "run finished");
+  };
+  const queue: RunQueue = createRunQueue({ execute });
+
+  const probe = async (): Promise<void> => {
+    probeTimer = undefined;
+    if (stopping) return;
+    try {
+      deps.readState(() => undefined);
+      readiness.stateOpened();
+    } catch (e) {
+      readiness.stateFailed(e instanceof Error ? e.message : String(e));
+    }
+    try {
+      readiness.record(await deps.probe());
+    } catch (e) {
+      log.warn({ err: String(e) }, "readiness probe failed");
+    }
+    if (!readiness.current().ready && !isStopping()) {
+      probeTimer = setTimeout(() => void probe(), PROBE_RETRY_MS);
+      probeTimer.unref();
+    }
+  };
+
+  return {
+    jobs: deps.jobs,
+    metrics,
+    readiness,
+    trigger(job, trigger, items) {
+      if (!names.has(job) || stopping) return false;
+      queue.trigger(job, trigger, items);
+      return true;
+    },
+    jobState(job) {
+      return { ...queue.status(job), nextRun: schedules.get(job)?.nextRun() };
+    },
+    finished(job) {
+      return job === undefined ? [...history] : history.filter((h) => h.job === job);
+    },
+    findRun(runId) {
+      return history.find((h) => h.runId === runId);
+    },
+    readState: (fn) => deps.readState(fn),
+    resolveConflict(id, take) {
+      return queue.exclusive(() => deps.writeState((state) => state.resolveConflict(id, take)));
+    },
+    idle: () => queue.idle(),
+    start() {
+      void probe();
+      for (const job of deps.jobs) {
+        const schedule = job.schedule ?? DEFAULT_SCHEDULE;
+        schedules.set(
+          job.name,
+          startSchedule(schedule, () => {
+            queue.trigger(job.name, "schedule");
+          }),
+        );
+        queue.trigger(job.name, "startup");
+      }
+    },
+    async stop() {
+      stopping = true;
+      if (probeTimer !== undefined) clearTimeout(probeTimer);
+      for (const s of schedules.values()) s.stop();
+      await queue.stop();
+    },
+  };
+}

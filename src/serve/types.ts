@@ -1,0 +1,44 @@
+import type { ScheduleConfig } from "../config/schema.js";
+import type { SystemName } from "../core/model.js";
+
+/** What the service knows of one configured job (built by the CLI from the resolved config). */
+export interface ServeJob {
+  readonly name: string;
+  readonly schedule: ScheduleConfig | undefined;
+  readonly target: ServeTarget;
+}
+
+/** A job's target, as far as webhooks need it: which deliveries concern the job. */
+export type ServeTarget =
+  | {
+      readonly name: string;
+      readonly type: "github";
+      readonly owner: string;
+      readonly repo: string;
+      /** The secret deliveries are signed with (`webhookSecretEnv`); none: webhooks refused. */
+      readonly webhookSecret: string | undefined;
+    }
+  | {
+      readonly name: string;
+      readonly type: "jira";
+      readonly project: string;
+      readonly webhookSecret: string | undefined;
+    };
+
+/** Why a run started. */
+export type RunTrigger = "startup" | "schedule" | "webhook" | "manual";
+
+/**
+ * The target items a webhook named, by target id (GitHub: issue number; Jira: issue key or id).
+ * `undefined` where a run covers the whole job.
+ */
+export type ItemSelection = ReadonlySet<string> | undefined;
+
+/** One system a job talks to, as readiness probes it. */
+export interface SystemCheck {
+  readonly job: string;
+  readonly system: SystemName;
+  readonly ok: boolean;
+  /** Why it is not ready (never a secret). */
+  readonly detail: string;
+}

@@ -1,0 +1,137 @@
+import { Webhooks } from "@octokit/webhooks";
+import { z } from "zod";
+import type { ItemSelection, ServeJob } from "./types.js";
+import type { DeliveryOutcome } from "./metrics.js";
+
+/** GitHub events that name items a job syncs (others are acknowledged and ignored). */
+export const GITHUB_EVENTS = [
+  "issues",
+  "issue_comment",
+  "sub_issues",
+  "milestone",
+  "label",
+] as const;
+
+/** A delivery as the HTTP layer hands it over. */
+export interface Delivery {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string;
+}
+
+/** What the route answers, and what the intake should do with a verified delivery. */
+export interface DeliveryVerdict {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly outcome: DeliveryOutcome;
+  /** Set when the delivery is verified and concerns jobs: the run to ask for. */
+  readonly run?: {
+    readonly deliveryId: string;
+    readonly jobs: readonly string[];
+    readonly items: ItemSelection;
+  };
+}
+
+const Numbered = z.looseObject({ number: z.number().int() });
+const Payload = z.looseObject({
+  repository: z.looseObject({ full_name: z.string() }).optional(),
+  issue: Numbered.optional(),
+  parent_issue: Numbered.optional(),
+  sub_issue: Numbered.optional(),
+});
+
+const header = (d: Delivery, name: string): string | undefined => {
+  const v = d.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * Verifies GitHub deliveries (`X-Hub-Signature-256`, with @octokit/webhooks) against the secret
+ * of every GitHub target that names one, and finds the jobs on the delivery's repository.
+ */
+export interface GithubWebhooks {
+  /** Whether any GitHub target can receive deliveries (a secret is configured). */
+  readonly enabled: boolean;
+  judge(delivery: Delivery): Promise<DeliveryVerdict>;
+}
+
+export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks {
+  // One verifier per distinct secret, each with the jobs whose target uses it.
+  const bySecret = new Map<string, { verifier: Webhooks; jobs: ServeJob[] }>();
+  for (const job of jobs) {
+    const t = job.target;
+    if (t.type !== "github" || t.webhookSecret === undefined) continue;
+    const entry = bySecret.get(t.webhookSecret) ?? {
+      verifier: new Webhooks({ secret: t.webhookSecret }),
+      jobs: [],
+    };
+    entry.jobs.push(job);
+    bySecret.set(t.webhookSecret, entry);
+  }
+  const refused = (message: string): DeliveryVerdict => ({
+    status: 401,
+    body: { message },
+    outcome: "rejected",
+  });
+  return {
+    enabled: bySecret.size > 0,
+    async judge(d) {
+      const signature = header(d, "x-hub-signature-256");
+      if (!signature?.startsWith("sha256="))
+        return refused("missing X-Hub-Signature-256");
+      let signedFor: ServeJob[] | undefined;
+      for (const { verifier, jobs: signed } of bySecret.values()) {
+        if (await verifier.verify(d.body, signature).catch(() => false)) {
+          signedFor = signed;
+          break;
+        }
+      }
+      if (signedFor === undefined) return refused("signature does not match");
+      const event = header(d, "x-github-event") ?? "";
+      const deliveryId = header(d, "x-github-delivery");
+      if (deliveryId === undefined || deliveryId === "")
+        return { status: 400, body: { message: "missing X-GitHub-Delivery" }, outcome: "rejected" };
+      if (event === "ping") return { status: 200, body: { message: "pong" }, outcome: "ignored" };
+      if (!(GITHUB_EVENTS as readonly string[]).includes(event))
+        return { status: 202, body: { message: `event ${event} ignored` }, outcome: "ignored" };
+      let json: unknown;
+      try {
+        json = JSON.parse(d.body);
+      } catch {
+        return { status: 400, body: { message: "body is not JSON" }, outcome: "rejected" };
+      }
+      const parsed = Payload.safeParse(json);
+      if (!parsed.success)
+        return { status: 400, body: { message: "payload not understood" }, outcome: "rejected" };
+      const p = parsed.data;
+      const repo = p.repository?.full_name.toLowerCase();
+      const matching = signedFor
+        .filter(
+          (j) =>
+            j.target.type === "github" &&
+            `${j.target.owner}/${j.target.repo}`.toLowerCase() === repo,
+        )
+        .map((j) => j.name);
+      if (matching.length === 0)
+        return {
+          status: 202,
+          body: { message: `no job syncs ${p.repository?.full_name ?? "this repository"}` },
+          outcome: "ignored",
+        };
+      return {
+        status: 202,
+        body: { message: "accepted", jobs: matching },
+        outcome: "accepted",
+        run: { deliveryId, jobs: matching, items: namedItems(event, p) },
+      };
+    },
+  };
+}
+
+/** The issues a delivery names; milestone and label changes touch any number: the whole job. */
+function namedItems(event: string, p: z.infer<typeof Payload>): ItemSelection {
+  const numbers = [p.issue, p.parent_issue, p.sub_issue]
+    .filter((x) => x !== undefined)
+    .map((x) => String(x.number));
+  if (event === "milestone" || event === "label" || numbers.length === 0) return undefined;
+  return new Set(numbers);
+}

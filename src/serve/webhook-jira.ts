@@ -1,0 +1,126 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { ServeJob } from "./types.js";
+import type { Delivery, DeliveryVerdict } from "./webhook-github.js";
+
+/** Jira Cloud webhook events a job syncs: by prefix of `webhookEvent`. */
+const JIRA_EVENT = /^(jira:issue_(created|updated|deleted)|comment_\w+|worklog_\w+|sprint_\w+)$/;
+
+const Payload = z.looseObject({
+  webhookEvent: z.string(),
+  issue: z
+    .looseObject({
+      key: z.string(),
+      fields: z.looseObject({ project: z.looseObject({ key: z.string() }).optional() }).optional(),
+    })
+    .optional(),
+});
+
+const header = (d: Delivery, name: string): string | undefined => {
+  const v = d.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Whether `X-Hub-Signature: sha256=<hex>` is the HMAC-SHA256 of the raw body under `secret`. */
+export function jiraSignatureValid(body: string, signature: string, secret: string): boolean {
+  const m = /^sha256=([0-9a-f]{64})$/i.exec(signature.trim());
+  if (m?.[1] === undefined) return false;
+  const expected = createHmac("sha256", secret).update(body, "utf8").digest();
+  return timingSafeEqual(expected, Buffer.from(m[1], "hex"));
+}
+
+/** The signature Jira Cloud puts on a delivery (the sandbox signs with it too). */
+export function jiraSignature(body: string, secret: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+}
+
+export interface JiraWebhooks {
+  readonly enabled: boolean;
+  judge(delivery: Delivery): DeliveryVerdict;
+}
+
+/**
+ * Verifies Jira Cloud deliveries (WebSub `X-Hub-Signature: sha256=…` over the raw body) against
+ * every Jira target's secret and finds the jobs on the issue's project. Issue and comment events
+ * name their issue (by key); worklog and sprint events touch the whole job.
+ */
+export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
+  const bySecret = new Map<string, ServeJob[]>();
+  for (const job of jobs) {
+    const t = job.target;
+    if (t.type !== "jira" || t.webhookSecret === undefined) continue;
+    bySecret.set(t.webhookSecret, [...(bySecret.get(t.webhookSecret) ?? []), job]);
+  }
+  const refused = (message: string): DeliveryVerdict => ({
+    status: 401,
+    body: { message },
+    outcome: "rejected",
+  });
+  return {
+    enabled: bySecret.size > 0,
+    judge(d) {
+      const signature = header(d, "x-hub-signature");
+      if (signature === undefined) return refused("missing X-Hub-Signature");
+      let signedFor: ServeJob[] | undefined;
+      for (const [secret, signed] of bySecret) {
+        if (jiraSignatureValid(d.body, signature, secret)) {
+          signedFor = signed;
+          break;
+        }
+      }
+      if (signedFor === undefined) return refused("signature does not match");
+      const deliveryId = header(d, "x-atlassian-webhook-identifier");
+      if (deliveryId === undefined || deliveryId === "")
+        return {
+          status: 400,
+          body: { message: "missing X-Atlassian-Webhook-Identifier" },
+          outcome: "rejected",
+        };
+      let json: unknown;
+      try {
+        json = JSON.parse(d.body);
+      } catch {
+        return { status: 400, body: { message: "body is not JSON" }, outcome: "rejected" };
+      }
+      const parsed = Payload.safeParse(json);
+      if (!parsed.success)
+        return { status: 400, body: { message: "payload not understood" }, outcome: "rejected" };
+      const p = parsed.data;
+      if (!JIRA_EVENT.test(p.webhookEvent))
+        return {
+          status: 202,
+          body: { message: `event ${p.webhookEvent} ignored` },
+          outcome: "ignored",
+        };
+      const project = p.issue?.fields?.project?.key ?? projectOfKey(p.issue?.key);
+      const matching = signedFor
+        .filter(
+          (j) =>
+            j.target.type === "jira" && (project === undefined || j.target.project === project),
+        )
+        .map((j) => j.name);
+      if (matching.length === 0)
+        return {
+          status: 202,
+          body: { message: `no job syncs project ${project ?? "?"}` },
+          outcome: "ignored",
+        };
+      const named =
+        p.issue !== undefined && /^(jira:issue_|comment_)/.test(p.webhookEvent)
+          ? new Set([p.issue.key])
+          : undefined;
+      return {
+        status: 202,
+        body: { message: "accepted", jobs: matching },
+        outcome: "accepted",
+        run: { deliveryId, jobs: matching, items: named },
+      };
+    },
+  };
+}
+
+/** `WID-12` → `WID`. */
+function projectOfKey(key: string | undefined): string | undefined {
+  const m = key === undefined ? null : /^([A-Z][A-Z0-9_]*)-\d+$/.exec(key);
+  return m?.[1];
+}
