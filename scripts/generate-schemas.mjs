@@ -21,6 +21,10 @@ const SCHEMAS = [
     generate: async () => (await import("../dist/cli/json-output.js")).runSummaryJsonSchema(),
   },
   {
+    file: new URL("../schemas/serve-api.schema.json", import.meta.url),
+    generate: async () => (await import("../dist/serve/api.js")).serveApiJsonSchema(),
+  },
+  {
     file: new URL("../schemas/status.schema.json", import.meta.url),
     generate: async () => (await import("../dist/cli/json-output.js")).statusJsonSchema(),
   },

@@ -39,6 +39,40 @@ function issuesOf(fn: () => unknown): string[] {
 }
 
 describe("loadConfig", () => {
+  it("reads the service keys: schedules, webhook secrets and the dashboard token (redacted)", () => {
+    const file = write({
+      ...base,
+      targets: { gh: { ...base.targets.gh, webhookSecretEnv: "GH_HOOK" } },
+      jobs: [{ ...base.jobs[0], schedule: { cron: "*/10 * * * *" } }],
+      serve: { auth: { tokenEnv: "SERVE_TOKEN" } },
+    });
+    const loaded = loadConfig(file, {
+      env: { ...ENV, GH_HOOK: "hook-secret", SERVE_TOKEN: "dash" },
+    });
+    expect(loaded.jobs[0]?.job.schedule).toEqual({ cron: "*/10 * * * *" });
+    expect(loaded.jobs[0]?.target.webhookSecret).toBe("hook-secret");
+    expect(loaded.serveToken).toBe("dash");
+    expect(loaded.secrets).toEqual(expect.arrayContaining(["hook-secret", "dash"]));
+    // Only serve needs them: other commands load the file without them.
+    const without = loadConfig(file, { env: ENV });
+    expect(without.jobs[0]?.target.webhookSecret).toBeUndefined();
+    expect(without.serveToken).toBeUndefined();
+  });
+
+  it("names a bad schedule: a cron expression croner refuses, or an interval without a unit", () => {
+    const cron = write({
+      ...base,
+      jobs: [{ ...base.jobs[0], schedule: { cron: "every tuesday" } }],
+    });
+    expect(issuesOf(() => loadConfig(cron, { env: ENV })).join("\n")).toMatch(
+      /jobs > 0 > schedule > cron: "every tuesday" is not a cron expression \(.+\); e\.g\./,
+    );
+    const every = write({ ...base, jobs: [{ ...base.jobs[0], schedule: { every: "5" } }] });
+    expect(issuesOf(() => loadConfig(every, { env: ENV })).join("\n")).toMatch(
+      /jobs > 0 > schedule/,
+    );
+  });
+
   it("loads the shipped example with defaults, absolute paths and secrets", () => {
     const file = new URL("../../config.example.json", import.meta.url).pathname;
     const loaded = loadConfig(file, { env: ENV });

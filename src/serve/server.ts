@@ -160,7 +160,10 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "/logout",
       guarded(async (req, res) => {
         const form = await readForm(req);
-        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) { forbidden(res); return; }
+        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) {
+          forbidden(res);
+          return;
+        }
         access.logout(req);
         redirect(res, "/login", { "set-cookie": `${SESSION_COOKIE}=; Max-Age=0; Path=/` });
       }),
@@ -212,9 +215,15 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "/jobs/:name/sync",
       guarded(async (req, res, params) => {
         const form = await readForm(req);
-        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) { forbidden(res); return; }
+        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) {
+          forbidden(res);
+          return;
+        }
         const name = params.name ?? "";
-        if (!service.trigger(name, "manual")) { notFound(res, `no job named ${name}`); return; }
+        if (!service.trigger(name, "manual")) {
+          notFound(res, `no job named ${name}`);
+          return;
+        }
         redirect(res, `/?flash=sync&job=${encodeURIComponent(name)}`);
       }),
     )
@@ -223,11 +232,16 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "/conflicts/:id/resolve",
       guarded(async (req, res, params) => {
         const form = await readForm(req);
-        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) { forbidden(res); return; }
+        if (!access.csrfValid(req, form.get("csrf") ?? undefined)) {
+          forbidden(res);
+          return;
+        }
         const take = form.get("take");
         const id = Number(params.id);
-        if ((take !== "tinypm" && take !== "target") || !Number.isInteger(id))
-          { sendJson(res, 400, { message: "take must be tinypm or target" }); return; }
+        if ((take !== "tinypm" && take !== "target") || !Number.isInteger(id)) {
+          sendJson(res, 400, { message: "take must be tinypm or target" });
+          return;
+        }
         const resolved = await resolve(res, id, take);
         if (resolved !== undefined)
           redirect(res, `/?flash=resolved&conflict=${id}&take=${take}#conflicts`);
@@ -259,9 +273,15 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "POST",
       "/api/jobs/:name/sync",
       guarded((req, res, params) => {
-        if (!isJson(req)) { unsupported(res); return; }
+        if (!isJson(req)) {
+          unsupported(res);
+          return;
+        }
         const name = params.name ?? "";
-        if (!service.trigger(name, "manual")) { notFound(res, `no job named ${name}`); return; }
+        if (!service.trigger(name, "manual")) {
+          notFound(res, `no job named ${name}`);
+          return;
+        }
         sendJson(res, 202, { message: "run asked for", job: name });
       }),
     )
@@ -269,7 +289,10 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "POST",
       "/api/conflicts/:id",
       guarded(async (req, res, params) => {
-        if (!isJson(req)) { unsupported(res); return; }
+        if (!isJson(req)) {
+          unsupported(res);
+          return;
+        }
         let take: unknown;
         try {
           take = (
@@ -281,8 +304,10 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           take = undefined;
         }
         const id = Number(params.id);
-        if ((take !== "tinypm" && take !== "target") || !Number.isInteger(id))
-          { sendJson(res, 400, { message: 'send {"take":"tinypm"} or {"take":"target"}' }); return; }
+        if ((take !== "tinypm" && take !== "target") || !Number.isInteger(id)) {
+          sendJson(res, 400, { message: 'send {"take":"tinypm"} or {"take":"target"}' });
+          return;
+        }
         const resolved = await resolve(res, id, take);
         if (resolved !== undefined)
           sendJson(res, 200, { conflict: conflictApi(resolved), status: "resolved" });
@@ -306,7 +331,10 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://service.invalid");
     const match = router.match(req.method ?? "GET", url.pathname);
-    if (match.kind === "not-found") { notFound(res, `no route ${url.pathname}`); return; }
+    if (match.kind === "not-found") {
+      notFound(res, `no route ${url.pathname}`);
+      return;
+    }
     if (match.kind === "method-not-allowed") {
       sendJson(res, 405, { message: "method not allowed" }, { allow: match.allowed.join(", ") });
       return;
@@ -323,7 +351,10 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       else redirect(res, "/login");
       return;
     }
-    if (req.method === "POST" && !def.open && !sameOrigin(req)) { forbidden(res); return; }
+    if (req.method === "POST" && !def.open && !sameOrigin(req)) {
+      forbidden(res);
+      return;
+    }
     await def.handle(req, res, match.params, url);
   };
   const server = await startHttpServer({

@@ -76,8 +76,7 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
     enabled: bySecret.size > 0,
     async judge(d) {
       const signature = header(d, "x-hub-signature-256");
-      if (!signature?.startsWith("sha256="))
-        return refused("missing X-Hub-Signature-256");
+      if (!signature?.startsWith("sha256=")) return refused("missing X-Hub-Signature-256");
       let signedFor: ServeJob[] | undefined;
       for (const { verifier, jobs: signed } of bySecret.values()) {
         if (await verifier.verify(d.body, signature).catch(() => false)) {
