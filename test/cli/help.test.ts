@@ -50,7 +50,10 @@ const COMMANDS: readonly (readonly [string[], string[]])[] = [
       "--faults",
     ],
   ],
-  [["sandbox"], ["--host", "--port", "--token", "--rate-limits", "--time-scale", "--faults"]],
+  [
+    ["sandbox"],
+    ["--host", "--port", "--token", "--rate-limits", "--time-scale", "--faults", "--users"],
+  ],
 ];
 
 describe("every command's --help", () => {

@@ -6,6 +6,7 @@ import {
   startJiraSandbox,
 } from "../../sandboxes/jira/index.js";
 import { writeLine } from "../context.js";
+import { loadGithubUsers, loadJiraUsers } from "../sandbox-users.js";
 import type { RegisterCommand } from "./index.js";
 
 /** The flags every sandbox takes (architecture.md, CLI contract). */
@@ -18,6 +19,8 @@ export interface SandboxFlags {
   readonly faults: string | undefined;
   readonly seed: number;
   readonly consistency: "strong" | "eventual";
+  /** `--users FILE`: the sandbox's people (sandbox-users.ts). */
+  readonly users?: string | undefined;
 }
 
 /** A started sandbox as the command sees it: the lines it prints and how to stop it. */
@@ -56,6 +59,26 @@ function common(flags: SandboxFlags) {
   };
 }
 
+/** `users: alice, bob` when the users came from a file. */
+function usersLine(users: readonly (string | { login: string })[] | undefined): string[] {
+  if (users === undefined) return [];
+  return [`users: ${users.map((u) => (typeof u === "string" ? u : u.login)).join(", ")}`];
+}
+
+/** A user the sandbox refuses (a login GitHub would not accept, a duplicate) names the file. */
+async function withUsersFile<T>(file: string | undefined, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (file === undefined || !(error instanceof Error) || !/user/i.test(error.message))
+      throw error;
+    throw new UsageError(`--users ${file}: ${error.message}`, {
+      hint: "Fix that entry of the users file; docs/sandboxes.md lists what each entry may hold.",
+      cause: error,
+    });
+  }
+}
+
 /** One entry per bundled sandbox: name → starter. */
 const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
   github: async (flags) => {
@@ -64,13 +87,17 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
       flags.rateLimits,
       "core=5000/h,creates=80/min,creates=500/h,search=30/min",
     );
-    const sandbox = await startGithubSandbox(common(flags));
+    const users = flags.users === undefined ? undefined : loadGithubUsers(flags.users);
+    const sandbox = await withUsersFile(flags.users, () =>
+      startGithubSandbox({ ...common(flags), ...(users !== undefined && { users }) }),
+    );
     return {
       banner: `GitHub sandbox listening on ${sandbox.url}`,
       lines: [
         `token: ${sandbox.token}`,
         `read-only token: ${sandbox.readToken}`,
         `repository: ${sandbox.owner}/${sandbox.repo}`,
+        ...usersLine(users),
       ],
       close: () => sandbox.close(),
     };
@@ -81,13 +108,17 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
       flags.rateLimits,
       "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
     );
-    const sandbox = await startJiraSandbox(common(flags));
+    const users = flags.users === undefined ? undefined : loadJiraUsers(flags.users);
+    const sandbox = await withUsersFile(flags.users, () =>
+      startJiraSandbox({ ...common(flags), ...(users !== undefined && { users }) }),
+    );
     return {
       banner: `Jira sandbox listening on ${sandbox.url}`,
       lines: [
         `token: ${sandbox.token}`,
         `email: ${sandbox.email}`,
         `project: ${sandbox.projectKey}`,
+        ...usersLine(users),
       ],
       close: () => sandbox.close(),
     };
@@ -103,6 +134,7 @@ interface RawFlags {
   faults?: string;
   seed: string;
   consistency: string;
+  users?: string;
 }
 
 function parseFlags(raw: RawFlags): SandboxFlags {
@@ -142,6 +174,7 @@ function parseFlags(raw: RawFlags): SandboxFlags {
     timeScale,
     faults: raw.faults,
     seed: Number(raw.seed),
+    users: raw.users,
   };
 }
 
@@ -165,6 +198,10 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
       "--consistency <mode>",
       "strong, or eventual: listings (GitHub) and JQL search (Jira) lag writes by a second",
       "strong",
+    )
+    .option(
+      "--users <file>",
+      "the sandbox's users from a YAML or JSON file (logins, names, emails and whether they show, who can be assigned)",
     )
     .action(async (name: string, raw: RawFlags) => {
       const start = SANDBOXES[name];

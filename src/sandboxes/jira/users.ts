@@ -9,6 +9,8 @@ import type { Account } from "./site.js";
 export interface JiraSandboxUser {
   /** Gives the accountId `acc-<login>` and, by default, the email `<login>@example.com`. */
   readonly login: string;
+  /** @default `acc-<login>` */
+  readonly accountId?: string | undefined;
   /** @default "<Login> <surname>" ("Alice Andersson", "Bob Berg", …) */
   readonly displayName?: string | undefined;
   /** @default `<login>@example.com` */
@@ -33,7 +35,7 @@ export function accountsFor(users: readonly (string | JiraSandboxUser)[]): Accou
       throw new Error(`Jira sandbox user login "${u.login}" must be letters, digits, ".", "_" or "-"`);
     const surname = SURNAMES[i % SURNAMES.length] ?? "";
     return {
-      accountId: `acc-${u.login}`,
+      accountId: u.accountId ?? `acc-${u.login}`,
       displayName: u.displayName ?? `${u.login.charAt(0).toUpperCase()}${u.login.slice(1)} ${surname}`,
       emailAddress: u.email ?? `${u.login}@example.com`,
       emailVisible: u.emailVisible ?? i % 2 === 0,
