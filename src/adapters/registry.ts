@@ -2,6 +2,7 @@
  * The one place that knows every adapter: builds the trackers a job needs from its resolved
  * configuration. (The only barrel of `adapters/`, per style.md R5.)
  */
+import type { RequestGate } from "../core/request-gate.js";
 import type { Tracker } from "../core/tracker.js";
 import { createGithubTracker, type GithubTracker } from "./github/index.js";
 import { createJiraTracker } from "./jira/index.js";
@@ -22,6 +23,8 @@ export interface TinypmConnection {
   readonly concurrency?: number | undefined;
   readonly timeoutMs?: number | undefined;
   readonly logger?: Logger | undefined;
+  /** The token's request gate (limits, retries, waits); absent = each request sent once. */
+  readonly gate?: RequestGate | undefined;
 }
 
 export type TargetConnection =
@@ -33,9 +36,8 @@ export type TargetConnection =
       readonly token: string;
       readonly tokenEnv?: string | undefined;
       readonly importApi?: boolean | undefined;
-      readonly writesPerMinute?: number | undefined;
-      readonly writesPerHour?: number | undefined;
       readonly timeScale?: number | undefined;
+      readonly gate?: RequestGate | undefined;
       readonly labels?:
         | readonly { name: string; color?: string | undefined; description?: string | undefined }[]
         | undefined;
@@ -51,7 +53,7 @@ export type TargetConnection =
       readonly tokenEnv?: string | undefined;
       readonly boardId?: number | undefined;
       readonly storyPointsField?: string | undefined;
-      readonly timeScale?: number | undefined;
+      readonly gate?: RequestGate | undefined;
       readonly logger?: Logger | undefined;
     };
 
@@ -63,6 +65,7 @@ export function createTinypm(c: TinypmConnection): TinypmTracker {
     concurrency: c.concurrency,
     timeoutMs: c.timeoutMs,
     logger: c.logger,
+    gate: c.gate,
   });
 }
 
@@ -77,8 +80,8 @@ export function createTarget(c: TargetConnection): Tracker {
     tokenEnv: c.tokenEnv,
     boardId: c.boardId,
     storyPointsField: c.storyPointsField,
-    timeScale: c.timeScale,
     logger: c.logger,
+    gate: c.gate,
   });
 }
 
@@ -90,11 +93,10 @@ function createGithub(c: Extract<TargetConnection, { type: "github" }>): GithubT
     repo: c.repo,
     tokenEnv: c.tokenEnv,
     importApi: c.importApi,
-    writesPerMinute: c.writesPerMinute,
-    writesPerHour: c.writesPerHour,
     timeScale: c.timeScale,
     labels: c.labels,
     logger: c.logger,
+    gate: c.gate,
   });
 }
 

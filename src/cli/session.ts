@@ -2,6 +2,10 @@ import { createTarget, createTinypm } from "../adapters/registry.js";
 import type { SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import { limitsFor, loadConfig, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import type { LimitsConfig } from "../config/schema.js";
+import type { GateEvent } from "../core/request-gate.js";
+import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
+import { openSharedGate } from "../queue/gate-registry.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
 import type { MappingSpec } from "../mapping/schema.js";
@@ -71,12 +75,17 @@ export interface JobSession {
   close(): Promise<void>;
 }
 
-/** Loads the job's mapping, checks it fits the target, and builds the trackers and lanes. */
+/**
+ * Loads the job's mapping, checks it fits the target, and builds the trackers, their request
+ * gates (shared per token within the process) and the lanes. `waitForLimits`: wait out any
+ * limit instead of stopping the run when a wait exceeds the budget.
+ */
 export function openJob(
   session: ConfigSession,
   resolved: ResolvedJob,
   onEvent: (e: SyncEvent) => void,
   signal?: AbortSignal,
+  options: { waitForLimits?: boolean | undefined } = {},
 ): JobSession {
   const { loaded, logger } = session;
   const mappingSpec = loadMapping(resolved.mappingPath);
@@ -97,20 +106,34 @@ export function openJob(
   }
   const userMap = loaded.usersPath === undefined ? undefined : loadUserMap(loaded.usersPath);
   const targetSystem: SystemName = resolved.target.type;
-  const tinypmLimits = limitsFor("tinypm", resolved.tinypm.limits);
-  const targetLimits = limitsFor(
-    targetSystem === "github" ? "github" : "jira",
-    resolved.target.limits,
+  const t = resolved.target;
+  const run = {
+    signal,
+    onEvent: gateEventsTo(onEvent),
+    maxWaitMs: options.waitForLimits === true ? Infinity : undefined,
+  };
+  // Limits belong to a token: jobs of this process using the same one share its gate.
+  const tinypmGate = openSharedGate(
+    { system: "tinypm", baseUrl: resolved.tinypm.baseUrl, token: resolved.tinypm.token },
+    gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs),
+    run,
+    { label: `tinyPM (${resolved.tinypm.baseUrl})` },
+  );
+  const targetGate = openSharedGate(
+    { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
+    gateLimits(targetSystem, t.limits, t.timeoutMs),
+    run,
+    { label: `${targetSystem === "github" ? "GitHub" : "Jira"} (${t.baseUrl})` },
   );
   const tinypm = createTinypm({
     baseUrl: resolved.tinypm.baseUrl,
     token: resolved.tinypm.token,
     projectId: resolved.job.tinypmProject,
-    concurrency: tinypmLimits.concurrency,
+    concurrency: limitsFor("tinypm", resolved.tinypm.limits).concurrency,
     timeoutMs: resolved.tinypm.timeoutMs,
     logger: logger.child({ system: "tinypm" }),
+    gate: tinypmGate,
   });
-  const t = resolved.target;
   const target =
     t.type === "github"
       ? createTarget({
@@ -121,9 +144,8 @@ export function openJob(
           token: t.token,
           tokenEnv: t.tokenEnv,
           importApi: t.importApi,
-          writesPerMinute: targetLimits.writesPerMinute,
-          writesPerHour: targetLimits.writesPerHour,
           logger: logger.child({ system: "github" }),
+          gate: targetGate,
         })
       : createTarget({
           type: "jira",
@@ -136,30 +158,26 @@ export function openJob(
           boardId: t.boardId,
           storyPointsField: t.storyPointsField,
           logger: logger.child({ system: "jira" }),
+          gate: targetGate,
         });
   const lanes = createLanes({
-    // Every configured limit, reads included (architecture.md: `limits` on every system).
-    // tinyPM is paced per HTTP request: one scan is thousands of them.
-    limits: { tinypm: { ...tinypmLimits, pace: "request" }, [targetSystem]: targetLimits },
+    // Item operations in parallel; the request limits are the gates' alone.
+    limits: {
+      tinypm: { concurrency: limitsFor("tinypm", resolved.tinypm.limits).concurrency },
+      [targetSystem]: { concurrency: limitsFor(targetSystem, t.limits).concurrency },
+    },
+    gates: { tinypm: tinypmGate, [targetSystem]: targetGate },
     signal,
     onEvent: (e) => {
-      if (e.type === "rate_limited")
-        onEvent({
-          type: "rate_limited",
-          system: e.system,
-          waitMs: e.waitMs,
-          operation: e.operation,
-        });
-      else
-        onEvent({
-          type: "retry",
-          system: e.system,
-          attempt: e.attempt,
-          delayMs: e.delayMs,
-          code: e.code,
-          operation: e.operation,
-          reason: e.reason,
-        });
+      onEvent({
+        type: "retry",
+        system: e.system,
+        attempt: e.attempt,
+        delayMs: e.delayMs,
+        code: e.code,
+        operation: e.operation,
+        reason: e.reason,
+      });
     },
   });
   return {
@@ -172,7 +190,52 @@ export function openJob(
     lanes,
     async close() {
       await Promise.allSettled([tinypm.close(), target.close()]);
+      tinypmGate.close();
+      targetGate.close();
     },
+  };
+}
+
+/** A system's gate limits: the config's (with the vendor's defaults) in the service's shape. */
+export function gateLimits(
+  system: "tinypm" | "github" | "jira",
+  limits: LimitsConfig | undefined,
+  timeoutMs: number | undefined,
+): GateLimits {
+  return { ...limitsFor(system, limits), ...serviceShape(system), timeoutMs };
+}
+
+/** The gate's events as run events: waits, and retries of requests. */
+export function gateEventsTo(onEvent: (e: SyncEvent) => void): (e: GateEvent) => void {
+  return (e) => {
+    if (e.type === "wait_start") {
+      onEvent({
+        type: "wait_start",
+        system: e.system,
+        reason: e.reason,
+        until: e.until,
+        operation: e.name,
+      });
+      if (e.reason !== "retry")
+        onEvent({
+          type: "rate_limited",
+          system: e.system,
+          waitMs: Math.max(0, e.until - Date.now()),
+          operation: e.name,
+        });
+    } else if (e.type === "wait_end") {
+      onEvent({ type: "wait_end", system: e.system, waitedMs: e.waitedMs });
+    } else if (e.type === "retry") {
+      onEvent({
+        type: "retry",
+        system: e.system,
+        attempt: e.attempt,
+        delayMs: e.delayMs,
+        code: e.code,
+        operation: e.name,
+        reason: e.reason,
+      });
+    }
   };
 }
 

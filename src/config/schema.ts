@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Call limits of one remote system (the queue's lane). Defaults are the vendor's published limits. */
+/** Request limits of one remote system (its token's request gate). Defaults are the vendor's published limits. */
 export const LimitsSchema = z
   .strictObject({
     concurrency: z.number().int().min(1).max(64).optional().describe("Calls in flight at once."),
@@ -12,7 +12,18 @@ export const LimitsSchema = z
     writesPerHour: z.number().positive().optional().describe("Content-creating writes per hour."),
     readsPerSecond: z.number().positive().optional().describe("Reads per second."),
   })
-  .describe("Rate and concurrency limits for this system's lane.");
+  .describe(
+    "Rate and concurrency limits of this system's requests (shared by every job using the same token).",
+  );
+
+const timeoutMs = z
+  .number()
+  .int()
+  .positive()
+  .optional()
+  .describe(
+    "Per-request timeout in milliseconds (default 30000): a server that does not answer fails fast.",
+  );
 
 const envName = z
   .string()
@@ -58,12 +69,7 @@ export const TinypmSchema = z
       .describe("tinyPM API root, ending in /api (e.g. http://localhost:8080/tinypm/api)."),
     tokenEnv: envName.describe("Name of the environment variable holding the tinyPM API token."),
     limits: LimitsSchema.optional(),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe("Per-request timeout in milliseconds."),
+    timeoutMs,
     fullScanEvery: z
       .number()
       .int()
@@ -92,6 +98,7 @@ export const GithubTargetSchema = z
       .describe("Use GitHub's issue import API for migrations (needs admin)."),
     limits: LimitsSchema.optional(),
     webhookSecretEnv,
+    timeoutMs,
   })
   .describe("A GitHub repository.");
 
@@ -114,6 +121,7 @@ export const JiraTargetSchema = z
       .describe("Story points field id (default: found at run time)."),
     limits: LimitsSchema.optional(),
     webhookSecretEnv,
+    timeoutMs,
   })
   .describe("A Jira Cloud project.");
 

@@ -10,6 +10,7 @@ export type ErrorCode =
   | "remote_unavailable"
   | "not_found"
   | "rate_limited"
+  | "limit_wait"
   | "payload_invalid"
   | "conflict"
   | "state_invalid"
@@ -148,6 +149,34 @@ export class RateLimitError extends RemoteErrorBase {
   }
 }
 
+/**
+ * A limit would hold the run back longer than its wait budget: the run stops before the next
+ * request (nothing half-done) and a rerun after `resumeAt` proceeds; `--wait-for-limits` waits.
+ */
+export class LimitWaitError extends SyncError {
+  readonly code = "limit_wait";
+  readonly system: SystemName;
+  /** Epoch ms when the limit lets requests through again. */
+  readonly resumeAt: number;
+  constructor(
+    message: string,
+    o: SyncErrorOptions & { system: SystemName; resumeAt: number; waitMs: number; reason: string },
+  ) {
+    super(message, {
+      ...o,
+      details: {
+        system: o.system,
+        resumeAt: new Date(o.resumeAt).toISOString(),
+        waitMs: o.waitMs,
+        reason: o.reason,
+        ...o.details,
+      },
+    });
+    this.system = o.system;
+    this.resumeAt = o.resumeAt;
+  }
+}
+
 /** A remote payload failed our schema, or was hostile (DOCTYPE, entities, too large, too deep). */
 export class PayloadInvalidError extends RemoteErrorBase {
   readonly code = "payload_invalid";
@@ -207,6 +236,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "remote_unavailable":
     case "state_unavailable":
     case "rate_limited":
+    case "limit_wait":
     case "not_found":
     case "payload_invalid":
       return ExitCode.aborted;

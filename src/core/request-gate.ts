@@ -75,3 +75,16 @@ export type GateEvent =
       readonly code: string;
       readonly reason: string;
     };
+
+/**
+ * Sends each request once, with no limits and no retry: for adapters used as a library without
+ * a gate (tests of their mapping, one-off scripts). Runs built by the CLI always pass a real gate.
+ */
+export const ungated: RequestGate = {
+  request: (r) => r.send(new AbortController().signal),
+};
+
+/** The request's own signal (a call's `signal` option) and the gate's, as one. */
+export function bothSignals(own: AbortSignal | undefined, gate: AbortSignal): AbortSignal {
+  return own === undefined ? gate : AbortSignal.any([own, gate]);
+}

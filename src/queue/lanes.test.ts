@@ -3,12 +3,11 @@ import {
   AuthError,
   ConfigError,
   InterruptedError,
-  RateLimitError,
+  LimitWaitError,
   RemoteUnavailableError,
 } from "../core/errors.js";
 import type { LaneLimits, LaneOp, LanesOptions, QueueEvent } from "./lanes.js";
 import { createLanes } from "./lanes.js";
-import { remoteRead } from "../core/remote-read.js";
 import type { RetryPolicy } from "./retry.js";
 import { createVirtualClock } from "./virtual-clock.js";
 
@@ -50,276 +49,62 @@ function scripted<T>(
   return Object.defineProperty({ ...op, calls: 0 }, "calls", { get: () => state.calls });
 }
 
-describe("createLanes: pacing", () => {
-  it("keeps at most `concurrency` calls in flight", async () => {
+describe("createLanes: item operations only", () => {
+  it("keeps at most `concurrency` operations in flight", async () => {
     const { clock, lanes } = setup({ concurrency: 2 });
     let inFlight = 0;
     let most = 0;
-    const work = async (): Promise<void> => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await clock.sleep(100);
-      inFlight--;
-    };
-    await Promise.all(
-      Array.from({ length: 6 }, () =>
-        lanes.run("github", { name: "w", kind: "read", idempotent: true, run: work }),
-      ),
-    );
-    expect(most).toBe(2);
-    expect(clock.now()).toBe(300);
-    expect(lanes.counters().github).toMatchObject({ reads: 6, writes: 0 });
-  });
-
-  it("runs writes at the permitted rate per minute and hour, never over it", async () => {
-    const { clock, lanes } = setup({ concurrency: 4, writesPerMinute: 80, writesPerHour: 500 });
-    const starts: number[] = [];
-    const op = {
-      name: "create",
+    const op: LaneOp<void> = {
+      name: "w",
       kind: "write",
-      idempotent: true,
-      run: () => Promise.resolve(starts.push(clock.now())),
-    } as const;
-    await Promise.all(Array.from({ length: 600 }, () => lanes.run("github", op)));
-    const inWindow = (from: number, ms: number): number =>
-      starts.filter((s) => s >= from && s < from + ms).length;
-    expect(Math.max(...starts.map((s) => inWindow(s, 60_000)))).toBe(80);
-    expect(Math.max(...starts.map((s) => inWindow(s, 3_600_000)))).toBe(500);
-    expect(inWindow(0, 60_000)).toBe(80);
-    expect(inWindow(0, 3_600_000)).toBe(500);
-    expect(starts.at(-1)).toBeLessThan(3_600_000 + 100 * 750);
-  });
-
-  it("paces reads per second apart from writes", async () => {
-    const { clock, lanes } = setup({ concurrency: 3, readsPerSecond: 10, writesPerMinute: 1 });
-    const reads: number[] = [];
-    const read = {
-      name: "get",
-      kind: "read",
-      idempotent: true,
-      run: () => Promise.resolve(reads.push(clock.now())),
-    } as const;
-    const write = scripted(["ok"]);
-    await Promise.all([
-      ...Array.from({ length: 25 }, () => lanes.run("github", read)),
-      lanes.run("github", write),
-    ]);
-    expect(reads.filter((s) => s < 1_000)).toHaveLength(10);
-    expect(reads.at(-1)).toBe(2_400);
-  });
-
-  it("creates a lane with defaults for a system without limits, and rejects bad limits", async () => {
-    const { lanes } = setup();
-    await expect(lanes.run("jira", scripted([1]))).resolves.toBe(1);
-    expect(Object.keys(lanes.counters())).toEqual(["github", "jira"]);
-    expect(() => createLanes({ limits: { github: { writesPerMinute: 0 } } })).toThrow(ConfigError);
-    expect(() => createLanes({ limits: { jira: { concurrency: 1.5 } } })).toThrow(
-      /concurrency must be a positive number \(got 1.5\)/,
-    );
-  });
-});
-
-describe("createLanes: rate limits and retries", () => {
-  it("pauses the whole lane for retryAfterMs and reports the exact wait", async () => {
-    const { clock, events, lanes } = setup({ concurrency: 2 });
-    const limited = scripted([new RateLimitError("429", ctx, { retryAfterMs: 5_000 }), "created"], {
-      name: "create #1",
-    });
-    const first = lanes.run("github", limited);
-    await clock.sleep(1);
-    let otherStartedAt = -1;
-    const other = lanes.run(
-      "github",
-      scripted(["x"], {
-        run: () => {
-          otherStartedAt = clock.now();
-          return Promise.resolve("x");
-        },
-      }),
-    );
-    await expect(first).resolves.toBe("created");
-    await other;
-    expect(otherStartedAt).toBe(5_000);
-    expect(events).toEqual([
-      { type: "rate_limited", system: "github", waitMs: 5_000, operation: "create #1" },
-      {
-        type: "retry",
-        system: "github",
-        attempt: 1,
-        delayMs: 5_000,
-        code: "rate_limited",
-        operation: "create #1",
-        reason: "429",
-      },
-    ]);
-    expect(lanes.counters().github).toEqual({
-      reads: 0,
-      writes: 3,
-      retries: 1,
-      rateLimitWaits: 1,
-      waitedMs: 5_000,
-    });
-  });
-
-  it("retries a transient failure of an idempotent call with backoff", async () => {
-    const { clock, events, lanes } = setup();
-    const op = scripted([timeout(), timeout(), "ok"]);
-    await expect(lanes.run("github", op)).resolves.toBe("ok");
-    expect(op.calls).toBe(3);
-    expect(events.map((e) => (e.type === "retry" ? e.delayMs : -1))).toEqual([50, 100]);
-    expect(clock.now()).toBe(150);
-  });
-
-  it("throws the last error once the attempt budget is spent", async () => {
-    const { events, lanes } = setup();
-    const last = timeout();
-    const op = scripted([timeout(), timeout(), timeout(), last]);
-    await expect(lanes.run("github", op)).rejects.toBe(last);
-    expect(op.calls).toBe(4);
-    expect(events).toHaveLength(3);
-    expect(lanes.counters().github?.retries).toBe(3);
-  });
-
-  it("gives up on a rate limit longer than the time budget, still pausing the lane", async () => {
-    const { events, lanes } = setup();
-    const error = new RateLimitError("429", ctx, { retryAfterMs: 3_600_000 });
-    await expect(lanes.run("github", scripted([error]))).rejects.toBe(error);
-    expect(events).toEqual([
-      { type: "rate_limited", system: "github", waitMs: 3_600_000, operation: "op" },
-    ]);
-  });
-
-  it("never retries auth errors or non-idempotent calls without recover", async () => {
-    const { lanes } = setup();
-    const auth = scripted([new AuthError("401", ctx), "ok"]);
-    await expect(lanes.run("github", auth)).rejects.toBeInstanceOf(AuthError);
-    const create = scripted([timeout(), "ok"], { idempotent: false });
-    await expect(lanes.run("github", create)).rejects.toBeInstanceOf(RemoteUnavailableError);
-    expect([auth.calls, create.calls]).toEqual([1, 1]);
-  });
-
-  it("pauses a lane on request, e.g. from a spent-quota header", async () => {
-    const { clock, events, lanes } = setup();
-    lanes.pause("github", 2_000, "headers");
-    await lanes.run("github", scripted(["ok"]));
-    expect(clock.now()).toBe(2_000);
-    expect(events).toEqual([
-      { type: "rate_limited", system: "github", waitMs: 2_000, operation: "headers" },
-    ]);
-  });
-});
-
-describe("createLanes: requests within a read", () => {
-  /** A request that fails with the script's errors first, then answers its name. */
-  const flaky = (name: string, failures: Error[]) => {
-    let calls = 0;
-    return {
-      read: () =>
-        remoteRead(name, () =>
-          calls < failures.length ? Promise.reject(failures[calls++]!) : Promise.resolve(name),
-        ),
-      calls: () => calls,
-    };
-  };
-
-  it("retries each failed request on its own instead of the whole read", async () => {
-    const { events, lanes } = setup();
-    const pages = [
-      flaky("page 1", []),
-      flaky("page 2", [timeout(), timeout()]),
-      flaky("page 3", [timeout()]),
-    ];
-    let runs = 0;
-    const read = lanes.run("github", {
-      name: "list issues",
-      kind: "read",
       idempotent: true,
       run: async () => {
-        runs++;
-        const out: string[] = [];
-        for (const page of pages) out.push(await page.read());
-        return out;
+        most = Math.max(most, ++inFlight);
+        await clock.sleep(10);
+        inFlight--;
       },
-    });
-    await expect(read).resolves.toEqual(["page 1", "page 2", "page 3"]);
-    expect(runs).toBe(1);
-    expect(pages.map((p) => p.calls())).toEqual([0, 2, 1]);
-    expect(events.filter((e) => e.type === "retry").map((e) => e.operation)).toEqual([
-      "page 2",
-      "page 2",
-      "page 3",
-    ]);
+    };
+    await Promise.all(Array.from({ length: 5 }, () => lanes.run("github", op)));
+    expect(most).toBe(2);
   });
 
-  it("does not start the read over once a request spent its own retries", async () => {
+  it("never runs a read or an idempotent write again: the gate retries requests", async () => {
     const { lanes } = setup();
-    const last = timeout();
-    const page = flaky("page 1", [timeout(), timeout(), timeout(), last]);
-    let runs = 0;
-    const op: LaneOp<string> = {
-      name: "list issues",
-      kind: "read",
-      idempotent: true,
-      run: () => {
-        runs++;
-        return page.read();
-      },
-    };
-    await expect(lanes.run("github", op)).rejects.toBe(last);
-    expect([runs, page.calls()]).toEqual([1, 4]);
+    const read = scripted<string>([timeout(), "late"], { kind: "read" });
+    await expect(lanes.run("github", read)).rejects.toBeInstanceOf(RemoteUnavailableError);
+    expect(read.calls).toBe(1);
   });
 
-  it("waits out a rate-limit pause between requests, and leaves writes whole", async () => {
-    const { clock, lanes } = setup();
-    const limited = new RateLimitError("429", ctx, { retryAfterMs: 5_000 });
-    const page = flaky("page 1", [limited]);
-    await expect(
-      lanes.run("github", { name: "read", kind: "read", idempotent: true, run: () => page.read() }),
-    ).resolves.toBe("page 1");
-    expect(clock.now()).toBe(5_000);
-    // In a write, a request runs once: the write is retried as a unit.
-    const inWrite = flaky("fresh GET", [timeout()]);
-    let writes = 0;
-    const write = lanes.run("github", {
-      name: "update",
-      kind: "write",
-      idempotent: true,
-      run: () => {
-        writes++;
-        return inWrite.read();
-      },
+  it("passes on what stops a run: auth, a wait past the budget, a create without recover", async () => {
+    const { lanes } = setup();
+    const auth = scripted<string>([new AuthError("bad token", ctx), "x"]);
+    await expect(lanes.run("github", auth)).rejects.toBeInstanceOf(AuthError);
+    const budget = new LimitWaitError("held back", {
+      system: "github",
+      resumeAt: 3_600_000,
+      waitMs: 3_600_000,
+      reason: "hour",
     });
-    await expect(write).resolves.toBe("fresh GET");
-    expect([writes, inWrite.calls()]).toEqual([2, 1]);
+    const held = scripted<string>([budget, "x"], {
+      idempotent: false,
+      recover: () => Promise.resolve(undefined),
+    });
+    await expect(lanes.run("github", held)).rejects.toBe(budget);
+    const create = scripted<string>([timeout(), "x"], { idempotent: false });
+    await expect(lanes.run("github", create)).rejects.toBeInstanceOf(RemoteUnavailableError);
+    expect(auth.calls + held.calls + create.calls).toBe(3);
   });
 
-  it("paces every request of a read on a per-request lane, and only the read on others", async () => {
-    const starts = async (pace: "call" | "request"): Promise<number[]> => {
-      const { clock, lanes } = setup({ readsPerSecond: 10, pace });
-      const at: number[] = [];
-      const request = (): Promise<number> =>
-        remoteRead("GET", () => Promise.resolve(at.push(clock.now())));
-      await lanes.run("github", {
-        name: "scan",
-        kind: "read",
-        idempotent: true,
-        run: () => Promise.all(Array.from({ length: 25 }, request)),
-      });
-      return at;
-    };
-    const perRequest = await starts("request");
-    expect(perRequest).toHaveLength(25);
-    // 10 per second: the 11th request waits a second, the 25th starts at 2.4 s.
-    expect(perRequest.filter((t) => t < 1_000)).toHaveLength(10);
-    expect(perRequest.at(-1)).toBe(2_400);
-    // Paced per call, a read of 25 requests is one start: all of them at once.
-    expect(await starts("call")).toEqual(Array.from({ length: 25 }, () => 0));
-  });
-
-  it("runs a request once outside any lane", async () => {
-    const page = flaky("page", [timeout()]);
-    await expect(page.read()).rejects.toBeInstanceOf(RemoteUnavailableError);
-    await expect(page.read()).resolves.toBe("page");
+  it("adds the run's gate counters to its own retries, and rejects bad limits", async () => {
+    const use = { reads: 3, writes: 2, retries: 1, rateLimitWaits: 1, waitedMs: 500 };
+    const { lanes } = setup({}, { gates: { github: { counters: () => use } } });
+    const create = scripted<string>([timeout(), "created"], {
+      idempotent: false,
+      recover: () => Promise.resolve(undefined),
+    });
+    await lanes.run("github", create);
+    expect(lanes.counters().github).toEqual({ ...use, retries: 2 });
+    expect(() => setup({ concurrency: 0 })).toThrow(ConfigError);
   });
 });
 
@@ -333,7 +118,7 @@ describe("createLanes: recover after an ambiguous create", () => {
     });
     await expect(lanes.run("github", create)).resolves.toBe("found-1");
     expect(create.calls).toBe(1);
-    expect(lanes.counters().github).toMatchObject({ reads: 1, writes: 1, retries: 0 });
+    expect(lanes.counters().github).toMatchObject({ retries: 0 });
   });
 
   it("creates again when recover finds nothing", async () => {
@@ -383,10 +168,12 @@ describe("createLanes: stopping", () => {
     const controller = new AbortController();
     const { clock, lanes } = setup({}, { signal: controller.signal });
     let seen: AbortSignal | undefined;
+    // A create whose effect was not found backs off before running again: the stop ends that.
     const running = lanes.run("github", {
       name: "slow",
-      kind: "read",
-      idempotent: true,
+      kind: "write",
+      idempotent: false,
+      recover: () => Promise.resolve(undefined),
       run: async (signal) => {
         seen = signal;
         await clock.sleep(10);

@@ -66,3 +66,24 @@ export function createVirtualClock(start = 0): Clock {
     },
   };
 }
+
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    function onAbort(): void {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Wall-clock time: `Date.now` and an abortable `setTimeout`. */
+export const realClock: Clock = { now: Date.now, sleep: realSleep };

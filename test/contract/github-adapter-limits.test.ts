@@ -6,6 +6,9 @@ import {
   RateLimitError,
   RemoteUnavailableError,
 } from "../../src/core/errors.js";
+import { limitsFor } from "../../src/config/load.js";
+import { createGate } from "../../src/queue/gate.js";
+import { serviceShape } from "../../src/queue/gate-limits.js";
 import { startGithubHarness, type GithubHarness } from "./github-setup.js";
 
 let h: GithubHarness;
@@ -66,10 +69,7 @@ describe("GitHub adapter rate limits and errors", () => {
   });
 
   it("answers a secondary limit from the real content-creation budget with its wait", async () => {
-    h = await startGithubHarness(
-      { rateLimits: "creates=2/min" },
-      { writesPerMinute: 1e6, writesPerHour: 1e9 },
-    );
+    h = await startGithubHarness({ rateLimits: "creates=2/min" });
     await h.tracker.create(story(1));
     await h.tracker.create(story(2));
     const err = (await failure(h.tracker.create(story(3)))) as RateLimitError;
@@ -79,17 +79,19 @@ describe("GitHub adapter rate limits and errors", () => {
     expect(err.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
-  it("never trips a secondary limit on a burst of 100 creates under default pacing", async () => {
-    h = await startGithubHarness(
-      { rateLimits: "real", timeScale: 60 },
-      { writesPerMinute: undefined, writesPerHour: undefined, timeScale: 60 },
-    );
+  it("never trips a secondary limit on a burst of 100 creates through GitHub's gate", async () => {
+    // The gate the CLI builds for GitHub (config defaults: 80/min, 500/h, completion-anchored).
+    const gate = createGate({
+      system: "github",
+      limits: { ...limitsFor("github", undefined), ...serviceShape("github"), timeScale: 60 },
+    }).forRun();
+    h = await startGithubHarness({ rateLimits: "real", timeScale: 60 }, { gate });
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) => h.tracker.create(story(i + 1))),
     );
     expect(results).toHaveLength(100);
     expect(h.sandbox.stats().rateLimited).toBe(0);
-    expect(h.tracker.rateLimitState().pacer.granted).toBe(100);
+    expect(gate.counters()).toMatchObject({ writes: 100, retries: 0 });
   });
 
   it("maps 401, 403 and 404 to typed errors without the token", async () => {

@@ -23,9 +23,6 @@ export interface GithubHarness {
   close(): Promise<void>;
 }
 
-/** Pacing lifted: tests measure behaviour, not speed. */
-export const FAST = { writesPerMinute: 1e6, writesPerHour: 1e9 } as const;
-
 export async function startGithubHarness(
   sandboxOptions: GithubSandboxOptions = {},
   trackerOptions: Partial<GithubTrackerOptions> = {},
@@ -51,7 +48,6 @@ export async function startGithubHarness(
       repo: sandbox.repo,
       tokenEnv: "GITHUB_TOKEN",
       fetch: transport,
-      ...FAST,
       ...trackerOptions,
       ...extra,
     });

@@ -2,6 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { AgileClient } from "jira.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { createGate } from "../../src/queue/gate.js";
+import { serviceShape } from "../../src/queue/gate-limits.js";
 import { AuthError, PayloadInvalidError, RateLimitError } from "../../src/core/errors.js";
 import type { WorkItem, WorkItemDraft } from "../../src/core/model.js";
 import { createJiraTracker, type JiraTrackerOptions } from "../../src/adapters/jira/index.js";
@@ -200,7 +202,7 @@ describe("Jira adapter: sprints and worklogs", () => {
 
 describe("Jira adapter: reads beyond the embedded lists, and updates", () => {
   it("pages worklogs past the 20 Jira embeds in an issue", async () => {
-    const { tracker } = await setup({ timeScale: 100 }, { timeScale: 100 });
+    const { tracker } = await setup({ timeScale: 100 });
     const created = await tracker.create(story(1));
     const ref = { kind: "story" as const, id: created.id };
     for (let i = 0; i < 25; i++) {
@@ -266,12 +268,16 @@ describe("Jira adapter: errors and limits", () => {
     expect(dump).not.toMatch(/Basic /);
   });
 
-  it("paces writes to one issue so the per-issue limit never trips", async () => {
+  it("paces writes to one issue through Jira's gate so the per-issue limit never trips", async () => {
+    const gate = createGate({
+      system: "jira",
+      limits: { ...serviceShape("jira"), timeScale: 5 },
+    }).forRun();
     const { sandbox, tracker } = await setup(
       // A modest time scale: windows of 400 ms keep timer jitter on a loaded machine small
       // next to the window, so client and server agree on what fits.
       { rateLimits: "issue-writes=20/2s,issue-writes=100/30s", timeScale: 5 },
-      { timeScale: 5 },
+      { gate },
     );
     const created = await tracker.create(story(1));
     const ref = { kind: "story" as const, id: created.id };

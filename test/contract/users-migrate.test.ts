@@ -76,8 +76,6 @@ function connection(kind: "jira" | "github"): TargetConnection {
         owner: github.owner,
         repo: github.repo,
         token: github.token,
-        writesPerMinute: 100000,
-        writesPerHour: 1000000,
       };
 }
 

@@ -136,8 +136,6 @@ describe("Jira adapter under faults", () => {
       projectKey: sandbox.projectKey,
       email: sandbox.email,
       token: sandbox.token,
-      endpointRates: false,
-      issuePacing: false,
     });
 
   it("reports a JSON body cut off in transit as a transient failure", async () => {

@@ -8,6 +8,8 @@ import { createTinypmTracker } from "../../src/adapters/tinypm/index.js";
 import type { SystemName } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
+import type { RequestGate } from "../../src/core/request-gate.js";
+import { createGate, type RunGate } from "../../src/queue/gate.js";
 import { createLanes } from "../../src/queue/lanes.js";
 import type { RetryPolicy } from "../../src/queue/retry.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
@@ -44,8 +46,8 @@ export const SHORT_RETRY: RetryPolicy = {
 export const CLIENT_TIMEOUT_MS = 250;
 
 /**
- * The lanes' clock, fast-forwarded: a wait the remote asks for (Retry-After, GitHub's 60 s
- * secondary default) sleeps at most 25 ms of real time and moves the clock the rest of the way.
+ * The gates' and lanes' clock, fast-forwarded: a wait the remote asks for (Retry-After, GitHub's
+ * 60 s secondary default) sleeps at most 25 ms of real time and moves the clock the rest of the way.
  */
 function fastClock(): { now: () => number; sleep: (ms: number, s?: AbortSignal) => Promise<void> } {
   let skew = 0;
@@ -57,6 +59,22 @@ function fastClock(): { now: () => number; sleep: (ms: number, s?: AbortSignal) 
       await delay(real, undefined, signal ? { signal } : {});
     },
   };
+}
+
+/**
+ * A run's request gates with `policy` on the fast clock: they retry each failed request (the
+ * lanes only run a create again once its effect was not found). No limits: the sandboxes run
+ * with theirs off.
+ */
+export function runGates(
+  system: SystemName,
+  policy: RetryPolicy,
+): { tinypm: RunGate; target: RunGate } {
+  const make = (s: SystemName): RunGate =>
+    createGate({ system: s, limits: { concurrency: 8 }, policy, clock: fastClock() }).forRun({
+      maxWaitMs: Infinity,
+    });
+  return { tinypm: make("tinypm"), target: make(system) };
 }
 
 function githubConsistency(lagMs: number | undefined) {
@@ -78,8 +96,8 @@ export interface ReliabilityWorld {
   reset(): void;
   run(mode: RunMode, opts?: RunOptions): Promise<RunReport>;
   /** Trackers for the test's own reads and edits (a patient timeout, no faults expected). */
-  tinypmTracker(server?: ReferenceServer, timeoutMs?: number): Tracker;
-  targetTracker(timeoutMs?: number): Tracker;
+  tinypmTracker(server?: ReferenceServer, timeoutMs?: number, gate?: RequestGate): Tracker;
+  targetTracker(timeoutMs?: number, gate?: RequestGate): Tracker;
   targetWrites(): number;
   close(): Promise<void>;
 }
@@ -107,34 +125,36 @@ export async function startReliabilityWorld(o: {
       : await startJiraSandbox({ seed, ...jiraConsistency(o.eventualLagMs) });
   const newStatePath = (): string => join(mkdtempSync(join(tmpdir(), "tps-rel-")), "state.db");
   let statePath = newStatePath();
-  const targetTracker = (timeoutMs = 10_000): Tracker =>
+  const targetTracker = (timeoutMs = 10_000, gate?: RequestGate): Tracker =>
     o.target === "github"
       ? createGithubTracker({
           baseUrl: target.url,
           token: target.token,
           owner: (target as GithubSandbox).owner,
           repo: (target as GithubSandbox).repo,
-          writesPerMinute: 1_000_000,
-          writesPerHour: 10_000_000,
           timeScale: 1000,
           timeoutMs,
+          gate,
         })
       : createJiraTracker({
           baseUrl: target.url,
           projectKey: (target as JiraSandbox).projectKey,
           email: (target as JiraSandbox).email,
           token: target.token,
-          timeScale: 1000,
-          endpointRates: false,
-          issuePacing: false,
           timeoutMs,
+          gate,
         });
-  const tinypmTracker = (server: ReferenceServer = tinypm, timeoutMs = 10_000): Tracker =>
+  const tinypmTracker = (
+    server: ReferenceServer = tinypm,
+    timeoutMs = 10_000,
+    gate?: RequestGate,
+  ): Tracker =>
     createTinypmTracker({
       baseUrl: server.url,
       token: server.token,
       projectId: 1,
       timeoutMs,
+      gate,
     });
   return {
     tinypm,
@@ -155,9 +175,10 @@ export async function startReliabilityWorld(o: {
     targetWrites: () => target.stats().writes,
     async run(mode, opts = {}) {
       const state = openStateStore({ path: statePath });
-      const t = tinypmTracker(opts.tinypmServer, CLIENT_TIMEOUT_MS);
-      const g = targetTracker(CLIENT_TIMEOUT_MS);
       const system: SystemName = o.target;
+      const gates = runGates(system, opts.policy ?? FAST_RETRY);
+      const t = tinypmTracker(opts.tinypmServer, CLIENT_TIMEOUT_MS, gates.tinypm);
+      const g = targetTracker(CLIENT_TIMEOUT_MS, gates.target);
       try {
         return await runJob({
           mode,
@@ -176,6 +197,7 @@ export async function startReliabilityWorld(o: {
           state,
           lanes: createLanes({
             limits: { tinypm: { concurrency: 4 }, [system]: { concurrency: 4 } },
+            gates: { tinypm: gates.tinypm, [system]: gates.target },
             policy: opts.policy ?? FAST_RETRY,
             ...fastClock(),
           }),

@@ -61,8 +61,6 @@ export async function startWorld(o: {
           owner: target.server.owner,
           repo: target.server.repo,
           token: target.server.token,
-          writesPerMinute: 100000,
-          writesPerHour: 1000000,
         }
       : {
           type: "jira",

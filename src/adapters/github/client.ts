@@ -1,7 +1,4 @@
-import { throttling } from "@octokit/plugin-throttling";
-import type { ThrottlingOptions } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
-import { remoteRead } from "../../core/remote-read.js";
 import {
   AuthError,
   InterruptedError,
@@ -13,8 +10,8 @@ import {
   type SyncError,
 } from "../../core/errors.js";
 import type { RemoteContext } from "../../core/errors.js";
+import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
-import type { Pacer } from "./pacer.js";
 import {
   rateLimitVerdict,
   readRateLimit,
@@ -51,7 +48,8 @@ export interface GithubClientOptions {
   readonly token: string;
   readonly owner: string;
   readonly repo: string;
-  readonly pacer: Pacer;
+  /** Every request goes through it (limits, retries, waits). @default ungated */
+  readonly gate?: RequestGate | undefined;
   readonly tokenEnv?: string | undefined;
   readonly userAgent?: string | undefined;
   readonly now?: (() => number) | undefined;
@@ -85,50 +83,17 @@ function asHttpError(err: unknown): HttpErrorLike {
   return typeof err === "object" && err !== null ? err : {};
 }
 
-/** A throttling group that lets everything through: pacing is the pacer's job. */
-const passThrough = {
-  key: () => ({
-    schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) =>
-      Promise.resolve(fn(...args)),
-  }),
-};
-
-/** Runs each job at once; takes (and ignores) the retry event handler the plugin registers. */
-const inertScheduler = {
-  on: () => undefined,
-  schedule: (fn: (...a: unknown[]) => unknown, ...args: unknown[]) => Promise.resolve(fn(...args)),
-};
-
-function throttleOptions(id: string): ThrottlingOptions {
-  const group = passThrough as unknown as NonNullable<
-    Extract<ThrottlingOptions, { onRateLimit: unknown }>["write"]
-  >;
-  return {
-    id,
-    // Also the plugin's concurrency group and retry scheduler, which every request passes: each
-    // Bottleneck adds timer ticks (1 ms apiece in Node), ~4 ms per request on loopback; the
-    // retry scheduler would only ever run a request once here (the handlers below say no).
-    ...({ global: group, retryLimiter: inertScheduler } as object),
-    write: group,
-    notifications: group,
-    search: group,
-    // The queue is the one layer that retries: never retry here.
-    onRateLimit: () => false,
-    onSecondaryRateLimit: () => false,
-  };
-}
-
-const ThrottledOctokit = Octokit.plugin(throttling);
-let instances = 0;
-
-/** The only place that touches Octokit: pins the API version, paces writes, counts calls. */
+/**
+ * The only place that touches Octokit: pins the API version, sends every request through the
+ * gate, maps errors and rate-limit headers to core's errors, counts calls.
+ */
 export function createGithubClient(opts: GithubClientOptions): GithubClient {
   const now = opts.now ?? Date.now;
-  const octokit = new ThrottledOctokit({
+  const gate = opts.gate ?? ungated;
+  const octokit = new Octokit({
     baseUrl: opts.baseUrl.replace(/\/+$/, ""),
     auth: opts.token,
     userAgent: opts.userAgent ?? "tinypm-sync",
-    throttle: throttleOptions(`tinypm-sync-${++instances}`),
     ...(opts.fetch === undefined ? {} : { request: { fetch: opts.fetch } }),
     log: {
       debug: () => undefined,
@@ -146,15 +111,16 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     if (headers?.["x-ratelimit-remaining"] !== undefined) snapshot = readRateLimit(headers);
   };
   return {
-    async request(req) {
+    request(req) {
       const write = req.method !== "GET";
-      if (!write) return remoteRead(`GET ${req.url}`, () => attempt(req, false));
-      const release = await opts.pacer.acquire(req.signal);
-      try {
-        return await attempt(req, true);
-      } finally {
-        release();
-      }
+      return gate.request({
+        system: "github",
+        kind: write ? "write" : req.url.startsWith("/search/") ? "search" : "read",
+        name: `${req.method} ${req.url}`,
+        // A POST creates (a repeat would duplicate); GET, PATCH of fields, PUT and DELETE repeat safely.
+        idempotent: req.method !== "POST",
+        send: (signal) => attempt({ ...req, signal: bothSignals(req.signal, signal) }, write),
+      });
     },
     counts: () => ({ ...counts }),
     rateLimit: () => snapshot,

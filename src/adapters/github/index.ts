@@ -15,7 +15,6 @@ import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
-import { createPacer, type Pacer } from "./pacer.js";
 import { probeRepo } from "./probe.js";
 import {
   getRawIssue,
@@ -66,12 +65,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** The GitHub Issues adapter: one repository's issues as canonical work items. */
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
   const timeScale = options.timeScale ?? 1;
-  const pacer: Pacer = createPacer({
-    writesPerMinute: options.writesPerMinute,
-    writesPerHour: options.writesPerHour,
-    timeScale,
-  });
-  const client = createGithubClient({ ...options, pacer });
+  const client = createGithubClient(options);
   const ctx: GithubContext = { client, ids: new Map() };
   let milestones: Iteration[] | undefined;
   let labelsEnsured = options.labels === undefined;
@@ -260,10 +254,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     rateLimitState: (): GithubRateLimitState => ({
       core: client.rateLimit(),
-      pacer: pacer.state(),
     }),
-    /** The write pacer (the adapter already paces every write through it). */
-    pacer,
   } satisfies GithubTracker;
 
   return tracker;

@@ -1,7 +1,7 @@
 import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { CallOptions, Tracker } from "../../core/tracker.js";
 import type { GithubLogger } from "./client.js";
-import type { Pacer, PacerState } from "./pacer.js";
+import type { RequestGate } from "../../core/request-gate.js";
 import type { RateLimitSnapshot } from "./rate-limit.js";
 import type { LabelSpec } from "./repo-meta.js";
 
@@ -13,10 +13,13 @@ export interface GithubTrackerOptions {
   readonly repo: string;
   /** The environment variable the token came from, named in authentication errors. */
   readonly tokenEnv?: string | undefined;
-  /** Content-creation pacing (GitHub: 80 per minute, 500 per hour). */
-  readonly writesPerMinute?: number | undefined;
-  readonly writesPerHour?: number | undefined;
-  /** Testing and benchmark aid: run the pacer's clock N times faster (match the sandbox's). */
+  /**
+   * The request gate every HTTP request goes through: GitHub's limits (80 content-creating
+   * writes per minute, 500 per hour, completion-anchored), `Retry-After`/reset waits, retries,
+   * timeouts, cancellation. The CLI passes the token's shared gate. @default ungated
+   */
+  readonly gate?: RequestGate | undefined;
+  /** Testing and benchmark aid: the import API's polling runs N times faster (a scaled sandbox). */
   readonly timeScale?: number | undefined;
   /** Create through the issue import API (admin token; one call per issue with its comments). */
   readonly importApi?: boolean | undefined;
@@ -32,7 +35,6 @@ export interface GithubTrackerOptions {
 
 export interface GithubRateLimitState {
   readonly core: RateLimitSnapshot;
-  readonly pacer: PacerState;
 }
 
 /** The Tracker plus GitHub's own operations. */
@@ -58,6 +60,4 @@ export interface GithubTracker extends Tracker {
     opts?: CallOptions,
   ): Promise<WorkItem>;
   rateLimitState(): GithubRateLimitState;
-  /** The write pacer: the adapter already paces every write through it. */
-  readonly pacer: Pacer;
 }

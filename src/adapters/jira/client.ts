@@ -3,7 +3,7 @@ import https from "node:https";
 import { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
-import { remoteRead } from "../../core/remote-read.js";
+import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { httpShape, isRecord, toSyncError, type ErrorContext } from "./sync-error.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
@@ -24,9 +24,8 @@ export interface JiraClientOptions {
   readonly tokenEnv?: string | undefined;
   readonly timeoutMs?: number | undefined;
   readonly logger?: JiraLogger | undefined;
-  /** Paces calls per endpoint and method (Jira's burst buckets); `reserve` answers the wait. */
-  readonly endpointPacer?: { reserve(key: string): number } | undefined;
-  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** Every request goes through it (limits, per-issue windows, retries, waits). @default ungated */
+  readonly gate?: RequestGate | undefined;
 }
 
 /** The two jira.js clients, seen only inside this file and the calls it makes. */
@@ -74,6 +73,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
   const apis: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
   logHttpRequests(apis.v3, options.logger);
   logHttpRequests(apis.agile, options.logger);
+  const gate = options.gate ?? ungated;
   let reads = 0;
   let writes = 0;
   const byKind = new Map<string, number>();
@@ -82,8 +82,6 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     if (spec.write) writes++;
     else reads++;
     byKind.set(spec.kind, (byKind.get(spec.kind) ?? 0) + 1);
-    const wait = options.endpointPacer?.reserve(spec.operation) ?? 0;
-    if (wait > 0 && options.sleep) await options.sleep(wait);
     const started = Date.now();
     try {
       const result = await labelled({ operation: spec.operation, id: spec.id }, () =>
@@ -103,10 +101,18 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
   return {
     baseUrl,
     send(spec) {
-      if (spec.write) return sendOnce(spec);
-      return remoteRead(`${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`, () =>
-        sendOnce(spec),
-      );
+      const method = spec.operation.split(" ")[0] ?? "";
+      return gate.request({
+        system: "jira",
+        kind: spec.write ? "write" : spec.operation.includes("/search") ? "search" : "read",
+        name: `${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`,
+        // Jira's per-issue write windows: every write to one issue counts against that issue.
+        key: spec.write && spec.operation.includes("/issue/{") ? spec.id : undefined,
+        // Reads (searches are POSTs too), PUTs and DELETEs repeat safely; a creating POST not.
+        idempotent: !spec.write || method === "PUT" || method === "DELETE",
+        // jira.js takes no signal per call: the gate stops waiting for it on abort or timeout.
+        send: () => sendOnce(spec),
+      });
     },
     parse(schema, data, ctx) {
       const result = schema.safeParse(data);

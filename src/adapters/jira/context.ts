@@ -1,5 +1,4 @@
 import type { JiraClient, JiraEndpoints } from "./client.js";
-import type { IssuePacer } from "./pacer.js";
 import type { RawSprint } from "./schema.js";
 import type { SiteInfo } from "./site.js";
 import type { WorkflowEdge } from "./workflow.js";
@@ -23,7 +22,6 @@ export interface JiraContext {
   readonly api: JiraEndpoints;
   readonly settings: JiraSettings;
   readonly site: () => Promise<SiteInfo>;
-  readonly pacer: IssuePacer;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Learned workflow edges: issue type → status → transitions. */
   readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
@@ -46,16 +44,6 @@ export interface JiraContext {
     promise?: Promise<RawSprint[]> | undefined;
     readonly ensuring: Map<string, Promise<RawSprint>>;
   };
-}
-
-/** Waits for the pacer's slot on `key` before a write to that issue. */
-export async function paceWrite(
-  ctx: JiraContext,
-  key: string,
-  signal?: AbortSignal,
-): Promise<void> {
-  const wait = ctx.pacer.reserve(key);
-  if (wait > 0) await ctx.sleep(wait, signal);
 }
 
 export function markerKey(m: {

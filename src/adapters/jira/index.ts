@@ -13,7 +13,7 @@ import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
 import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./feed.js";
-import { createIssuePacer, JIRA_ISSUE_WRITE_WINDOWS } from "./pacer.js";
+import type { RequestGate } from "../../core/request-gate.js";
 import { probeSite } from "./probe.js";
 import { changeFeed, findItemByMarker, getItem, listItems } from "./reads.js";
 import { rawPriorities, rawWorklogPage } from "./schema.js";
@@ -38,13 +38,12 @@ export interface JiraTrackerOptions {
   /** Resolution to set when a transition into a status needs one (Done→Done, Rejected→Won't Do). */
   readonly statusResolutions?: Readonly<Record<string, string>> | undefined;
   readonly logger?: JiraLogger | undefined;
-  /** Divides the rate-limit windows (a sandbox running N× faster). @default 1 */
-  readonly timeScale?: number | undefined;
-  /** Steady calls per second per endpoint, by method; `false` turns endpoint pacing off. */
-  readonly endpointRates?:
-    { readonly read: number; readonly write: number; readonly edit: number } | false | undefined;
-  /** Per-issue write pacing (20/2 s, 100/30 s); `false` turns it off. @default true */
-  readonly issuePacing?: boolean | undefined;
+  /**
+   * The request gate every HTTP request goes through: Jira's limits (per-issue write windows,
+   * 20 per 2 s and 100 per 30 s), `Retry-After` waits, retries, timeouts, cancellation. The CLI
+   * passes the token's shared gate. @default ungated
+   */
+  readonly gate?: RequestGate | undefined;
   readonly pageSize?: number | undefined;
   readonly overlapMs?: number | undefined;
   /** How far back `findByMarker` scans entity properties when JQL finds nothing. @default 7 days */
@@ -54,34 +53,7 @@ export interface JiraTrackerOptions {
   readonly timeoutMs?: number | undefined;
 }
 
-/** 80 % of Jira's default burst buckets (GET/POST 100 rps, PUT/DELETE 50 rps). */
-const DEFAULT_RATES = { read: 80, write: 80, edit: 40 };
-
-function scaled(windows: readonly { max: number; ms: number }[], scale: number) {
-  return windows.map((w) => ({ max: w.max, ms: w.ms / scale }));
-}
-
-function endpointPacer(options: JiraTrackerOptions, scale: number) {
-  const rates = options.endpointRates ?? DEFAULT_RATES;
-  if (rates === false) return undefined;
-  const make = (rps: number) =>
-    createIssuePacer({ windows: scaled([{ max: rps, ms: 1_000 }], scale) });
-  const read = make(rates.read);
-  const write = make(rates.write);
-  const edit = make(rates.edit);
-  return {
-    reserve: (op: string) =>
-      (op.startsWith("GET")
-        ? read
-        : op.startsWith("PUT") || op.startsWith("DELETE")
-          ? edit
-          : write
-      ).reserve(op),
-  };
-}
-
 function buildContext(options: JiraTrackerOptions): JiraContext {
-  const scale = options.timeScale ?? 1;
   const sleep = (ms: number, signal?: AbortSignal) =>
     delay(ms, undefined, signal ? { signal } : {});
   const client = createJiraClient({
@@ -92,8 +64,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     tokenEnv: options.tokenEnv,
     logger: options.logger,
     timeoutMs: options.timeoutMs,
-    endpointPacer: endpointPacer(options, scale),
-    sleep,
+    gate: options.gate,
   });
   const api = createJiraEndpoints(client);
   const settings: JiraSettings = {
@@ -106,13 +77,11 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     storyType: options.storyType ?? "Story",
     subtaskType: options.subtaskType ?? "Sub-task",
   };
-  const windows = options.issuePacing === false ? [] : scaled(JIRA_ISSUE_WRITE_WINDOWS, scale);
   return {
     client,
     api,
     settings,
     site: createSiteLoader(client, api, options),
-    pacer: createIssuePacer({ windows }),
     sleep,
     graphs: new Map(),
     statuses: {},

@@ -1,5 +1,5 @@
 import { PayloadInvalidError } from "../../core/errors.js";
-import { paceWrite, type JiraContext } from "./context.js";
+import type { JiraContext } from "./context.js";
 import { rawIssue, rawStatuses, rawTransitions } from "./schema.js";
 import { nextTransition, type WorkflowEdge } from "./workflow.js";
 
@@ -138,7 +138,6 @@ export async function transitionTo(
       }
       throw unreachable(ctx, key, start.status, target, next.reachable);
     }
-    await paceWrite(ctx, key, opts.signal);
     try {
       await ctx.api.doTransition(key, next.edge.id, requiredFields(ctx, next.edge));
     } catch (error) {

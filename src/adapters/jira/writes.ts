@@ -11,7 +11,7 @@ import type {
 } from "../../core/model.js";
 import { markdownToAdf } from "./adf.js";
 import { docFromPieces } from "./adf-blocks.js";
-import { paceWrite, type JiraContext } from "./context.js";
+import type { JiraContext } from "./context.js";
 import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
 import { getItem } from "./reads.js";
 import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
@@ -53,7 +53,6 @@ export async function updateItem(
     fields.description = docFromPieces(patch.richDescription);
   }
   if (Object.keys(fields).length > 0) {
-    await paceWrite(ctx, key, signal);
     await ctx.api.editIssue(key, { fields });
   }
   const status = patch.set.status;
@@ -70,7 +69,6 @@ export async function updateItem(
     else await ctx.api.moveToBacklog([key]);
   }
   if (patch.metadata !== undefined || patch.marker !== undefined) {
-    await paceWrite(ctx, key, signal);
     await ctx.api.setProperty(
       key,
       PROPERTY_KEY,
@@ -91,9 +89,8 @@ export async function addComment(
   ctx: JiraContext,
   item: ItemRef,
   draft: CommentDraft,
-  signal?: AbortSignal,
+  _signal?: AbortSignal,
 ): Promise<Comment> {
-  await paceWrite(ctx, item.id, signal);
   const raw = await ctx.api.addComment(item.id, markdownToAdf(draft.body));
   return toComment(
     ctx.client.parse(rawComment, raw, {
@@ -107,9 +104,8 @@ export async function addTimeEntry(
   ctx: JiraContext,
   item: ItemRef,
   draft: TimeEntryDraft,
-  signal?: AbortSignal,
+  _signal?: AbortSignal,
 ): Promise<TimeEntry> {
-  await paceWrite(ctx, item.id, signal);
   const raw = await ctx.api.addWorklog(item.id, {
     started: worklogStarted(draft.date),
     timeSpentSeconds: Math.round(draft.hours * 3600),
@@ -127,8 +123,7 @@ export async function addTimeEntry(
 export async function deleteItem(
   ctx: JiraContext,
   ref: ItemRef,
-  signal?: AbortSignal,
+  _signal?: AbortSignal,
 ): Promise<void> {
-  await paceWrite(ctx, ref.id, signal);
   await ctx.api.deleteIssue(ref.id);
 }

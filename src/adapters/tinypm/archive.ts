@@ -1,6 +1,6 @@
 import type { UserRef } from "../../core/model.js";
 import { createTinypmTracker, type TinypmTracker, type TinypmTrackerOptions } from "./index.js";
-import { mapOrdered } from "./limiter.js";
+import { mapOrdered } from "./ordered.js";
 import { PRIORITIES, longDateToIso, taskStatusName, toNumber } from "./map.js";
 import {
   rawTimesheet,

@@ -14,8 +14,7 @@ import {
   type RemoteContext,
 } from "../../core/errors.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
-import { remoteRead } from "../../core/remote-read.js";
-import { createLimiter } from "./limiter.js";
+import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
 import { rawError } from "./schema.js";
 import {
   XmlRejection,
@@ -39,6 +38,8 @@ export interface ClientOptions {
   readonly limits: XmlLimits;
   readonly logger?: TinypmLogger | undefined;
   readonly userAgent?: string | undefined;
+  /** Every request goes through it (limits, retries, waits). @default ungated */
+  readonly gate?: RequestGate | undefined;
 }
 
 export interface RequestSpec {
@@ -118,7 +119,7 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
     },
     hooks: { beforeRequest: [emptyCacheOptions] },
   });
-  const limiter = createLimiter(options.concurrency);
+  const gate = options.gate ?? ungated;
   let reads = 0;
   let writes = 0;
 
@@ -184,11 +185,14 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
   const client: TinypmClient = {
     baseUrl,
     send: (spec) =>
-      spec.method === "GET"
-        ? remoteRead(`${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`, () =>
-            limiter.run(() => sendOnce(spec)),
-          )
-        : limiter.run(() => sendOnce(spec)),
+      gate.request({
+        system: SYSTEM,
+        kind: spec.method === "GET" ? "read" : "write",
+        name: `${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`,
+        // A story is identified by its id; a POST creates one (a repeat would duplicate it).
+        idempotent: spec.method !== "POST",
+        send: (signal) => sendOnce({ ...spec, signal: bothSignals(spec.signal, signal) }),
+      }),
     async getXml(spec, schema) {
       const res = await client.send({ ...spec, method: "GET" });
       return client.parse(spec, res.body, schema);

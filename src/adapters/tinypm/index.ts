@@ -23,7 +23,7 @@ import type {
 } from "../../core/tracker.js";
 import { createTinypmClient, type TinypmLogger } from "./client.js";
 import { fullScanFeed } from "./feed.js";
-import { mapOrdered } from "./limiter.js";
+import { mapOrdered } from "./ordered.js";
 import {
   LEGACY_TASK_STATUSES,
   toNumber,
@@ -38,6 +38,7 @@ import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
 import { createItem } from "./create.js";
 import { startTieredScan } from "./tiers.js";
 import { addComment, addTimeEntry, deleteItem, updateItem } from "./write.js";
+import type { RequestGate } from "../../core/request-gate.js";
 
 export interface TinypmTrackerOptions {
   /** The API root, ending in `/api` (e.g. `http://localhost:8080/tinypm/api`). */
@@ -56,6 +57,11 @@ export interface TinypmTrackerOptions {
   /** pino-compatible; one debug line per HTTP call. */
   readonly logger?: TinypmLogger | undefined;
   readonly userAgent?: string | undefined;
+  /**
+   * The request gate every HTTP request goes through (limits, retries, waits, cancellation); the
+   * CLI passes the token's shared gate. @default ungated (each request sent once)
+   */
+  readonly gate?: RequestGate | undefined;
 }
 
 /** The tinyPM project as `getProject()` returns it. */
@@ -129,6 +135,7 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
     },
     logger: options.logger,
     userAgent: options.userAgent,
+    gate: options.gate,
   });
   const session = createSession(client, String(options.projectId), concurrency);
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ItemRef, TimeEntry, WorkItem } from "../../core/model.js";
-import { mapOrdered } from "./limiter.js";
+import { mapOrdered } from "./ordered.js";
 import { createListedDetails, type ListedDetails } from "./listed-details.js";
 import { storyToItem, taskToItem } from "./map.js";
 import { rawStory, rawTask } from "./schema.js";
@@ -54,7 +54,7 @@ export async function readItem(
     : readTask(session, ref.id, undefined, signal);
 }
 
-/** Reads the tasks of a story, concurrently (the session's limiter bounds the HTTP calls). */
+/** Reads the tasks of a story, concurrently (the request gate bounds the HTTP calls). */
 export async function readTasksOf(
   session: TinypmSession,
   storyId: string,
@@ -171,7 +171,7 @@ export async function readStoryTree(
 
 /**
  * The trees of the listed stories, in listing order, with a bounded window of stories in flight
- * (each story fans out into its task reads; the client's limiter bounds the connections).
+ * (each story fans out into its task reads; the request gate bounds the requests).
  */
 export async function* readStoryTrees(
   session: TinypmSession,

@@ -2,7 +2,7 @@ import { NotFoundError } from "../../core/errors.js";
 import { explainMissingProject } from "./diagnose.js";
 import type { Comment, Iteration, TimeEntry, UserRef } from "../../core/model.js";
 import type { TinypmClient } from "./client.js";
-import { createLimiter, mapOrdered, type Limiter } from "./limiter.js";
+import { createSerial, mapOrdered, type Serial } from "./ordered.js";
 import {
   toComment,
   toIteration,
@@ -60,7 +60,7 @@ export interface TinypmSession {
   readonly projectId: string;
   readonly concurrency: number;
   /** Serializes creates where the new id is found by listing (2.0–2.5). */
-  readonly createLock: Limiter;
+  readonly createLock: Serial;
   project(): Promise<RawProject>;
   version(): Promise<ApiVersion>;
   /** The version once probed, else `undefined`. */
@@ -193,7 +193,7 @@ export function createSession(
     client,
     projectId,
     concurrency,
-    createLock: createLimiter(1),
+    createLock: createSerial(),
     project: project.get,
     version: version.get,
     knownVersion: () => known,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { WorkItem } from "../../core/model.js";
 import type { ScanSection, TieredScan } from "../../core/tracker.js";
-import { mapOrdered } from "./limiter.js";
+import { mapOrdered } from "./ordered.js";
 import { createReadRun, readStory, readStoryTrees, readTask } from "./read.js";
 import type { StorySummary, TinypmSession } from "./session.js";
 

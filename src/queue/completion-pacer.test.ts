@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createPacer, nextSlot, planPacing, type PacerOptions } from "./pacer.js";
+import {
+  createCompletionPacer,
+  nextSlot,
+  planPacing,
+  type CompletionPacerOptions,
+} from "./completion-pacer.js";
 
 function fakeClock() {
   let t = 0;
@@ -16,10 +21,14 @@ function fakeClock() {
 }
 
 /** Runs `n` sequential writes that each take `latency` ms; returns their start and end times. */
-async function run(n: number, latency: number | ((i: number) => number), opts: PacerOptions = {}) {
+async function run(
+  n: number,
+  latency: number | ((i: number) => number),
+  opts: CompletionPacerOptions = {},
+) {
   const latencyOf = typeof latency === "number" ? () => latency : latency;
   const clock = fakeClock();
-  const pacer = createPacer({ ...opts, now: clock.now, sleep: clock.sleep });
+  const pacer = createCompletionPacer({ ...opts, now: clock.now, sleep: clock.sleep });
   const writes: { start: number; end: number }[] = [];
   for (let i = 0; i < n; i++) {
     const release = await pacer.acquire();
@@ -70,7 +79,7 @@ describe("nextSlot", () => {
   });
 });
 
-describe("createPacer", () => {
+describe("createCompletionPacer", () => {
   it("keeps every sliding minute under 80 on GitHub's side, whatever the latency", async () => {
     const { writes } = await run(300, 400, { writesPerHour: 1e9 });
     for (let i = 80; i < writes.length; i++) {
@@ -130,7 +139,11 @@ describe("createPacer", () => {
 
   it("serves concurrent callers in order, one slot each", async () => {
     const clock = fakeClock();
-    const pacer = createPacer({ writesPerMinute: 30, now: clock.now, sleep: clock.sleep });
+    const pacer = createCompletionPacer({
+      writesPerMinute: 30,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
     const starts: number[] = [];
     await Promise.all(
       [1, 2, 3].map(async () => {

@@ -1,7 +1,7 @@
 /**
- * Write pacing under GitHub's content-creation limits (80 per minute, 500 per hour by default),
- * so that the limit is never hit; no retry happens here (the engine's queue is the one layer that
- * retries).
+ * Completion-anchored write windows, the request gate's pacing for services that count writes
+ * the way GitHub counts content creation (80 per minute, 500 per hour by default), so that the
+ * limit is never hit. No retry happens here (the gate retries).
  *
  * Two rules, both on the client's clock:
  * - spacing: writes start at least half of `60 s / writesPerMinute` apart (smooth, no bursts;
@@ -20,7 +20,7 @@
  * their limits on a scaled clock too.
  */
 
-export interface PacerOptions {
+export interface CompletionPacerOptions {
   /** Default 80 (GitHub's documented content-creation limit). */
   readonly writesPerMinute?: number | undefined;
   /** Default 500. */
@@ -31,7 +31,7 @@ export interface PacerOptions {
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-export interface PacerState {
+export interface CompletionPacerState {
   readonly writesPerMinute: number;
   readonly writesPerHour: number;
   readonly timeScale: number;
@@ -44,24 +44,24 @@ export interface PacerState {
 }
 
 /** Call when the write's answer (or error) has arrived. */
-export type PacerRelease = () => void;
+export type CompletionRelease = () => void;
 
-export interface Pacer {
+export interface CompletionPacer {
   /** Waits for the next write slot and takes it; call the returned function once answered. */
-  acquire(signal?: AbortSignal): Promise<PacerRelease>;
+  acquire(signal?: AbortSignal): Promise<CompletionRelease>;
   /** Real milliseconds until the next slot (at least; an unfinished write may add to it). */
   delayMs(): number;
-  state(): PacerState;
+  state(): CompletionPacerState;
 }
 
-export interface PacerWindow {
+export interface CompletionWindow {
   readonly count: number;
   readonly ms: number;
 }
 
-export interface PacerPlan {
+export interface CompletionPlan {
   readonly intervalMs: number;
-  readonly windows: readonly PacerWindow[];
+  readonly windows: readonly CompletionWindow[];
 }
 
 /** The minimum gap between write starts, as a share of the average gap at the full rate. */
@@ -70,11 +70,11 @@ const SPACING = 0.5;
 const GUARD_MS = 2;
 
 /** The pacing constants, in real milliseconds. */
-export function planPacing(opts: PacerOptions): PacerPlan {
+export function planPacing(opts: CompletionPacerOptions): CompletionPlan {
   const perMinute = positive(opts.writesPerMinute, 80, "writesPerMinute");
   const perHour = positive(opts.writesPerHour, 500, "writesPerHour");
   const scale = positive(opts.timeScale, 1, "timeScale");
-  const windows: PacerWindow[] = [];
+  const windows: CompletionWindow[] = [];
   if (Number.isFinite(perMinute))
     windows.push({ count: Math.floor(perMinute), ms: 60_000 / scale + GUARD_MS });
   if (Number.isFinite(perHour))
@@ -104,7 +104,7 @@ export interface SlotRecord {
 export function nextSlot(args: {
   now: number;
   slots: readonly SlotRecord[];
-  plan: PacerPlan;
+  plan: CompletionPlan;
 }): number | undefined {
   const { now, slots, plan } = args;
   const last = slots.at(-1);
@@ -132,7 +132,7 @@ export function nextSlot(args: {
  * write and write j). Each later write of the burst is then clear of the window by construction.
  * Writes j − N not yet answered are left to the per-write rule.
  */
-function burstStart(slots: readonly SlotRecord[], plan: PacerPlan, index: number): number {
+function burstStart(slots: readonly SlotRecord[], plan: CompletionPlan, index: number): number {
   const w = plan.windows[index];
   if (w === undefined) return Number.NEGATIVE_INFINITY;
   const smaller = plan.windows.slice(0, index);
@@ -170,7 +170,7 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** A pacer for one token: callers are served in order, one slot each. */
-export function createPacer(opts: PacerOptions = {}): Pacer {
+export function createCompletionPacer(opts: CompletionPacerOptions = {}): CompletionPacer {
   const plan = planPacing(opts);
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? defaultSleep;
@@ -181,7 +181,7 @@ export function createPacer(opts: PacerOptions = {}): Pacer {
   let granted = 0;
 
   const untilFinished = (): Promise<void> => new Promise((resolve) => finished.push(resolve));
-  const take = async (signal?: AbortSignal): Promise<PacerRelease> => {
+  const take = async (signal?: AbortSignal): Promise<CompletionRelease> => {
     let scheduled: number;
     for (;;) {
       const t = now();

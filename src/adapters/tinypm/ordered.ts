@@ -1,9 +1,13 @@
-/** A counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
-export interface Limiter {
+/**
+ * Runs tasks one at a time, in order: a lock around work that must not interleave (creates that
+ * check for an existing item first). Not a rate limit: those live in the request gate.
+ */
+export interface Serial {
   run<T>(task: () => Promise<T>): Promise<T>;
 }
 
-export function createLimiter(limit: number): Limiter {
+export function createSerial(): Serial {
+  const limit = 1;
   let active = 0;
   const waiting: (() => void)[] = [];
   const release = (): void => {

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createIssuePacer } from "./pacer.js";
+import { JIRA_ISSUE_WRITE_WINDOWS } from "./gate-limits.js";
+import { createKeyedWindows } from "./keyed-windows.js";
 
 function run(writes: number, windows?: { max: number; ms: number }[]) {
   let clock = 0;
-  const pacer = createIssuePacer({ now: () => clock, ...(windows && { windows }) });
+  const pacer = createKeyedWindows({
+    now: () => clock,
+    windows: windows ?? JIRA_ISSUE_WRITE_WINDOWS,
+  });
   const times: number[] = [];
   for (let i = 0; i < writes; i++) {
     const wait = pacer.reserve("WID-1");
@@ -19,7 +23,7 @@ function maxInWindow(times: number[], ms: number): number {
   return best;
 }
 
-describe("createIssuePacer", () => {
+describe("createKeyedWindows", () => {
   it("lets the first 20 writes to an issue through at once", () => {
     expect(run(20).every((t) => t === 0)).toBe(true);
   });
@@ -34,7 +38,7 @@ describe("createIssuePacer", () => {
 
   it("keeps issues independent", () => {
     const clock = 0;
-    const pacer = createIssuePacer({ now: () => clock });
+    const pacer = createKeyedWindows({ now: () => clock, windows: JIRA_ISSUE_WRITE_WINDOWS });
     for (let i = 0; i < 20; i++) pacer.reserve("WID-1");
     expect(pacer.reserve("WID-2")).toBe(0);
     expect(pacer.reserve("WID-1")).toBe(2_000);
@@ -42,7 +46,7 @@ describe("createIssuePacer", () => {
 
   it("forgets idle issues", () => {
     let clock = 0;
-    const pacer = createIssuePacer({ now: () => clock });
+    const pacer = createKeyedWindows({ now: () => clock, windows: JIRA_ISSUE_WRITE_WINDOWS });
     pacer.reserve("WID-1");
     clock = 60_000;
     pacer.reserve("WID-2");

@@ -1,34 +1,29 @@
 /**
- * Paces writes per issue under Jira Cloud's per-issue write limits (20 per 2 s and 100 per 30 s)
- * so that a migration never trips them. Pure bookkeeping with an injectable clock: `reserve`
- * says how long to wait before the next write to an issue and books that slot. It never retries;
- * the queue layer does.
+ * Keyed windows of the request gate: limits that hold per key rather than per system, such as
+ * Jira Cloud's per-issue write limits (20 per 2 s and 100 per 30 s), so that a migration never
+ * trips them. Pure bookkeeping with an injectable clock: `reserve` says how long to wait before
+ * the next request on a key and books that slot. It never retries; the gate does.
  */
 
-export interface PacerWindow {
+export interface KeyWindow {
   readonly max: number;
   readonly ms: number;
 }
 
-export const JIRA_ISSUE_WRITE_WINDOWS: readonly PacerWindow[] = [
-  { max: 20, ms: 2_000 },
-  { max: 100, ms: 30_000 },
-];
-
-export interface IssuePacer {
+export interface KeyedWindows {
   /** Milliseconds to wait before writing to `key`; the write is booked at now + wait. */
   reserve(key: string): number;
   /** How many issues are being tracked (bounded: idle issues are forgotten). */
   size(): number;
 }
 
-export interface IssuePacerOptions {
-  readonly windows?: readonly PacerWindow[] | undefined;
+export interface KeyedWindowsOptions {
+  readonly windows: readonly KeyWindow[];
   readonly now?: (() => number) | undefined;
 }
 
-export function createIssuePacer(options: IssuePacerOptions = {}): IssuePacer {
-  const windows = options.windows ?? JIRA_ISSUE_WRITE_WINDOWS;
+export function createKeyedWindows(options: KeyedWindowsOptions): KeyedWindows {
+  const windows = options.windows;
   const now = options.now ?? Date.now;
   const longest = Math.max(0, ...windows.map((w) => w.ms));
   const booked = new Map<string, number[]>();

@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import type { SystemName } from "../core/model.js";
+import {
+  createGate,
+  type Gate,
+  type GateOptions,
+  type RunGate,
+  type RunGateOptions,
+} from "./gate.js";
+import type { GateLimits } from "./gate-limits.js";
+
+/** Who a gate belongs to: limits are a token's, not a job's. */
+export interface GateOwner {
+  readonly system: SystemName;
+  readonly baseUrl: string;
+  /** Hashed into the key; never kept. */
+  readonly token: string;
+}
+
+/** A run's handle on a shared gate; `close` lets the gate go once no run holds it. */
+export interface SharedRunGate extends RunGate {
+  close(): void;
+}
+
+interface Entry {
+  readonly gate: Gate;
+  holders: number;
+}
+
+const gates = new Map<string, Entry>();
+
+/** `system baseUrl token-hash`: the token itself is never a key, a log field or a message. */
+export function gateKey(owner: GateOwner): string {
+  const hash = createHash("sha256").update(owner.token).digest("hex").slice(0, 16);
+  return `${owner.system} ${owner.baseUrl.replace(/\/+$/, "")} ${hash}`;
+}
+
+/**
+ * The process-wide gate of `owner`'s token, created with `limits` by its first user: several
+ * jobs (or `serve`'s scheduled runs) using one token share one budget. Each run gets its own
+ * view (signal, events, counters, wait budget); the gate is dropped when the last run closes.
+ */
+export function openSharedGate(
+  owner: GateOwner,
+  limits: GateLimits,
+  run: RunGateOptions,
+  extra: Omit<GateOptions, "system" | "limits"> = {},
+): SharedRunGate {
+  const key = gateKey(owner);
+  let entry = gates.get(key);
+  if (entry === undefined) {
+    entry = { gate: createGate({ system: owner.system, limits, ...extra }), holders: 0 };
+    gates.set(key, entry);
+  }
+  const held = entry;
+  held.holders++;
+  let closed = false;
+  return {
+    ...held.gate.forRun(run),
+    close() {
+      if (closed) return;
+      closed = true;
+      if (--held.holders === 0 && gates.get(key) === held) gates.delete(key);
+    },
+  };
+}
+
+/** How many runs hold the gate of `owner` (0: none open). For tests and `serve`'s metrics. */
+export function sharedGateHolders(owner: GateOwner): number {
+  return gates.get(gateKey(owner))?.holders ?? 0;
+}

@@ -1,0 +1,308 @@
+import { RateLimitError, RemoteUnavailableError, SyncError } from "../core/errors.js";
+import type { SystemName } from "../core/model.js";
+import type { GateEvent, GateRequest, RequestGate, WaitReason } from "../core/request-gate.js";
+import { createCompletionPacer } from "./completion-pacer.js";
+import type { GateLimits } from "./gate-limits.js";
+import { checkGateLimits, DEFAULT_TIMEOUT_MS } from "./gate-limits.js";
+import { createRunWaits, type GateCounters, type RunWaits } from "./gate-waits.js";
+import { createKeyedWindows } from "./keyed-windows.js";
+import { createPacer } from "./pacer.js";
+import type { RetryPolicy } from "./retry.js";
+import { DEFAULT_RETRY_POLICY, retryDelay } from "./retry.js";
+import { createSemaphore } from "./semaphore.js";
+import { realClock, type Clock } from "./virtual-clock.js";
+
+export type { GateCounters } from "./gate-waits.js";
+
+/** Options of `createGate`: one token's limits on one service. */
+export interface GateOptions {
+  readonly system: SystemName;
+  readonly limits: GateLimits;
+  /** For messages: `GitHub (https://api.github.com)`. @default the system's name */
+  readonly label?: string | undefined;
+  /** Pacing and backoff clock (a virtual clock in tests). Request timeouts use real time. */
+  readonly clock?: Clock | undefined;
+  /** @default DEFAULT_RETRY_POLICY */
+  readonly policy?: RetryPolicy | undefined;
+  /** For the retry jitter. @default Math.random */
+  readonly random?: (() => number) | undefined;
+}
+
+/** One run's use of a gate. */
+export interface RunGateOptions {
+  /** Stops the run: every wait and request of the run ends at once (InterruptedError). */
+  readonly signal?: AbortSignal | undefined;
+  readonly onEvent?: ((e: GateEvent) => void) | undefined;
+  /**
+   * Longest wait for a limit the run accepts; a longer one stops it before the request
+   * (LimitWaitError, exit 3). `Infinity` waits whatever it takes (`--wait-for-limits`).
+   * @default DEFAULT_WAIT_BUDGET_MS
+   */
+  readonly maxWaitMs?: number | undefined;
+}
+
+/** The gate as one run sees it: its requests, counted. */
+export interface RunGate extends RequestGate {
+  readonly system: SystemName;
+  counters(): GateCounters;
+}
+
+/** One token's gate: the limits every run using that token shares. */
+export interface Gate {
+  readonly system: SystemName;
+  readonly limits: GateLimits;
+  forRun(o?: RunGateOptions): RunGate;
+}
+
+/** A run waits up to 10 minutes for a limit before it stops (the retry policy's budget). */
+export const DEFAULT_WAIT_BUDGET_MS = DEFAULT_RETRY_POLICY.maxTotalMs;
+
+/** Status of a result, for the `request` event (adapters' responses carry theirs). */
+function statusOf(value: unknown): number {
+  const status = (value as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : 200;
+}
+
+/** Whether the run was stopped (a function: the answer changes across awaits). */
+function stopped(run: RunWaits): boolean {
+  return run.signal.aborted;
+}
+
+/** Rejects when `signal` aborts, whether or not `promise` listens to it. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/**
+ * The request gate of one token on one service: requests in flight (`concurrency`), sliding
+ * windows per second / minute / hour (start- or completion-anchored), keyed windows, a pause
+ * when the service says `Retry-After` or reset, a bounded time per request, and retries of
+ * requests that are safe to repeat (`retry.ts`). Every wait is an event of the run that met it.
+ *
+ * @example
+ * const gate = createGate({ system: "github", limits: { writesPerMinute: 80, writesPerHour: 500,
+ *   writeWindows: "completion" } }).forRun({ signal, onEvent });
+ * const res = await gate.request({ system: "github", kind: "write", name: "POST /issues",
+ *   idempotent: false, send: (signal) => octokit.request({ …, request: { signal } }) });
+ */
+export function createGate(o: GateOptions): Gate {
+  const { system, limits } = o;
+  checkGateLimits(system, limits);
+  const clock = o.clock ?? realClock;
+  const policy = o.policy ?? DEFAULT_RETRY_POLICY;
+  const label = o.label ?? system;
+  const scale = limits.timeScale ?? 1;
+  const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const concurrency = createSemaphore(limits.concurrency ?? 4);
+  const reads = createPacer(
+    limits.readsPerSecond === undefined
+      ? []
+      : [{ limit: limits.readsPerSecond, windowMs: 1_000 / scale }],
+  );
+  const startWrites = createPacer(
+    [
+      { limit: limits.writesPerMinute ?? Infinity, windowMs: 60_000 / scale },
+      { limit: limits.writesPerHour ?? Infinity, windowMs: 3_600_000 / scale },
+    ].filter((w) => Number.isFinite(w.limit)),
+  );
+  const completionWrites =
+    limits.writeWindows === "completion"
+      ? createCompletionPacer({
+          writesPerMinute: limits.writesPerMinute ?? Infinity,
+          writesPerHour: limits.writesPerHour ?? Infinity,
+          timeScale: scale,
+          now: clock.now,
+          sleep: clock.sleep,
+        })
+      : undefined;
+  const keyed =
+    limits.keyWindows === undefined || limits.keyWindows.length === 0
+      ? undefined
+      : createKeyedWindows({
+          windows: limits.keyWindows.map((w) => ({ max: w.max, ms: w.ms / scale })),
+          now: clock.now,
+        });
+  /** Clock time until which the service asked for no request (Retry-After, reset). */
+  let pausedUntil = 0;
+  const minuteMs = 60_000 / scale;
+  const windowReason = (waitMs: number): WaitReason => (waitMs > minuteMs ? "hour" : "minute");
+
+  /** Waits for every window of `req` to allow it; returns what to call once it is answered. */
+  const admit = async (req: GateRequest<unknown>, run: RunWaits): Promise<() => void> => {
+    if (pausedUntil > clock.now()) await run.wait("service", pausedUntil, req.name);
+    let done = (): void => undefined;
+    if (req.kind === "write" && completionWrites !== undefined) {
+      const ahead = completionWrites.delayMs();
+      const until = clock.now() + ahead;
+      const reason = windowReason(ahead);
+      run.checkBudget(reason, until, req.name);
+      done = await run.wait(reason, until, req.name).then(() =>
+        completionWrites.acquire(run.signal).catch((e: unknown) => {
+          throw run.interrupted(req.name, e);
+        }),
+      );
+    } else {
+      const pacer = req.kind === "write" ? startWrites : reads;
+      const slot = pacer.reserve(clock.now());
+      const reason: WaitReason = req.kind === "write" ? windowReason(slot - clock.now()) : "second";
+      try {
+        await run.wait(reason, slot, req.name);
+      } catch (error) {
+        pacer.cancel(slot);
+        throw error;
+      }
+    }
+    try {
+      if (req.key !== undefined && keyed !== undefined && req.kind === "write") {
+        const wait = keyed.reserve(req.key);
+        await run.wait("key", clock.now() + wait, req.name);
+      }
+      if (pausedUntil > clock.now()) await run.wait("service", pausedUntil, req.name);
+      await concurrency.acquire(run.signal).catch((e: unknown) => {
+        throw run.interrupted(req.name, e);
+      });
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return () => {
+      concurrency.release();
+      done();
+    };
+  };
+
+  /** Sends once, bounded by the timeout and the run's signal. */
+  const sendOnce = async <T>(req: GateRequest<T>, run: RunWaits): Promise<T> => {
+    const controller = new AbortController();
+    const stop = (): void => {
+      controller.abort(run.signal.reason);
+    };
+    run.signal.addEventListener("abort", stop, { once: true });
+    const timeout = { fired: false };
+    const timer = setTimeout(() => {
+      timeout.fired = true;
+      controller.abort(new Error("timeout"));
+    }, timeoutMs);
+    try {
+      return await abortable(req.send(controller.signal), controller.signal);
+    } catch (error) {
+      if (run.signal.aborted) throw run.interrupted(req.name, error);
+      if (timeout.fired) {
+        throw new RemoteUnavailableError(
+          `${label} did not answer ${req.name} within ${timeoutMs / 1000} s.`,
+          { system, operation: req.name },
+          {
+            transient: true,
+            hint: `Check that ${label} is up and reachable; raise the connection's timeoutMs if it is only slow.`,
+          },
+        );
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      run.signal.removeEventListener("abort", stop);
+    }
+  };
+
+  const request = async <T>(req: GateRequest<T>, run: RunWaits): Promise<T> => {
+    const started = clock.now();
+    let refusals = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (run.signal.aborted) throw run.interrupted(req.name, run.signal.reason);
+      const release = await admit(req, run);
+      const sentAt = Date.now();
+      if (req.kind === "write") run.counters.writes++;
+      else run.counters.reads++;
+      let failure: unknown;
+      try {
+        const value = await sendOnce(req, run);
+        run.emit(event(req, statusOf(value), sentAt));
+        return value;
+      } catch (error) {
+        failure = error;
+        const status = error instanceof SyncError ? error.details.status : undefined;
+        run.emit(event(req, typeof status === "number" ? status : "error", sentAt));
+      } finally {
+        release();
+      }
+      if (stopped(run)) throw run.interrupted(req.name, failure);
+      let delay: number | undefined;
+      if (failure instanceof RateLimitError) {
+        // Refused, so safe to repeat even when not idempotent: wait as the service asks.
+        pausedUntil = Math.max(pausedUntil, clock.now() + Math.max(0, failure.retryAfterMs));
+        delay = ++refusals < policy.maxAttempts ? Math.max(0, failure.retryAfterMs) : undefined;
+      } else {
+        delay = retryDelay({
+          attempt: attempt - refusals,
+          error: failure,
+          policy,
+          idempotent: req.idempotent,
+          elapsedMs: clock.now() - started,
+          ...(o.random === undefined ? {} : { random: o.random }),
+        });
+      }
+      if (delay === undefined) throw failure;
+      run.counters.retries++;
+      run.emit({
+        type: "retry",
+        system,
+        name: req.name,
+        attempt,
+        delayMs: delay,
+        code: failure instanceof SyncError ? failure.code : "unknown",
+        reason: failure instanceof Error ? failure.message : String(failure),
+      });
+      if (!(failure instanceof RateLimitError))
+        await run.wait("retry", clock.now() + delay, req.name);
+    }
+  };
+
+  const event = (
+    req: GateRequest<unknown>,
+    status: number | "error",
+    sentAt: number,
+  ): GateEvent => ({
+    type: "request",
+    system,
+    kind: req.kind,
+    name: req.name,
+    status,
+    durationMs: Date.now() - sentAt,
+  });
+
+  return {
+    system,
+    limits,
+    forRun(r = {}) {
+      const run = createRunWaits({
+        system,
+        label,
+        clock,
+        signal: r.signal ?? new AbortController().signal,
+        maxWaitMs: r.maxWaitMs ?? DEFAULT_WAIT_BUDGET_MS,
+        onEvent: r.onEvent,
+      });
+      return {
+        system,
+        request: (req) => request(req, run),
+        counters: () => ({ ...run.counters }),
+      };
+    },
+  };
+}
