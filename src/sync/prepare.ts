@@ -38,6 +38,7 @@ import {
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
 import { reconcileIntents } from "./apply/reconcile.js";
 import { readAndMatchUsers } from "./user-read.js";
+import { recheckTargetRead, rechecks } from "./verify-target.js";
 import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
 
@@ -85,16 +86,17 @@ export async function prepare(
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
   ]);
   const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
-  const { tinypm, target, tinypmRead } = await readSides(o, job, bare);
-  const read = { tinypmRead: tinypmRead.info, tinypmTiers: tinypmRead.save };
+  const sides = await readSides(o, job, bare);
+  const { tinypm, target } = sides;
+  const read = { tinypmRead: sides.tinypmRead.info, tinypmTiers: sides.tinypmRead.save };
   const resolved = resolutions(o.state, job.name);
-  const planWith = (mapping: CompiledMapping, id?: IdentityStep): Plan =>
+  const planWith = (mapping: CompiledMapping, id?: IdentityStep, read = sides): Plan =>
     planJob({
       job,
       mapping,
       targetSystem: o.targetSystem,
-      tinypm,
-      target: id === undefined ? target : { ...target, items: id.targetItems },
+      tinypm: read.tinypm,
+      target: id === undefined ? read.target : { ...read.target, items: id.targetItems },
       links: id?.links ?? [...o.state.links(job.name)].map(linkView),
       resolved,
       blockless: id?.blockless,
@@ -145,17 +147,19 @@ export async function prepare(
     users: users.table,
     iterations: tinypmIterations,
   });
+  const checked = await recheckListings(o, job, sides, mapping);
   let found: IdentityStep | undefined;
   return {
     mapping,
     users,
     assigneeLoss: loss,
     tinypmIterations,
-    target,
+    target: checked.target,
     ...read,
+    tinypmRead: checked.tinypmRead.info,
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
-      if (!dry) await reconcileIntents(ctx, tinypm.items, target.items);
+      if (!dry) await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
       found = identityStep({
         job,
         mapping,
@@ -163,11 +167,11 @@ export async function prepare(
         state: o.state,
         dry,
         runId: ctx.runId,
-        tinypmItems: tinypm.items,
-        targetItems: target.items,
+        tinypmItems: checked.tinypm.items,
+        targetItems: checked.target.items,
         now: now(),
       });
-      return planWith(mapping, found);
+      return planWith(mapping, found, checked);
     },
     identity: () => found?.stats,
   };
@@ -182,7 +186,7 @@ async function readSides(
   o: RunJobOptions,
   job: PlanJob,
   mapping: CompiledMapping,
-): Promise<{ tinypm: SideRead; target: SideRead; tinypmRead: TinypmRead }> {
+): Promise<Sides> {
   // `--repair-markers` looks at every target item (removing a block need not show in a feed)
   // and matches them against every tinyPM item.
   if (o.mode !== "sync" || job.repairMarkers === true) {
@@ -262,11 +266,50 @@ async function readSides(
     mapping,
     job: job.name,
   });
+  const fresh = new Set([...(target.fresh ?? []), ...fetched.map((i) => `${i.kind}:${i.id}`)]);
   return {
     tinypm: tinypmRead.side,
-    target: { ...target, items: [...target.items, ...fetched] },
+    target: { ...target, items: [...target.items, ...fetched], fresh },
     tinypmRead,
   };
+}
+
+interface Sides {
+  readonly tinypm: SideRead;
+  readonly target: SideRead;
+  readonly tinypmRead: TinypmRead;
+}
+
+/**
+ * Listings lag writes (verify-target.ts): the linked target items the plan would act on are read
+ * again one by one, and the tinyPM counterparts of those that turn out changed are read if the
+ * tiers left them out.
+ */
+async function recheckListings(
+  o: RunJobOptions,
+  job: PlanJob,
+  sides: Sides,
+  mapping: CompiledMapping,
+): Promise<Sides> {
+  const links = [...o.state.links(job.name)].map(linkView);
+  const wanted = rechecks({ read: sides.target, links, tinypmItems: sides.tinypm.items, mapping });
+  if (wanted.length === 0) return sides;
+  const target = await recheckTargetRead({
+    lanes: o.lanes,
+    system: o.targetSystem,
+    tracker: o.target,
+    read: sides.target,
+    rechecks: wanted,
+  });
+  const tinypmRead = await readCounterparts({
+    lanes: o.lanes,
+    read: sides.tinypmRead,
+    targetItems: target.items,
+    links,
+    mapping,
+    job: job.name,
+  });
+  return { tinypm: tinypmRead.side, target, tinypmRead };
 }
 
 /** Target ids of the linked tinyPM items whose content moved away from the last synced base. */

@@ -10,6 +10,11 @@ export interface SideRead {
   readonly complete: boolean;
   /** The feed position after this read (targets), to store once the run applied it. */
   readonly checkpoint?: Checkpoint | undefined;
+  /**
+   * `kind:id` of the items read one by one (current), not from a listing or a feed (which may
+   * lag writes; see verify-target.ts).
+   */
+  readonly fresh?: ReadonlySet<string> | undefined;
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
@@ -51,6 +56,7 @@ export async function readChanges(o: {
     run: () => collect(o.tracker.changes(o.from)),
   });
   const byKey = new Map<string, WorkItem>();
+  const fresh = new Set<string>();
   for (const page of pages) {
     for (const change of page.changes)
       if (change.kind === "upsert") byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
@@ -59,9 +65,11 @@ export async function readChanges(o: {
     if (byKey.has(`${ref.kind}:${ref.id}`)) continue;
     const item = await fetchOne(o.lanes, o.system, o.tracker, ref);
     if (item) byKey.set(`${ref.kind}:${ref.id}`, item);
+    fresh.add(`${ref.kind}:${ref.id}`);
   }
   return {
     items: [...byKey.values()],
+    fresh,
     complete: pages.some((p) => p.complete),
     checkpoint: pages.at(-1)?.checkpoint ?? o.from,
   };

@@ -116,13 +116,19 @@ export async function startReliabilityWorld(o: {
   seed?: number;
   /** Eventual consistency: listings (GitHub) and JQL search (Jira) lag writes by this much. */
   eventualLagMs?: number;
+  /**
+   * The sandbox's time source (epoch ms): a test that moves it by hand decides when listings
+   * settle, whatever the machine's speed. @default Date.now
+   */
+  sandboxNow?: () => number;
 }): Promise<ReliabilityWorld> {
   const seed = o.seed ?? 1;
+  const now = o.sandboxNow === undefined ? {} : { now: o.sandboxNow };
   const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed });
   const target =
     o.target === "github"
-      ? await startGithubSandbox({ seed, ...githubConsistency(o.eventualLagMs) })
-      : await startJiraSandbox({ seed, ...jiraConsistency(o.eventualLagMs) });
+      ? await startGithubSandbox({ seed, ...githubConsistency(o.eventualLagMs), ...now })
+      : await startJiraSandbox({ seed, ...jiraConsistency(o.eventualLagMs), ...now });
   const newStatePath = (): string => join(mkdtempSync(join(tmpdir(), "tps-rel-")), "state.db");
   let statePath = newStatePath();
   const targetTracker = (timeoutMs = 10_000, gate?: RequestGate): Tracker =>

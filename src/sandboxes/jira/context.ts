@@ -44,6 +44,8 @@ export interface RequestContext {
   /** The authenticated account. */
   readonly user: Account;
   readonly indexingLagMs: number;
+  /** The store's time source (epoch ms), for the search index's lag. */
+  readonly clock: () => number;
   readonly limits: SandboxLimits;
 }
 

@@ -63,6 +63,11 @@ export interface JiraSandboxOptions {
   /** Per-issue caps, past which Jira answers 413. @default 5000 comments, 10000 worklogs */
   maxCommentsPerIssue?: number;
   maxWorklogsPerIssue?: number;
+  /**
+   * The time source (epoch ms) of issue timestamps and of the search index's lag; tests move it
+   * by hand to decide when recent writes become searchable. @default Date.now
+   */
+  now?: () => number;
 }
 
 export interface JiraSandbox {
@@ -90,7 +95,8 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     users: options.users,
     workflow: options.workflow,
   });
-  const store = createStore(site);
+  const clock = options.now ?? Date.now;
+  const store = createStore(site, clock);
   const stats = createStats();
   const faults = createFaultInjector(parseFaultSpec(options.faults ?? ""), options.seed ?? 1);
   const limiter = createRateLimiter(parseRateLimitSpec(options.rateLimits ?? "off"));
@@ -112,6 +118,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     timeScale,
     rateClock: () => t0 + (Date.now() - t0) * timeScale,
     indexingLagMs: options.indexingLagMs ?? (options.consistency === "eventual" ? 1000 : 0),
+    clock,
     limits: {
       maxCommentsPerIssue: options.maxCommentsPerIssue ?? 5000,
       maxWorklogsPerIssue: options.maxWorklogsPerIssue ?? 10_000,

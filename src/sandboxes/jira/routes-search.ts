@@ -118,7 +118,7 @@ function readToken(token: string | undefined, jql: string): number {
 
 /** Issues the search index can see: recent writes stay invisible for `indexingLagMs`. */
 function visibleIssues(ctx: RequestContext, reconcile: readonly number[]): IssueRecord[] {
-  const now = Date.now();
+  const now = ctx.clock();
   return ctx.store
     .issues()
     .filter(
@@ -131,7 +131,7 @@ function visibleIssues(ctx: RequestContext, reconcile: readonly number[]): Issue
 function matchIssues(ctx: RequestContext, input: SearchInput): IssueRecord[] {
   try {
     const compiled = compileJql(parseJql(input.jql), {
-      now: Date.now(),
+      now: ctx.clock(),
       projects: [ctx.store.site.project],
       issueExists: (ref) => ctx.store.findIssue(ref) !== undefined,
     });

@@ -25,6 +25,8 @@ export interface ServerDeps {
   /** The rate limiter's clock: real time sped up by `timeScale`. */
   readonly rateClock: () => number;
   readonly indexingLagMs: number;
+  /** Issue timestamps' and the search index's time source (epoch ms). */
+  readonly clock: () => number;
   readonly limits: SandboxLimits;
   readonly origin: () => string;
   /** Handles `/_sandbox/*` (stats, reset); returns false for other paths. */
@@ -184,6 +186,7 @@ async function handle(
       origin: deps.origin(),
       user: deps.store.site.admin,
       indexingLagMs: deps.indexingLagMs,
+      clock: deps.clock,
       limits: deps.limits,
     });
   } catch (error) {

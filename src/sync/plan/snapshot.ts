@@ -118,6 +118,15 @@ export function targetSnapshot(mapping: CompiledMapping, item: WorkItem): Snapsh
   });
 }
 
+/** Whether a side's snapshot holds what the link's base for that side holds. */
+export function sameAsBase(s: Snapshot, base: Snapshot): boolean {
+  return (
+    sameJson(s.fields, base.fields) &&
+    sameJson([...s.comments], [...base.comments]) &&
+    sameJson(s.timeEntries, base.timeEntries)
+  );
+}
+
 /** Deep equality of JSON values (objects by key, arrays by position). */
 export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
