@@ -95,17 +95,14 @@ describe.each(["github", "jira"] as const)("eventual consistency, tinyPM ⇄ %s"
     expect(duplicates(lagging.view)).toEqual([]);
   });
 
-  // Known bug on GitHub (found when issues 13, 15, 20 and 21 met on main): with listings lagging,
-  // a tinyPM title edit synced at once does not survive on GitHub, most likely because a stale
-  // listing after our own write is read as a person's change back to the old title. Skipped for
-  // GitHub until the engine's echo check covers stale listings; Jira passes.
-  it(
-    "ends where a strongly consistent service ends, and then writes nothing",
-    () => {
-      expect(Object.keys(reference.view.counts).length).toBeGreaterThan(8);
-      expect(lagging.view).toEqual(reference.view);
-      expect(lagging.tinypm).toEqual(reference.tinypm);
-      expect(lagging.lastSyncWrites).toBe(0);
-    },
-  );
+  // This compares with real time, so how much of a run falls inside the lag depends on the
+  // machine; test/issues/15-stale-listings.test.ts pins each case with a clock moved by hand
+  // (a first sync whose listing showed none of the new issues took them all for deleted, until the engine
+  // read such items again one by one).
+  it("ends where a strongly consistent service ends, and then writes nothing", () => {
+    expect(Object.keys(reference.view.counts).length).toBeGreaterThan(8);
+    expect(lagging.view).toEqual(reference.view);
+    expect(lagging.tinypm).toEqual(reference.tinypm);
+    expect(lagging.lastSyncWrites).toBe(0);
+  });
 });
