@@ -97,8 +97,8 @@ describe.each(["github", "jira"] as const)("eventual consistency, tinyPM ⇄ %s"
 
   // This compares with real time, so how much of a run falls inside the lag depends on the
   // machine; test/issues/15-stale-listings.test.ts pins each case with a clock moved by hand
-  // (a first sync whose listing showed none of the new issues took them all for deleted, until the engine
-  // read such items again one by one).
+  // (a first sync whose listing showed none of the new issues took them all for deleted, until
+  // the engine read such items again one by one).
   it("ends where a strongly consistent service ends, and then writes nothing", () => {
     expect(Object.keys(reference.view.counts).length).toBeGreaterThan(8);
     expect(lagging.view).toEqual(reference.view);
