@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { ExitCode, InterruptedError, UsageError } from "../../core/errors.js";
+import { InterruptedError, UsageError } from "../../core/errors.js";
 import type { ReportFormat } from "../../report/types.js";
 import type { RunReport } from "../../sync/engine.js";
 import { configOption, logOptions, reportOptions, parseDuration } from "../options.js";
@@ -7,6 +6,8 @@ import { runConfiguredJob } from "../job-run.js";
 import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
 import { openConfig } from "../session.js";
+import { watchJobs } from "../watch.js";
+import { DEFAULT_OUTAGE_POLICY } from "../watch-outages.js";
 import type { CliContext } from "../context.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -66,21 +67,53 @@ export const registerSync: RegisterCommand = (program, ctx) => {
       return;
     }
     session.logger.info({ intervalMs: interval }, "watching: a sync every interval until stopped");
-    for (;;) {
-      const runs = await syncOnce(ctx, session, flags);
-      settleRuns(ctx, runs);
-      const stopped = await Promise.race([
-        ctx.waitForStop().then(() => true),
-        sleep(interval, false),
-      ]);
-      if (stopped || ctx.signal.aborted) {
-        session.logger.info("stopped between runs; state is consistent");
-        ctx.exitCode = ExitCode.ok;
-        return;
-      }
-    }
+    await watchJobs(ctx, session, {
+      intervalMs: interval,
+      runJob: (resolved) => syncJob(ctx, session, resolved, flags),
+      settle: (runs) => {
+        settleRuns(ctx, runs);
+      },
+      policy: outagePolicyFromEnv(ctx.env),
+    });
   });
 };
+
+/**
+ * The watcher's outage backoff, from `TINYPM_SYNC_OUTAGE_BACKOFF` (`base,cap` durations, e.g.
+ * `1s,5s`) when set — for tests and impatient operators — else the defaults.
+ */
+function outagePolicyFromEnv(env: CliContext["env"]): Parameters<typeof watchJobs>[2]["policy"] {
+  const raw = env.TINYPM_SYNC_OUTAGE_BACKOFF;
+  if (raw === undefined || raw === "") return undefined;
+  const [base = "", cap = ""] = raw.split(",");
+  return {
+    ...DEFAULT_OUTAGE_POLICY,
+    baseMs: parseDuration(base.trim()),
+    capMs: parseDuration(cap.trim() === "" ? base.trim() : cap.trim()),
+  };
+}
+
+async function syncJob(
+  ctx: CliContext,
+  session: ReturnType<typeof openConfig>,
+  resolved: ReturnType<typeof openConfig>["loaded"]["jobs"][number],
+  flags: SyncFlags,
+): Promise<RunReport> {
+  const run = await runConfiguredJob(ctx, session, resolved, {
+    mode: "sync",
+    dryRun: flags.dryRun === true,
+    repairMarkers: flags.repairMarkers === true,
+    fullScan: flags.full === true,
+  });
+  printRun(ctx, run, {
+    json: flags.json,
+    format: flags.format,
+    out: flags.out,
+    verbose: flags.verbose,
+    estimate: durationEstimator(resolved),
+  });
+  return run;
+}
 
 async function syncOnce(
   ctx: CliContext,
@@ -93,19 +126,7 @@ async function syncOnce(
       throw new InterruptedError("Stopped before the next job started; state is consistent.", {
         hint: "Run the same command again to continue.",
       });
-    const run = await runConfiguredJob(ctx, session, resolved, {
-      mode: "sync",
-      dryRun: flags.dryRun === true,
-      repairMarkers: flags.repairMarkers === true,
-      fullScan: flags.full === true,
-    });
-    printRun(ctx, run, {
-      json: flags.json,
-      format: flags.format,
-      out: flags.out,
-      verbose: flags.verbose,
-      estimate: durationEstimator(resolved),
-    });
+    const run = await syncJob(ctx, session, resolved, flags);
     runs.push(run);
   }
   return runs;
