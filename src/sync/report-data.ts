@@ -11,6 +11,7 @@ import {
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
+import { visible } from "./plan/plan-description.js";
 import { userKey } from "./plan/snapshot.js";
 
 const value = (v: JsonValue | undefined): ReportValue => v ?? null;
@@ -87,6 +88,7 @@ function item(
         action: error ? "failed" : "create",
         direction: action.toSide === "target" ? "to-target" : "to-tinypm",
         ...(action.toSide === "target" ? { tinypmId: id } : { targetId: id }),
+        ...createdDescription(action),
         comments: action.comments.length,
         timeEntries: action.timeEntries.length,
         error,
@@ -281,6 +283,20 @@ function identityNotes(run: RunReport): string[] {
 }
 
 /** A description note as a report entry: the word diff of its visible text, line breaks kept. */
+/**
+ * A create writes its whole description: its word diff is that text, all added (issue 21: every
+ * description the plan writes shows its diff). There is nothing on the other side to keep.
+ */
+function createdDescription(
+  action: Extract<PlanAction, { type: "create" }>,
+): { descriptions?: ReportDescription[] } {
+  const text = visible(
+    action.toSide === "target" ? action.source.description : action.draft.description,
+  );
+  if (text === "") return {};
+  return { descriptions: [reportDescription({ toSide: action.toSide, before: "", after: text })] };
+}
+
 function reportDescription(d: DescriptionNote): ReportDescription {
   const diff = diffWordsWithSpace(d.before, d.after).map((part) => ({
     op: part.added ? ("added" as const) : part.removed ? ("removed" as const) : ("same" as const),

@@ -82,6 +82,7 @@ describe("plan --format", () => {
   it("text", async () => {
     const r = await plan("text");
     expect(r).toMatchObject({ code: 0 });
+    expect(r.stdout).toContain("description → GitHub, word diff:");
     expect(normalise(r.stdout)).toMatchSnapshot();
   });
 
@@ -96,6 +97,14 @@ describe("plan --format", () => {
     expect(r).toMatchObject({ code: 0 });
     const report: unknown = JSON.parse(r.stdout);
     expect(reportSchema.safeParse(report).success).toBe(true);
+    // Every description a create writes shows its word diff: all of its text added (issue 21).
+    const items = (report as { items: { action: string; descriptions?: unknown[] }[] }).items;
+    const creates = items.filter((i) => i.action === "create" && i.descriptions !== undefined);
+    expect(creates.length).toBeGreaterThan(0);
+    for (const item of creates)
+      expect(item.descriptions).toEqual([
+        { toSide: "target", diff: [{ op: "added", text: expect.any(String) as string }] },
+      ]);
     expect(normalise(JSON.stringify(report, null, 2))).toMatchSnapshot();
   });
 
