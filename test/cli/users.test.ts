@@ -139,7 +139,9 @@ describe("users policy precedence (explicit config value > user-map file policy 
     const file = withPolicies("file-fail", "fail");
     const writesBefore = jira.stats().writes;
     const r = await cli(["migrate", "--job", "jr"], file);
-    expect(r.stderr).toMatch(/Stopped before writing anything: \d+ items? lose an assignee on jira/);
+    expect(r.stderr).toMatch(
+      /Stopped before writing anything: \d+ items? lose an assignee on jira/,
+    );
     expect(r.code).toBe(2);
     expect(jira.stats().writes).toBe(writesBefore);
     const u = await cli(["users", "--job", "jr", "--json"], file);

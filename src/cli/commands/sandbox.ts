@@ -21,6 +21,8 @@ export interface SandboxFlags {
   readonly consistency: "strong" | "eventual";
   /** `--users FILE`: the sandbox's people (sandbox-users.ts). */
   readonly users?: string | undefined;
+  /** Deliver webhooks here (GitHub), signed with the secret from `--webhook-secret-env`. */
+  readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
 }
 
 /** A started sandbox as the command sees it: the lines it prints and how to stop it. */
@@ -89,7 +91,11 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     );
     const users = flags.users === undefined ? undefined : loadGithubUsers(flags.users);
     const sandbox = await withUsersFile(flags.users, () =>
-      startGithubSandbox({ ...common(flags), ...(users !== undefined && { users }) }),
+      startGithubSandbox({
+        ...common(flags),
+        ...(users !== undefined && { users }),
+        ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+      }),
     );
     return {
       banner: `GitHub sandbox listening on ${sandbox.url}`,
@@ -103,6 +109,10 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     };
   },
   jira: async (flags) => {
+    if (flags.webhook !== undefined)
+      throw new UsageError("--webhook is not supported by the Jira sandbox yet.", {
+        hint: "Use --webhook with `sandbox github`; Jira deliveries can be posted to serve's /webhooks/jira by hand (docs/serve.md).",
+      });
     checkRateLimits(
       parseJiraRateLimitSpec,
       flags.rateLimits,
@@ -135,9 +145,14 @@ interface RawFlags {
   seed: string;
   consistency: string;
   users?: string;
+  webhook?: string;
+  webhookSecretEnv?: string;
 }
 
-function parseFlags(raw: RawFlags): SandboxFlags {
+function parseFlags(
+  raw: RawFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): SandboxFlags {
   const port = Number(raw.port);
   if (!/^\d+$/.test(raw.port) || port > 65535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw.port}"`);
@@ -165,7 +180,27 @@ function parseFlags(raw: RawFlags): SandboxFlags {
       hint: "eventual makes listings and search lag writes by a second, as on the real services.",
     });
   }
+  if (raw.webhookSecretEnv !== undefined && raw.webhook === undefined)
+    throw new UsageError("--webhook-secret-env needs --webhook.", {
+      hint: "Add --webhook http://127.0.0.1:8787/webhooks/github.",
+    });
+  let webhook: SandboxFlags["webhook"];
+  if (raw.webhook !== undefined) {
+    if (!/^https?:\/\/\S+$/.test(raw.webhook))
+      throw new UsageError(`--webhook must be an http(s) URL, got "${raw.webhook}"`);
+    const name = raw.webhookSecretEnv;
+    const secret = name === undefined ? undefined : env[name];
+    if (name !== undefined && (secret === undefined || secret === ""))
+      throw new UsageError(
+        `--webhook-secret-env names ${name}, but that environment variable is not set.`,
+        {
+          hint: `Export ${name} with the webhook's secret (the one serve's webhookSecretEnv names).`,
+        },
+      );
+    webhook = { url: raw.webhook, secret };
+  }
   return {
+    webhook,
     consistency: raw.consistency,
     host: raw.host,
     port,
@@ -199,6 +234,11 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
       "strong, or eventual: listings (GitHub) and JQL search (Jira) lag writes by a second",
       "strong",
     )
+    .option("--webhook <url>", "deliver a webhook for every change made through the API (GitHub)")
+    .option(
+      "--webhook-secret-env <name>",
+      "environment variable holding the secret deliveries are signed with",
+    )
     .option(
       "--users <file>",
       "the sandbox's users from a YAML or JSON file (logins, names, emails and whether they show, who can be assigned)",
@@ -213,7 +253,7 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
           },
         );
       }
-      const sandbox = await start(parseFlags(raw));
+      const sandbox = await start(parseFlags(raw, ctx.env));
       writeLine(ctx.stdout, sandbox.banner);
       for (const line of sandbox.lines) writeLine(ctx.stdout, line);
       await ctx.waitForStop();

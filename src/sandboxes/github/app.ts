@@ -20,6 +20,7 @@ import type { Limits } from "./limits.js";
 import type { ReadCache } from "./read-cache.js";
 import type { ApiVersion } from "./render.js";
 import { findUser, type Store, type UserRecord } from "./store.js";
+import type { WebhookSender } from "./webhooks.js";
 
 /** Everything the request pipeline needs; built once per sandbox by index.ts. */
 export interface App {
@@ -34,6 +35,8 @@ export interface App {
     readonly login: string;
     readonly access: "admin" | "read";
   }[];
+  /** Delivers a webhook for every successful write (`--webhook URL`). */
+  readonly webhooks?: WebhookSender | undefined;
   /** Answers `/_sandbox/*`; returns false when the path is not one of them. */
   readonly control: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -182,8 +185,19 @@ async function serve(
   const target = match.kind === "found" ? Number(match.params.number) : Number.NaN;
   const addressed = app.store.issues.find((i) => i.number === target);
   if (addressed !== undefined) beforeWrite(app.store, addressed);
+  const before = addressed === undefined ? undefined : { ...addressed };
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
+  if (reply.status < 300 && match.kind === "found")
+    app.webhooks?.afterWrite({
+      method,
+      route: match.route,
+      params: match.params,
+      requestBody: ctx.body,
+      reply,
+      before,
+      sender: caller.user,
+    });
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;
   return withHeaders(reply, { ...(etag === undefined ? {} : { etag }), ...common() });
 }

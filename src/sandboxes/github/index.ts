@@ -5,6 +5,7 @@ import { startHttpServer } from "../../server-kit/http.js";
 import { createRouter } from "../../server-kit/router.js";
 import { createStats, type ServerStats } from "../../server-kit/stats.js";
 import { handleRequest, type App } from "./app.js";
+import { createWebhookSender, type GithubWebhookOptions } from "./webhooks.js";
 import { createClock } from "./clock.js";
 import type { RouteDef } from "./context.js";
 import { errorBody } from "./errors.js";
@@ -29,6 +30,8 @@ export { parseRateLimitSpec } from "./rate-limit.js";
 
 /** Options of the GitHub sandbox (agreed with the GitHub adapter). */
 export interface GithubSandboxOptions {
+  /** Deliver a webhook for every change made through the API (docs/sandboxes.md). */
+  webhook?: GithubWebhookOptions;
   /** @default "127.0.0.1" */
   host?: string;
   /** @default 0 (a free port) */
@@ -73,6 +76,8 @@ export interface GithubSandboxOptions {
 export type SandboxStats = ServerStats;
 
 export interface GithubSandbox {
+  /** Resolves once every webhook delivery queued so far was sent (or gave up). */
+  drainWebhooks(): Promise<void>;
   /** Origin, e.g. `http://127.0.0.1:41234`; the REST API is at the root like api.github.com. */
   readonly url: string;
   /** Admin on owner/repo (the import API needs admin). */
@@ -139,7 +144,10 @@ export async function startGithubSandbox(
     stats.reset();
     limits.reset();
   };
+  const webhooks =
+    options.webhook === undefined ? undefined : createWebhookSender(store, options.webhook);
   const app: App = {
+    webhooks,
     store,
     router,
     stats,
@@ -177,8 +185,10 @@ export async function startGithubSandbox(
     setFaults: (spec) => {
       faults.setRules(parseFaultSpec(spec));
     },
+    drainWebhooks: () => webhooks?.drain() ?? Promise.resolve(),
     close: async () => {
       importApi.reset();
+      webhooks?.close();
       await server.close();
     },
   };

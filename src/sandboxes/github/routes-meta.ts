@@ -60,7 +60,7 @@ function getRepoById(ctx: RequestContext): Reply {
 
 type RepoBody = components["schemas"]["full-repository"];
 
-function renderRepo(s: Store, access: "admin" | "read"): RepoBody {
+export function renderRepo(s: Store, access: "admin" | "read"): RepoBody {
   const api = repoApiUrl(s);
   const html = `${s.origin}/${s.owner.login}/${s.repoName}`;
   const t = isoSeconds(s.repoCreatedAt);

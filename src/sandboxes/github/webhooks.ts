@@ -1,0 +1,207 @@
+import { createHmac, randomUUID } from "node:crypto";
+import type { Reply } from "./context.js";
+import { renderIssue, renderUser } from "./render.js";
+import { renderRepo } from "./routes-meta.js";
+import {
+  findIssue,
+  findIssueById,
+  type IssueRecord,
+  type Store,
+  type UserRecord,
+} from "./store.js";
+
+/** Where and how the sandbox delivers webhooks (`sandbox github --webhook URL`). */
+export interface GithubWebhookOptions {
+  readonly url: string;
+  /** Signs deliveries (`X-Hub-Signature-256`) when given. */
+  readonly secret?: string | undefined;
+  /** Delays before each retry of a failed delivery. @default [1000, 2000, 4000] */
+  readonly retryDelaysMs?: readonly number[];
+  /** Told about every attempt (tests, the command's log). */
+  readonly onAttempt?: (a: {
+    event: string;
+    delivery: string;
+    status: number | "error";
+    attempt: number;
+  }) => void;
+}
+
+/** What the pipeline knows of one successful write. */
+export interface WriteInfo {
+  readonly method: string;
+  readonly route: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly requestBody: unknown;
+  readonly reply: Reply;
+  /** The addressed issue as it was before the write (PATCH of an issue). */
+  readonly before: IssueRecord | undefined;
+  readonly sender: UserRecord;
+}
+
+export interface WebhookSender {
+  afterWrite(w: WriteInfo): void;
+  /** Resolves once every queued delivery was sent or gave up. */
+  drain(): Promise<void>;
+  close(): void;
+}
+
+interface Delivery {
+  readonly event: string;
+  readonly id: string;
+  readonly body: string;
+}
+
+const ISSUE = "/repos/:owner/:repo/issues/:number";
+const field = (body: unknown, name: string): unknown =>
+  typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+
+/**
+ * Sends a GitHub-shaped delivery for every change made through the API, in order, as GitHub
+ * does: JSON payloads with `action`, the object, `repository` and `sender`; headers
+ * `X-GitHub-Event`, `X-GitHub-Delivery`, `X-GitHub-Hook-ID`, `X-Hub-Signature-256`,
+ * `User-Agent: GitHub-Hookshot/…`. A delivery answered with an error or not at all is sent again
+ * with the same delivery id after each delay of `retryDelaysMs`.
+ */
+export function createWebhookSender(store: Store, o: GithubWebhookOptions): WebhookSender {
+  const queue: Delivery[] = [];
+  const delays = o.retryDelaysMs ?? [1000, 2000, 4000];
+  let sending: Promise<void> | undefined;
+  let closed = false;
+  const hookId = String(100_000 + Math.floor(Math.random() * 900_000));
+
+  const attempt = async (d: Delivery): Promise<number | "error"> => {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "GitHub-Hookshot/sandbox",
+      "x-github-event": d.event,
+      "x-github-delivery": d.id,
+      "x-github-hook-id": hookId,
+      "x-github-hook-installation-target-type": "repository",
+      "x-github-hook-installation-target-id": String(store.repoId),
+    };
+    if (o.secret !== undefined)
+      headers["x-hub-signature-256"] =
+        `sha256=${createHmac("sha256", o.secret).update(d.body).digest("hex")}`;
+    try {
+      const res = await fetch(o.url, {
+        method: "POST",
+        headers,
+        body: d.body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      return "error";
+    }
+  };
+  const send = async (d: Delivery): Promise<void> => {
+    for (let i = 0; ; i++) {
+      const status = await attempt(d);
+      o.onAttempt?.({ event: d.event, delivery: d.id, status, attempt: i + 1 });
+      const delay = delays[i];
+      if ((typeof status === "number" && status < 300) || delay === undefined || closed) return;
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+    }
+  };
+  const pump = async (): Promise<void> => {
+    for (let d = queue.shift(); d !== undefined && !closed; d = queue.shift()) await send(d);
+    sending = undefined;
+  };
+  const enqueue = (event: string, payload: Record<string, unknown>, sender: UserRecord): void => {
+    if (closed) return;
+    const body = JSON.stringify({
+      ...payload,
+      repository: renderRepo(store, "admin"),
+      sender: renderUser(store, sender),
+    });
+    queue.push({ event, id: randomUUID(), body });
+    sending ??= pump();
+  };
+  const issueBody = (n: number | undefined): unknown => {
+    const issue = n === undefined ? undefined : findIssue(store, n);
+    return issue === undefined ? undefined : renderIssue(store, issue);
+  };
+
+  return {
+    afterWrite(w) {
+      const n = Number(w.params.number);
+      const { method, route, reply } = w;
+      const r = (event: string, payload: Record<string, unknown>): void => {
+        enqueue(event, payload, w.sender);
+      };
+      if (route === "/repos/:owner/:repo/issues" && method === "POST") {
+        r("issues", { action: "opened", issue: reply.body });
+      } else if (route === ISSUE && method === "PATCH") {
+        r("issues", { action: issueAction(w), issue: reply.body, ...issueChanges(w) });
+      } else if (route === `${ISSUE}/comments` && method === "POST") {
+        r("issue_comment", { action: "created", issue: issueBody(n), comment: reply.body });
+      } else if (route === "/repos/:owner/:repo/issues/comments/:id" && method === "PATCH") {
+        const raw = field(reply.body, "issue_url");
+        const url = typeof raw === "string" ? raw : "";
+        r("issue_comment", {
+          action: "edited",
+          issue: issueBody(Number(url.split("/").pop())),
+          comment: reply.body,
+          changes: {},
+        });
+      } else if (route.startsWith(`${ISSUE}/sub_issue`) && method !== "PATCH") {
+        const child = findIssueById(store, Number(field(w.requestBody, "sub_issue_id")));
+        r("sub_issues", {
+          action: method === "DELETE" ? "sub_issue_removed" : "sub_issue_added",
+          parent_issue_id: findIssue(store, n)?.id,
+          parent_issue: issueBody(n),
+          sub_issue_id: child?.id,
+          sub_issue: child === undefined ? undefined : renderIssue(store, child),
+        });
+      } else if (route.startsWith(`${ISSUE}/labels`) || route.startsWith(`${ISSUE}/assignees`)) {
+        const kind = route.includes("/labels") ? "label" : "assign";
+        const action =
+          method === "DELETE"
+            ? kind === "label"
+              ? "unlabeled"
+              : "unassigned"
+            : kind === "label"
+              ? "labeled"
+              : "assigned";
+        r("issues", { action, issue: issueBody(n) });
+      } else if (route.startsWith("/repos/:owner/:repo/milestones")) {
+        r("milestone", {
+          action: method === "POST" ? "created" : method === "DELETE" ? "deleted" : "edited",
+          milestone: reply.body ?? { number: n },
+        });
+      } else if (route.startsWith("/repos/:owner/:repo/labels")) {
+        r("label", {
+          action: method === "POST" ? "created" : method === "DELETE" ? "deleted" : "edited",
+          label: reply.body ?? { name: w.params.name },
+        });
+      }
+    },
+    async drain() {
+      while (sending !== undefined) await sending;
+    },
+    close() {
+      closed = true;
+      queue.length = 0;
+    },
+  };
+}
+
+function issueAction(w: WriteInfo): string {
+  const state = field(w.requestBody, "state");
+  if (state === "closed" && w.before?.state === "open") return "closed";
+  if (state === "open" && w.before?.state === "closed") return "reopened";
+  return "edited";
+}
+
+/** `changes` of an `edited` delivery: the previous title and body where they changed. */
+function issueChanges(w: WriteInfo): { changes?: Record<string, { from: unknown }> } {
+  const b = w.before;
+  if (b === undefined) return {};
+  const changes: Record<string, { from: unknown }> = {};
+  const title = field(w.requestBody, "title");
+  const body = field(w.requestBody, "body");
+  if (typeof title === "string" && title !== b.title) changes.title = { from: b.title };
+  if (typeof body === "string" && body !== b.body) changes.body = { from: b.body };
+  return Object.keys(changes).length === 0 ? {} : { changes };
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import type { EmitterWebhookEvent } from "@octokit/webhooks";
+import { Webhooks } from "@octokit/webhooks";
+import { createServer, type IncomingMessage } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
+import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { startJiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { closedPort, tempDir, writeConfig } from "./fixtures.js";
+import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
+
+const SECRET = `hook-${randomUUID()}`;
+let tinypm: ReferenceServer;
+let github: GithubSandbox;
+let served: Served;
+const tmp = tempDir();
+const closeJira: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  // The sandbox must know serve's URL and serve the sandbox's: serve takes a port chosen first.
+  const port = await closedPort();
+  tinypm = await startReferenceServer({ generate: "stories=2,tasks=1,comments=0", seed: 5 });
+  github = await startGithubSandbox({
+    rateLimits: "off",
+    webhook: {
+      url: `http://127.0.0.1:${port}/webhooks/github`,
+      secret: SECRET,
+      retryDelaysMs: [200, 400, 800, 1600],
+    },
+  });
+  const jira = await startJiraSandbox({ rateLimits: "off" });
+  closeJira.push(() => jira.close());
+  const config = writeConfig(tmp.dir, { tinypm, github, jira });
+  editConfig(config, (c) => {
+    c.targets.github = { ...c.targets.github!, webhookSecretEnv: "GH_HOOK_SECRET" };
+    c.jobs = c.jobs
+      .filter((j) => j.name === "gh")
+      .map((j) => ({ ...j, schedule: { every: "1h" } }));
+  });
+  const proc = await startServe(
+    config,
+    {
+      TINYPM_TOKEN: tinypm.token,
+      GITHUB_TOKEN: github.token,
+      JIRA_EMAIL: jira.email,
+      JIRA_TOKEN: jira.token,
+      GH_HOOK_SECRET: SECRET,
+    },
+    ["--port", String(port)],
+  );
+  served = proc;
+});
+afterAll(async () => {
+  served.proc.kill("SIGTERM");
+  await served.proc.done;
+  await Promise.allSettled([tinypm.close(), github.close(), ...closeJira.map((f) => f())]);
+  tmp.cleanup();
+});
+
+interface RunsAnswer {
+  runs: { outcome: string; triggers: string[] | null; items: string[] | null }[];
+}
+
+describe("serve with the GitHub sandbox delivering webhooks", () => {
+  it("brings an edit made on GitHub to tinyPM, and the run shows in /api/runs", async () => {
+    await eventually(async () => {
+      const r = await getJson<RunsAnswer>(`${served.url}/api/runs`);
+      return r.runs[0]?.outcome === "ok" ? true : undefined;
+    }, "the startup run");
+    const story = tinypm.store.storiesOf(1)[0]!;
+    const list = await fetch(
+      `${github.url}/repos/${github.owner}/${github.repo}/issues?state=all`,
+      {
+        headers: { authorization: `token ${github.token}` },
+      },
+    );
+    const issue = ((await list.json()) as { number: number; title: string }[]).find(
+      (i) => i.title === story.name,
+    )!;
+    const title = `${story.name} — renamed on GitHub`;
+    const res = await fetch(
+      `${github.url}/repos/${github.owner}/${github.repo}/issues/${issue.number}`,
+      {
+        method: "PATCH",
+        headers: { authorization: `token ${github.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ title }),
+      },
+    );
+    expect(res.status).toBe(200);
+    await eventually(
+      () => (tinypm.store.story(story.id)?.name === title ? true : undefined),
+      "the title in tinyPM",
+    );
+    const runs = await eventually(async () => {
+      const r = await getJson<RunsAnswer>(`${served.url}/api/runs`);
+      return r.runs.some((x) => x.triggers?.includes("webhook") === true && x.outcome === "ok")
+        ? r
+        : undefined;
+    }, "the webhook run in /api/runs");
+    const hooked = runs.runs.find((x) => x.triggers?.includes("webhook") === true)!;
+    expect(hooked.items).toContain(String(issue.number));
+  });
+});
+
+describe("the sandbox's deliveries", () => {
+  it("are signed, shaped like GitHub's payload types, and retried with the same delivery id after a failure", async () => {
+    const received: { headers: IncomingMessage["headers"]; body: string }[] = [];
+    let failFirst = true;
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.setEncoding("utf8").on("data", (d: string) => (body += d));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body });
+        if (failFirst) {
+          failFirst = false;
+          res.writeHead(503).end();
+        } else res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const address = receiver.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    const sandbox = await startGithubSandbox({
+      rateLimits: "off",
+      webhook: { url: `http://127.0.0.1:${port}/`, secret: "s", retryDelaysMs: [50] },
+    });
+    try {
+      const created = await fetch(`${sandbox.url}/repos/${sandbox.owner}/${sandbox.repo}/issues`, {
+        method: "POST",
+        headers: { authorization: `token ${sandbox.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ title: "A", body: "b" }),
+      });
+      const { number } = (await created.json()) as { number: number };
+      await fetch(
+        `${sandbox.url}/repos/${sandbox.owner}/${sandbox.repo}/issues/${number}/comments`,
+        {
+          method: "POST",
+          headers: { authorization: `token ${sandbox.token}`, "content-type": "application/json" },
+          body: JSON.stringify({ body: "hello" }),
+        },
+      );
+      await sandbox.drainWebhooks();
+      expect(received).toHaveLength(3);
+      const [first, retry, comment] = received;
+      expect(retry!.headers["x-github-delivery"]).toBe(first!.headers["x-github-delivery"]);
+      expect(retry!.headers["x-github-event"]).toBe("issues");
+      expect(retry!.headers["user-agent"]).toMatch(/^GitHub-Hookshot\//);
+      const verifier = new Webhooks({ secret: "s" });
+      expect(
+        await verifier.verify(retry!.body, String(retry!.headers["x-hub-signature-256"])),
+      ).toBe(true);
+      // The payloads type-check against @octokit/webhooks' published payload types.
+      const opened = JSON.parse(retry!.body) as EmitterWebhookEvent<"issues.opened">["payload"];
+      expect(opened.action).toBe("opened");
+      expect(opened.issue.number).toBe(number);
+      expect(opened.repository.full_name).toBe(`${sandbox.owner}/${sandbox.repo}`);
+      expect(opened.sender.login).toBe("alice");
+      const c = JSON.parse(
+        comment!.body,
+      ) as EmitterWebhookEvent<"issue_comment.created">["payload"];
+      expect(comment!.headers["x-github-event"]).toBe("issue_comment");
+      expect(c.comment.body).toBe("hello");
+      expect(c.issue.number).toBe(number);
+    } finally {
+      await sandbox.close();
+      await new Promise<void>((resolve) =>
+        receiver.close(() => {
+          resolve();
+        }),
+      );
+    }
+  });
+});
