@@ -15,6 +15,7 @@ import { once } from "node:events";
 import { loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createGithubTracker } from "../dist/adapters/github/index.js";
+import { createGate } from "../dist/queue/gate.js";
 
 const STORIES = Number(process.env.BENCH_GITHUB_STORIES ?? 250);
 const TIME_SCALE = Number(process.env.BENCH_GITHUB_TIME_SCALE ?? 60);
@@ -94,6 +95,18 @@ export async function run() {
     owner: sandbox.owner,
     repo: sandbox.repo,
     timeScale: TIME_SCALE,
+    // GitHub's request gate as the CLI builds it (80/min, 500/h, completion-anchored), on the
+    // sandbox's scaled clock; waits for the hourly window are taken, not refused.
+    gate: createGate({
+      system: "github",
+      limits: {
+        concurrency: WORKERS,
+        writesPerMinute: PER_MINUTE,
+        writesPerHour: PER_HOUR,
+        writeWindows: "completion",
+        timeScale: TIME_SCALE,
+      },
+    }).forRun({ maxWaitMs: Infinity }),
     fetch: async (input, init) => {
       const t = performance.now();
       const res = await fetch(input, init);

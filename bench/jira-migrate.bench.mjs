@@ -10,6 +10,8 @@
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import { createJiraTracker } from "../dist/adapters/jira/index.js";
+import { createGate } from "../dist/queue/gate.js";
+import { JIRA_ISSUE_WRITE_WINDOWS } from "../dist/queue/gate-limits.js";
 
 const STORIES = Number(process.env.BENCH_JIRA_STORIES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_JIRA_CONCURRENCY ?? 8);
@@ -63,7 +65,11 @@ export async function run() {
     email: sandbox.email,
     token: sandbox.token,
     projectKey: sandbox.projectKey,
-    endpointRates: false,
+    // Jira's request gate as the CLI builds it for writes: per-issue windows (20/2 s, 100/30 s).
+    gate: createGate({
+      system: "jira",
+      limits: { concurrency: CONCURRENCY, keyWindows: JIRA_ISSUE_WRITE_WINDOWS },
+    }).forRun({ maxWaitMs: Infinity }),
   });
   try {
     const started = Date.now();

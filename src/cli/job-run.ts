@@ -21,6 +21,8 @@ export async function runConfiguredJob(
     dryRun: boolean;
     repairMarkers?: boolean | undefined;
     fullScan?: boolean | undefined;
+    /** Wait out any limit instead of stopping when a wait exceeds the budget (`serve` too). */
+    waitForLimits?: boolean | undefined;
     /** Also told every event of the run (`serve`: metrics). */
     onEvent?: ((e: SyncEvent) => void) | undefined;
   },
@@ -43,7 +45,9 @@ export async function runConfiguredJob(
   log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
   let job: ReturnType<typeof openJob> | undefined;
   try {
-    job = openJob(session, resolved, onEvent, ctx.signal);
+    job = openJob(session, resolved, onEvent, ctx.signal, {
+      waitForLimits: opts.waitForLimits,
+    });
     const run = await runJob({
       mode: opts.mode,
       dryRun: opts.dryRun,

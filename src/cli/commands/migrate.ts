@@ -16,6 +16,7 @@ interface MigrateFlags {
   logFormat?: "json" | "pretty";
   verbose?: boolean;
   repairMarkers?: boolean;
+  waitForLimits?: boolean;
 }
 
 /** `migrate`: a resumable one-way copy of the whole project in the job's direction. */
@@ -31,6 +32,10 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     .option("--dry-run", "plan only: the same as `plan --migrate`")
     .option("--json", "print the run summary as one JSON object")
     .option(
+      "--wait-for-limits",
+      "when a rate limit would hold the run back more than 10 minutes, wait (default: stop with exit 3, naming when to rerun)",
+    )
+    .option(
       "--repair-markers",
       "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
     );
@@ -44,6 +49,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
       mode: "migrate",
       dryRun: flags.dryRun === true,
       repairMarkers: flags.repairMarkers === true,
+      waitForLimits: flags.waitForLimits === true,
     });
     printRun(ctx, run, {
       json: flags.json,

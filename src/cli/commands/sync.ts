@@ -25,6 +25,7 @@ interface SyncFlags {
   logFormat?: "json" | "pretty";
   verbose?: boolean;
   repairMarkers?: boolean;
+  waitForLimits?: boolean;
 }
 
 /** `sync`: incremental and bidirectional; once, or on a schedule with --watch. */
@@ -45,6 +46,10 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
     .option("--json", "print each run's summary as one JSON object per line")
+    .option(
+      "--wait-for-limits",
+      "when a rate limit would hold the run back more than 10 minutes, wait (default: stop with exit 3, naming when to rerun)",
+    )
     .option(
       "--repair-markers",
       "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
@@ -104,6 +109,7 @@ async function syncJob(
     dryRun: flags.dryRun === true,
     repairMarkers: flags.repairMarkers === true,
     fullScan: flags.full === true,
+    waitForLimits: flags.waitForLimits === true,
   });
   printRun(ctx, run, {
     json: flags.json,

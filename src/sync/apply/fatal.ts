@@ -1,6 +1,7 @@
 import {
   AuthError,
   InterruptedError,
+  LimitWaitError,
   PermissionError,
   RemoteUnavailableError,
 } from "../../core/errors.js";
@@ -12,6 +13,8 @@ import {
 export function isFatal(error: unknown): boolean {
   return (
     error instanceof InterruptedError ||
+    // A limit holds every request back past the wait budget: stop before the next write.
+    error instanceof LimitWaitError ||
     error instanceof AuthError ||
     error instanceof PermissionError ||
     error instanceof RemoteUnavailableError
