@@ -21,6 +21,7 @@ const LAYERS = [
   "sandboxes",
   "server-kit",
   "serve",
+  "api",
 ];
 
 /** A pattern that forbids importing the named layers (relative imports from anywhere in src). */
@@ -127,6 +128,12 @@ export default tseslint.config(
   layer(["src/log/**"], ["core", "log"]),
   layer(["src/config/**"], ["core", "config", "mapping"]),
   layer(["src/sync/**"], ["core", "sync", "mapping", "state", "queue", "report"]),
+  // The library (src/index.ts, docs/library.md) runs jobs as the CLI does, without printing.
+  layer(
+    ["src/api/**"],
+    ["api", "core", "config", "adapters", "mapping", "queue", "state", "sync", "report", "log"],
+  ),
+  layer(["src/index.ts"], ["api", "core", "config", "sync", "report"]),
   layer(["src/reference-server/**"], ["reference-server", "server-kit"]),
   layer(["src/sandboxes/**"], ["sandboxes", "server-kit"]),
   layer(["src/server-kit/**"], ["server-kit"]),

@@ -1,16 +1,15 @@
+import { runResolvedJob } from "../api/run-job.js";
 import type { ResolvedJob } from "../config/load.js";
-import { instanceFingerprint } from "../core/identity.js";
-import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
+import type { RunMode, RunReport } from "../sync/engine.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { createProgress } from "./progress.js";
-import { nameCredentialVars } from "./secret-hint.js";
 import { waitEndLine, waitLine } from "./wait-words.js";
-import { openJob, openState, type ConfigSession } from "./session.js";
+import type { ConfigSession } from "./session.js";
 
 /**
- * Runs one configured job: state (read-only for dry runs), trackers, lanes, the engine; logs
- * per-item events, shows progress on a terminal, and always releases what it opened.
+ * Runs one configured job (src/api/run-job.ts) and shows it: per-item events in the log, progress
+ * on a terminal.
  */
 export async function runConfiguredJob(
   ctx: CliContext,
@@ -31,58 +30,19 @@ export async function runConfiguredJob(
   const progress = createProgress(ctx, (state, line) => {
     log.info({ progress: state }, `progress: ${line}`);
   });
-  const onEvent = (e: SyncEvent): void => {
-    progress.event(e);
-    logEvent(log, e);
-    opts.onEvent?.(e);
-  };
-  const state = openState(session.loaded, opts.dryRun);
-  // A signal the run cannot wind down from in time still leaves it journalled as interrupted.
-  const forget = ctx.beforeForcedExit?.(() => {
-    if (!opts.dryRun) state.interruptOwnRuns();
-    state.close();
-  });
-  log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
-  let job: ReturnType<typeof openJob> | undefined;
   try {
-    job = openJob(session, resolved, onEvent, ctx.signal, {
-      waitForLimits: opts.waitForLimits,
-    });
-    const run = await runJob({
-      mode: opts.mode,
-      dryRun: opts.dryRun,
-      job: {
-        name: resolved.job.name,
-        direction: resolved.job.direction,
-        conflicts: resolved.job.conflicts,
-        richText: resolved.job.richText,
-        onDelete: resolved.job.onDelete,
-        instance: instanceFingerprint(resolved.tinypm.baseUrl),
-        project: String(resolved.job.tinypmProject),
-        repairMarkers: opts.repairMarkers === true,
-        importFrom: resolved.job.importFrom,
+    return await runResolvedJob(session, resolved, {
+      ...opts,
+      signal: ctx.signal,
+      beforeForcedExit: ctx.beforeForcedExit,
+      onEvent: (e: SyncEvent): void => {
+        progress.event(e);
+        logEvent(log, e);
+        opts.onEvent?.(e);
       },
-      targetSystem: job.targetSystem,
-      tinypm: job.tinypm,
-      target: job.target,
-      mappingSpec: job.mappingSpec,
-      userMap: job.userMap,
-      unmappedUsers: resolved.job.unmappedUsers,
-      state,
-      lanes: job.lanes,
-      emit: onEvent,
-      fullScanEvery: resolved.tinypm.fullScanEvery,
-      fullScan: opts.fullScan,
     });
-    log.info({ runId: run.runId, summary: run.summary }, "run finished");
-    return run;
-  } catch (error) {
-    throw nameCredentialVars(error, resolved);
   } finally {
     progress.done();
-    forget?.();
-    state.close();
-    await job?.close();
   }
 }
 

@@ -11,7 +11,7 @@ import { loadMapping } from "../../mapping/load.js";
 import { loadUserMap } from "../../mapping/users.js";
 import type { CliContext } from "../context.js";
 import { configOption, configPath, logOptions } from "../options.js";
-import { credentialVars } from "../secret-hint.js";
+import { credentialVars } from "../../api/credential-vars.js";
 import { sessionLogger, type LogFlags } from "../session.js";
 import type { Logger } from "../../log/logger.js";
 import type { RegisterCommand } from "./index.js";

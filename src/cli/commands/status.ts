@@ -1,12 +1,9 @@
+import { readStatus, type StatusJson } from "../../api/status.js";
 import type { RunRecord } from "../../state/sqlite-store.js";
-import { openConfig, openState, type LogFlags } from "../session.js";
+import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";
-import { jobStatusJson, type StatusJson } from "../json-output.js";
-import { runLine, succeeded, when } from "../run-words.js";
+import { runLine, when } from "../run-words.js";
 import type { RegisterCommand } from "./index.js";
-
-/** How far back `status` looks for the last successful run. */
-const SUCCESS_LOOKBACK = 500;
 
 /** `status`: links, last runs, parked failures and open conflicts, per job (read-only). */
 export const registerStatus: RegisterCommand = (program, ctx) => {
@@ -22,33 +19,20 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
       secrets: "optional",
       logLevel: flags.logLevel ?? "warn",
     });
-    const state = openState(loaded, true);
-    try {
-      const livePid = state.liveHolder()?.pid;
-      const gone = new Set<string>();
-      const jobs = loaded.config.jobs.map((job) => {
-        const recent = state.runs({ job: job.name, limit: SUCCESS_LOOKBACK });
-        for (const r of recent) if (r.outcome === "running" && r.pid !== livePid) gone.add(r.id);
-        return jobStatusJson({
-          job: job.name,
-          target: job.target,
-          links: state.countLinks(job.name),
-          runs: recent.slice(0, 5),
-          lastSuccess: recent.find((r: RunRecord) => succeeded(r)),
-          livePid,
-          failures: state.failures(job.name),
-          conflicts: state.conflicts({ job: job.name, status: "open" }),
-        });
-      });
-      const out: StatusJson = { state: loaded.statePath, jobs };
-      if (flags.json === true) {
-        ctx.stdout.write(`${JSON.stringify(out)}\n`);
-        return;
-      }
-      ctx.stdout.write(statusText(out, gone));
-    } finally {
-      state.close();
+    const out = readStatus(loaded);
+    if (flags.json === true) {
+      ctx.stdout.write(`${JSON.stringify(out)}\n`);
+      return;
     }
+    // A run that reads interrupted but never finished was still marked running: its process is gone.
+    const gone = new Set(
+      out.jobs
+        .flatMap((j) =>
+          j.lastRuns.filter((r) => r.outcome === "interrupted" && r.finishedAt === null),
+        )
+        .map((r) => r.id),
+    );
+    ctx.stdout.write(statusText(out, gone));
   });
 };
 

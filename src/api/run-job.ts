@@ -1,0 +1,90 @@
+import type { ResolvedJob } from "../config/load.js";
+import { instanceFingerprint } from "../core/identity.js";
+import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
+import type { SyncEvent } from "../sync/events.js";
+import { nameCredentialVars } from "./credential-vars.js";
+import { openJob, openState, type ConfigSession } from "./job-session.js";
+
+/** How one configured job is run (the CLI's `plan`, `migrate` and `sync`, and the library). */
+export interface JobRunOptions {
+  readonly mode: RunMode;
+  /** Plan only: nothing is written to any system or to the state (opened read-only). */
+  readonly dryRun: boolean;
+  readonly repairMarkers?: boolean | undefined;
+  /** Syncs: read all of tinyPM this run (`sync --full`). */
+  readonly fullScan?: boolean | undefined;
+  /** Wait out any limit instead of stopping when a wait exceeds the budget (`--wait-for-limits`). */
+  readonly waitForLimits?: boolean | undefined;
+  /** Every run event, as it happens (progress, items, waits). */
+  readonly onEvent?: ((e: SyncEvent) => void) | undefined;
+  /** Aborting it stops the run between requests; the state stays consistent. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Registers what to do if the process must exit before the run winds down (the run journalled
+   * as interrupted, the state released); returns the unregistering function (the CLI's).
+   */
+  readonly beforeForcedExit?: ((fn: () => void) => () => void) | undefined;
+}
+
+/**
+ * Runs one resolved job: state (read-only for dry runs), trackers, lanes, the engine; always
+ * releases what it opened. Auth errors name the environment variables the credentials came from.
+ * Prints nothing: events go to `onEvent`, log lines to the session's logger.
+ */
+export async function runResolvedJob(
+  session: ConfigSession,
+  resolved: ResolvedJob,
+  opts: JobRunOptions,
+): Promise<RunReport> {
+  const log = session.logger.child({ job: resolved.job.name });
+  const onEvent = opts.onEvent ?? (() => undefined);
+  const state = openState(session.loaded, opts.dryRun);
+  // A signal the run cannot wind down from in time still leaves it journalled as interrupted.
+  const forget = opts.beforeForcedExit?.(() => {
+    if (!opts.dryRun) state.interruptOwnRuns();
+    state.close();
+  });
+  try {
+    const job = openJob(session, resolved, onEvent, opts.signal, {
+      waitForLimits: opts.waitForLimits,
+    });
+    log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
+    try {
+      const run = await runJob({
+        mode: opts.mode,
+        dryRun: opts.dryRun,
+        job: {
+          name: resolved.job.name,
+          direction: resolved.job.direction,
+          conflicts: resolved.job.conflicts,
+          richText: resolved.job.richText,
+          onDelete: resolved.job.onDelete,
+          instance: instanceFingerprint(resolved.tinypm.baseUrl),
+          project: String(resolved.job.tinypmProject),
+          repairMarkers: opts.repairMarkers === true,
+          importFrom: resolved.job.importFrom,
+        },
+        targetSystem: job.targetSystem,
+        tinypm: job.tinypm,
+        target: job.target,
+        mappingSpec: job.mappingSpec,
+        userMap: job.userMap,
+        unmappedUsers: resolved.job.unmappedUsers,
+        state,
+        lanes: job.lanes,
+        emit: onEvent,
+        fullScanEvery: resolved.tinypm.fullScanEvery,
+        fullScan: opts.fullScan,
+      });
+      log.info({ runId: run.runId, summary: run.summary }, "run finished");
+      return run;
+    } finally {
+      await job.close();
+    }
+  } catch (error) {
+    throw nameCredentialVars(error, resolved);
+  } finally {
+    forget?.();
+    state.close();
+  }
+}
