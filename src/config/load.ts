@@ -65,14 +65,41 @@ export interface LoadConfigOptions {
  */
 export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig {
   const path = resolve(file);
-  const raw = readJson(path);
+  return resolveConfig(readJson(path), path, dirname(path), opts);
+}
+
+/** Where a config given as an object (not a file) is named in errors and in `LoadedConfig.file`. */
+export const CONFIG_OBJECT_NAME = "(config object)";
+
+/**
+ * Loads a config given as an object, as `loadConfig` loads a file: relative paths (mappings, user
+ * map, state) resolve against `baseDir`; the same checks, the same single ConfigError.
+ */
+export function loadConfigObject(
+  raw: unknown,
+  opts: LoadConfigOptions & { readonly baseDir: string },
+): LoadedConfig {
+  const dir = resolve(opts.baseDir);
+  return resolveConfig(raw, CONFIG_OBJECT_NAME, dir, opts);
+}
+
+/** The environment of this process, for callers that have no other (the library's default). */
+export function processEnv(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
+function resolveConfig(
+  raw: unknown,
+  path: string,
+  dir: string,
+  opts: LoadConfigOptions,
+): LoadedConfig {
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success)
     throw invalid(path, zodIssues(path, parsed.error.issues, knownKeysOf(ConfigSchema)));
   const config = parsed.data;
   const issues = checkConfigRules(path, config);
   const selected = selectJobs(path, config, opts.jobs, issues);
-  const dir = dirname(path);
   const secrets: string[] = [];
   const jobs =
     issues.length > 0
@@ -134,13 +161,16 @@ function readJson(path: string): unknown {
 }
 
 function invalid(path: string, issues: readonly ValidationIssue[]): ConfigError {
-  return new ConfigError(
-    `The config file ${path} has ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,
-    {
+  const problems = `${issues.length} problem${issues.length === 1 ? "" : "s"}`;
+  if (path === CONFIG_OBJECT_NAME)
+    return new ConfigError(`The config object has ${problems}.`, {
       issues,
-      hint: "Fix each problem listed, then run `tinypm-sync check --config <file>`.",
-    },
-  );
+      hint: "Fix each problem listed (paths are within the object); `config.example.json` shows the format.",
+    });
+  return new ConfigError(`The config file ${path} has ${problems}.`, {
+    issues,
+    hint: "Fix each problem listed, then run `tinypm-sync check --config <file>`.",
+  });
 }
 
 function selectJobs(
