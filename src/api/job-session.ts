@@ -1,7 +1,12 @@
 import { createTarget, createTinypm } from "../adapters/registry.js";
 import type { SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
-import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import {
+  CONFIG_OBJECT_NAME,
+  limitsFor,
+  type LoadedConfig,
+  type ResolvedJob,
+} from "../config/load.js";
 import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
 import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
@@ -202,7 +207,7 @@ export function openState(loaded: LoadedConfig, readOnly: boolean): StateStore {
   if (loaded.state.backend === "postgres") {
     // The job commands still drive the synchronous SQLite store; never mistake a URL for a path.
     throw new ConfigError(
-      `The config file ${loaded.file} puts the state in PostgreSQL (${loaded.statePath}); this build runs jobs on an SQLite state only.`,
+      `${loaded.file === CONFIG_OBJECT_NAME ? "The config object" : `The config file ${loaded.file}`} puts the state in PostgreSQL (${loaded.statePath}); this build runs jobs on an SQLite state only.`,
       {
         hint:
           "Use `state.path` for the job commands for now; `tinypm-sync state migrate --from FILE --to env:NAME` " +
