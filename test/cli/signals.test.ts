@@ -50,7 +50,7 @@ async function stopAndTime(
 /** Starts a migration that makes two writes, then meets the full hourly window and waits. */
 async function startInHourlyWait(config: string): Promise<CliProcess> {
   const run = startCliProcess(
-    ["migrate", "--config", config, "--job", "gh", "--log-level", "debug"],
+    ["migrate", "--config", config, "--job", "gh", "--log-level", "debug", "--wait-for-limits"],
     { env: servers.env },
   );
   const writes = (o: { stderr: string }): number => o.stderr.split('"method":"POST"').length - 1;
