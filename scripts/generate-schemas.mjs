@@ -22,7 +22,7 @@ const SCHEMAS = [
   },
   {
     file: new URL("../schemas/serve-api.schema.json", import.meta.url),
-    generate: async () => (await import("../dist/serve/api.js")).serveApiJsonSchema(),
+    generate: async () => (await import("../dist/serve/api-routes.js")).serveApiJsonSchema(),
   },
   {
     file: new URL("../schemas/status.schema.json", import.meta.url),

@@ -1,7 +1,7 @@
 import { escapeHtml as h } from "../report/escape.js";
 import { formatValue } from "../report/values.js";
 import type { ReportValue } from "../report/types.js";
-import type { ConflictApi, JobApi, RunApi } from "./api.js";
+import type { ConflictApi, JobApi, RunApi } from "./api-routes.js";
 
 /** The dashboard's style sheet, served as /dashboard.css (the CSP allows no inline style). */
 export const DASHBOARD_CSS = `

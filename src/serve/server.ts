@@ -10,7 +10,7 @@ import {
 } from "../server-kit/http.js";
 import { createRouter, type Params } from "../server-kit/router.js";
 import { toReport } from "../sync/report-data.js";
-import { conflictApi, conflictsApi, jobsApi, runsApi } from "./api.js";
+import { conflictApi, conflictsApi, jobsApi, runsApi } from "./api-routes.js";
 import { SESSION_COOKIE, type Access } from "./auth.js";
 import { DASHBOARD_CSS, renderDashboard, renderLogin, renderRunGone } from "./dashboard.js";
 import { redirect, sendHtml, sendJson, sendText } from "./respond.js";
