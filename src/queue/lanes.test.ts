@@ -68,11 +68,19 @@ describe("createLanes: item operations only", () => {
     expect(most).toBe(2);
   });
 
-  it("never runs a read or an idempotent write again: the gate retries requests", async () => {
+  it("runs a unit safe to repeat again as a whole after an ambiguous failure", async () => {
     const { lanes } = setup();
     const read = scripted<string>([timeout(), "late"], { kind: "read" });
-    await expect(lanes.run("github", read)).rejects.toBeInstanceOf(RemoteUnavailableError);
-    expect(read.calls).toBe(1);
+    await expect(lanes.run("github", read)).resolves.toBe("late");
+    expect(read.calls).toBe(2);
+    // An ensure (look up, create when missing) whose create failed ambiguously runs again whole.
+    const ensure = scripted<string>([timeout(), "made"], { kind: "write", idempotent: true });
+    await expect(lanes.run("github", ensure)).resolves.toBe("made");
+    expect(ensure.calls).toBe(2);
+    // A refusal that is not ambiguous (auth) is never repeated.
+    const refused = scripted<string>([new AuthError("bad token", ctx), "x"], { kind: "read" });
+    await expect(lanes.run("github", refused)).rejects.toBeInstanceOf(AuthError);
+    expect(refused.calls).toBe(1);
   });
 
   it("passes on what stops a run: auth, a wait past the budget, a create without recover", async () => {

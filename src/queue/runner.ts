@@ -73,7 +73,19 @@ export function createRunner(d: RunnerDeps) {
     try {
       return { done: true, value: await op.run(signal) };
     } catch (error) {
-      if (op.idempotent || op.recover === undefined || !isAmbiguous(error) || signal.aborted) {
+      if (signal.aborted)
+        return { done: false, failure: error, repeatable: false, recoverFirst: false };
+      // A unit safe to repeat (a read, or an ensure: look up, then create when missing) runs again
+      // as a whole after an ambiguous failure the gate could not retry away (its create's, or a
+      // request that kept failing), within the retry policy's attempts and time.
+      if (op.idempotent)
+        return {
+          done: false,
+          failure: error,
+          repeatable: isAmbiguous(error),
+          recoverFirst: false,
+        };
+      if (op.recover === undefined || !isAmbiguous(error)) {
         return { done: false, failure: error, repeatable: false, recoverFirst: false };
       }
       // An ambiguous failure of a create: look for its effect before anything else.
