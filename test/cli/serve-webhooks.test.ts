@@ -91,14 +91,17 @@ describe("serve with the GitHub sandbox delivering webhooks", () => {
       () => (tinypm.store.story(story.id)?.name === title ? true : undefined),
       "the title in tinyPM",
     );
+    // The delivery for this edit names the issue; a run that coalesced it with a scheduled
+    // trigger covers the whole job (items null), which includes it too.
+    const named = (x: RunsAnswer["runs"][number]): boolean =>
+      x.triggers?.includes("webhook") === true &&
+      x.outcome === "ok" &&
+      (x.items === null || x.items.includes(String(issue.number)));
     const runs = await eventually(async () => {
       const r = await getJson<RunsAnswer>(`${served.url}/api/runs`);
-      return r.runs.some((x) => x.triggers?.includes("webhook") === true && x.outcome === "ok")
-        ? r
-        : undefined;
+      return r.runs.some(named) ? r : undefined;
     }, "the webhook run in /api/runs");
-    const hooked = runs.runs.find((x) => x.triggers?.includes("webhook") === true)!;
-    expect(hooked.items).toContain(String(issue.number));
+    expect(runs.runs.filter(named).length).toBeGreaterThan(0);
   });
 });
 
