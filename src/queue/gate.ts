@@ -9,6 +9,7 @@ import { createKeyedWindows } from "./keyed-windows.js";
 import { createPacer } from "./pacer.js";
 import type { RetryPolicy } from "./retry.js";
 import { DEFAULT_RETRY_POLICY, retryDelay } from "./retry.js";
+import { markRetriesSpent } from "./spent.js";
 import { createSemaphore } from "./semaphore.js";
 import { realClock, type Clock } from "./virtual-clock.js";
 
@@ -257,7 +258,10 @@ export function createGate(o: GateOptions): Gate {
           ...(o.random === undefined ? {} : { random: o.random }),
         });
       }
-      if (delay === undefined) throw failure;
+      if (delay === undefined) {
+        if (req.idempotent && attempt > 1) markRetriesSpent(failure);
+        throw failure;
+      }
       run.counters.retries++;
       run.emit({
         type: "retry",

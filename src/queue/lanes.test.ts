@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { markRetriesSpent } from "./spent.js";
 import {
   AuthError,
   ConfigError,
@@ -77,6 +78,12 @@ describe("createLanes: item operations only", () => {
     const ensure = scripted<string>([timeout(), "made"], { kind: "write", idempotent: true });
     await expect(lanes.run("github", ensure)).resolves.toBe("made");
     expect(ensure.calls).toBe(2);
+    // A failure the gate already retried to the end is not rerun: retries would multiply.
+    const spentError = timeout();
+    markRetriesSpent(spentError);
+    const dead = scripted<string>([spentError, "x"], { kind: "read" });
+    await expect(lanes.run("github", dead)).rejects.toBe(spentError);
+    expect(dead.calls).toBe(1);
     // A refusal that is not ambiguous (auth) is never repeated.
     const refused = scripted<string>([new AuthError("bad token", ctx), "x"], { kind: "read" });
     await expect(lanes.run("github", refused)).rejects.toBeInstanceOf(AuthError);

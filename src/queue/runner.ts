@@ -4,6 +4,7 @@ import type { SystemName } from "../core/model.js";
 import type { LaneOp, QueueEvent } from "./lanes.js";
 import type { RetryPolicy } from "./retry.js";
 import { isAmbiguous, retryDelay } from "./retry.js";
+import { retriesSpent } from "./spent.js";
 import type { Clock } from "./virtual-clock.js";
 
 /** One system's queue of item operations. */
@@ -82,7 +83,7 @@ export function createRunner(d: RunnerDeps) {
         return {
           done: false,
           failure: error,
-          repeatable: isAmbiguous(error),
+          repeatable: isAmbiguous(error) && !retriesSpent(error),
           recoverFirst: false,
         };
       if (op.recover === undefined || !isAmbiguous(error)) {
