@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planReport } from "../../test/fixtures/reports/plan.js";
 import { renderReport } from "./render.js";
+import { shortened } from "./rich-text.js";
 import { reportSchema } from "./schema.js";
 import type { Report, ReportItem } from "./types.js";
 
@@ -95,5 +96,23 @@ describe("descriptions in reports: word diff and the rich-content line", () => {
       lost: [{ what: ["table (3×2)", "mention @Bob"] }],
     });
     expect(json.items[0]?.descriptions?.[0]?.diff).toHaveLength(4);
+  });
+});
+
+describe("shortened: the word diff as people read it", () => {
+  it("cuts a long added run (a created description) and says how much was left out", () => {
+    const body = "word ".repeat(200); // 1,000 characters
+    const [part] = shortened([{ op: "added", text: body }]);
+    expect(part?.op).toBe("added");
+    expect(part?.text.startsWith(body.slice(0, 400))).toBe(true);
+    expect(part?.text.endsWith("… (600 more characters)")).toBe(true);
+    const short = shortened([{ op: "removed", text: "old words" }]);
+    expect(short).toEqual([{ op: "removed", text: "old words" }]);
+  });
+
+  it("shows Windows line ends as plain line breaks", () => {
+    expect(shortened([{ op: "added", text: "one\r\ntwo\rthree" }])).toEqual([
+      { op: "added", text: "one\ntwo\nthree" },
+    ]);
   });
 });

@@ -19,11 +19,24 @@ export function richLine(rich: ReportRichText, target: string): string {
 
 /** Unchanged runs longer than this are shortened in the human formats (JSON keeps them whole). */
 const CONTEXT = 40;
+/** Added or removed runs longer than this (a created item's whole description) are cut. */
+const CHANGED = 400;
 
-/** The diff with long unchanged runs shortened to their ends around `…`. */
+/**
+ * The diff as people read it: Windows line ends as plain line breaks, long unchanged runs
+ * shortened to their ends around `…`, and long added or removed runs cut after `CHANGED`
+ * characters with how much was left out (a migration's report would otherwise print every
+ * description in full). JSON keeps the diff whole.
+ */
 export function shortened(diff: readonly ReportDiffPart[]): ReportDiffPart[] {
-  return diff.map((part, i) => {
-    if (part.op !== "same" || part.text.length <= CONTEXT * 2) return part;
+  return diff.map((raw, i) => {
+    const part = { op: raw.op, text: raw.text.replace(/\r\n?/g, "\n") };
+    if (part.op !== "same") {
+      if (part.text.length <= CHANGED) return part;
+      const more = part.text.length - CHANGED;
+      return { op: part.op, text: `${part.text.slice(0, CHANGED)}… (${more} more characters)` };
+    }
+    if (part.text.length <= CONTEXT * 2) return part;
     const head = i === 0 ? "" : part.text.slice(0, CONTEXT);
     const tail = i === diff.length - 1 ? "" : part.text.slice(-CONTEXT);
     return { op: "same", text: `${head}…${tail}` };
