@@ -48,7 +48,11 @@ export function openJob(
   resolved: ResolvedJob,
   onEvent: (e: SyncEvent) => void,
   signal?: AbortSignal,
-  options: { waitForLimits?: boolean | undefined } = {},
+  options: {
+    waitForLimits?: boolean | undefined;
+    /** Also told every request gate event as it is (every request with its status, every wait). */
+    onGateEvent?: ((e: GateEvent) => void) | undefined;
+  } = {},
 ): JobSession {
   const { loaded, logger } = session;
   const mappingSpec = loadMapping(resolved.mappingPath);
@@ -70,9 +74,17 @@ export function openJob(
   const userMap = loaded.usersPath === undefined ? undefined : loadUserMap(loaded.usersPath);
   const targetSystem: SystemName = resolved.target.type;
   const t = resolved.target;
+  const toRun = gateEventsTo(onEvent);
+  const tap = options.onGateEvent;
   const run = {
     signal,
-    onEvent: gateEventsTo(onEvent),
+    onEvent:
+      tap === undefined
+        ? toRun
+        : (e: GateEvent): void => {
+            toRun(e);
+            tap(e);
+          },
     maxWaitMs: options.waitForLimits === true ? Infinity : undefined,
   };
   // Limits belong to a token: jobs of this process using the same one share its gate.

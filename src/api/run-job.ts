@@ -1,6 +1,7 @@
 import type { ResolvedJob } from "../config/load.js";
 import { instanceFingerprint } from "../core/identity.js";
 import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
+import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import { nameCredentialVars } from "./credential-vars.js";
 import { openJob, openState, type ConfigSession } from "./job-session.js";
@@ -17,6 +18,8 @@ export interface JobRunOptions {
   readonly waitForLimits?: boolean | undefined;
   /** Every run event, as it happens (progress, items, waits). */
   readonly onEvent?: ((e: SyncEvent) => void) | undefined;
+  /** Every request gate event of the run: each request with its status, each wait (`serve`). */
+  readonly onGateEvent?: ((e: GateEvent) => void) | undefined;
   /** Aborting it stops the run between requests; the state stays consistent. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -47,6 +50,7 @@ export async function runResolvedJob(
   try {
     const job = openJob(session, resolved, onEvent, opts.signal, {
       waitForLimits: opts.waitForLimits,
+      onGateEvent: opts.onGateEvent,
     });
     log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
     try {

@@ -1,6 +1,7 @@
 import { runResolvedJob } from "../api/run-job.js";
 import type { ResolvedJob } from "../config/load.js";
 import type { RunMode, RunReport } from "../sync/engine.js";
+import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { createProgress } from "./progress.js";
@@ -24,6 +25,8 @@ export async function runConfiguredJob(
     waitForLimits?: boolean | undefined;
     /** Also told every event of the run (`serve`: metrics). */
     onEvent?: ((e: SyncEvent) => void) | undefined;
+    /** Told every request gate event (`serve`: request and wait metrics). */
+    onGateEvent?: ((e: GateEvent) => void) | undefined;
   },
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });

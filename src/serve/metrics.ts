@@ -1,7 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { GateEvent } from "../core/request-gate.js";
-import type { RunReport } from "../sync/engine.js";
-import type { SyncEvent } from "../sync/events.js";
 
 /** Figures read from the state at scrape time, per job. */
 export interface JobFigures {
@@ -17,12 +15,14 @@ export type DeliveryOutcome = "accepted" | "duplicate" | "ignored" | "rejected";
 /** The service's Prometheus metrics (names are a contract: docs/serve.md). */
 export interface ServeMetrics {
   readonly registry: Registry;
-  /** A run ended: outcome, duration, the per-system API use of its report. */
-  runFinished(job: string, outcome: string, seconds: number, run: RunReport | undefined): void;
-  /** A run's event (rate-limit waits, until the request gate reports them itself). */
-  runEvent(event: SyncEvent): void;
-  /** A request gate event: every request and every wait. */
-  gateEvent(event: GateEvent): void;
+  /** A run ended: its outcome and duration. */
+  runFinished(job: string, outcome: string, seconds: number): void;
+  /**
+   * A listener for the request gate events of one run (or one readiness probe): every request
+   * with its HTTP status, and every wait for a rate limit. One per run: its waits are paired
+   * per system.
+   */
+  gateListener(): (event: GateEvent) => void;
   delivery(source: "github" | "jira", outcome: DeliveryOutcome): void;
   /** Text for GET /metrics. */
   render(): Promise<string>;
@@ -31,13 +31,10 @@ export interface ServeMetrics {
 /**
  * Builds the registry. `figures` is read on every scrape (items, open conflicts, parked
  * failures come from the state, not from memory, so they are right after a restart). API
- * requests are counted from the gate's events when it reports them (`gateEvents: true`), else
- * from each run's report.
+ * requests and rate-limit waits are counted from the request gate's events, as they happen:
+ * every request of every adapter passes the gate, so a run's requests show up while it runs.
  */
-export function createServeMetrics(opts: {
-  figures: () => readonly JobFigures[];
-  gateEvents?: boolean;
-}): ServeMetrics {
+export function createServeMetrics(opts: { figures: () => readonly JobFigures[] }): ServeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const runs = new Counter({
@@ -95,49 +92,27 @@ export function createServeMetrics(opts: {
     labelNames: ["source", "outcome"] as const,
     registers: [registry],
   });
-  const fromGate = opts.gateEvents === true;
-  // Runs report the gate's waits as wait_start/wait_end; older lanes as rate_limited. Once a run
-  // reported a wait_start, rate_limited events are not counted again (they describe the same wait).
-  let waitEvents = false;
-  const openWaits = new Map<string, string>();
   return {
     registry,
-    runFinished(job, outcome, seconds, run) {
+    runFinished(job, outcome, seconds) {
       runs.inc({ job, outcome });
       duration.observe({ job }, seconds);
       if (outcome === "ok") lastSuccess.set({ job }, Date.now() / 1000);
-      if (fromGate || run === undefined) return;
-      for (const [system, use] of Object.entries(run.apiCalls)) {
-        const fresh = Math.max(0, use.reads - use.notModified);
-        if (fresh > 0) requests.inc({ system, kind: "read", status: "200" }, fresh);
-        if (use.notModified > 0)
-          requests.inc({ system, kind: "read", status: "304" }, use.notModified);
-        if (use.writes > 0) requests.inc({ system, kind: "write", status: "2xx" }, use.writes);
-      }
     },
-    runEvent(event) {
-      if (fromGate) return;
-      if (event.type === "wait_start") {
-        waitEvents = true;
-        openWaits.set(event.system, event.reason);
-      } else if (event.type === "wait_end") {
-        const reason = openWaits.get(event.system);
-        openWaits.delete(event.system);
-        // A retry's backoff is not a rate-limit wait.
-        if (reason !== "retry") waits.inc({ system: event.system }, event.waitedMs / 1000);
-      } else if (event.type === "rate_limited" && !waitEvents) {
-        waits.inc({ system: event.system }, event.waitMs / 1000);
-      }
-    },
-    gateEvent(event) {
-      if (event.type === "request")
-        requests.inc({ system: event.system, kind: event.kind, status: String(event.status) });
-      else if (event.type === "wait_start") openWaits.set(event.system, event.reason);
-      else if (event.type === "wait_end") {
-        const reason = openWaits.get(event.system);
-        openWaits.delete(event.system);
-        if (reason !== "retry") waits.inc({ system: event.system }, event.waitedMs / 1000);
-      }
+    gateListener() {
+      // The reason of each system's open wait: a retry's backoff is not a rate-limit wait. A
+      // run's gate announces one wait at a time per system (however many requests it holds).
+      const openWaits = new Map<string, string>();
+      return (event) => {
+        if (event.type === "request")
+          requests.inc({ system: event.system, kind: event.kind, status: String(event.status) });
+        else if (event.type === "wait_start") openWaits.set(event.system, event.reason);
+        else if (event.type === "wait_end") {
+          const reason = openWaits.get(event.system);
+          openWaits.delete(event.system);
+          if (reason !== "retry") waits.inc({ system: event.system }, event.waitedMs / 1000);
+        }
+      };
     },
     delivery(source, outcome) {
       deliveries.inc({ source, outcome });

@@ -1,8 +1,8 @@
 import { InterruptedError, SyncError } from "../core/errors.js";
+import type { GateEvent } from "../core/request-gate.js";
 import type { Logger } from "../log/logger.js";
 import type { ConflictRecord, StateStore } from "../state/sqlite-store.js";
 import type { RunReport } from "../sync/engine.js";
-import type { SyncEvent } from "../sync/events.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
@@ -17,17 +17,22 @@ const PROBE_RETRY_MS = 5_000;
 /** What the service needs from the outside (the CLI wires the real job-run code in). */
 export interface ServiceDeps {
   readonly jobs: readonly ServeJob[];
-  /** Runs one job exactly as `sync` does; `items` limits it to those target items. */
-  execute(job: string, items: ItemSelection, onEvent: (e: SyncEvent) => void): Promise<RunReport>;
-  /** Probes every system of every job (readiness). */
-  probe(): Promise<readonly SystemCheck[]>;
+  /**
+   * Runs one job exactly as `sync` does; `items` limits it to those target items. `onGateEvent`
+   * is told every request gate event of the run (requests and waits, for the metrics).
+   */
+  execute(
+    job: string,
+    items: ItemSelection,
+    onGateEvent: (e: GateEvent) => void,
+  ): Promise<RunReport>;
+  /** Probes every system of every job (readiness); its requests go to `onGateEvent`. */
+  probe(onGateEvent: (e: GateEvent) => void): Promise<readonly SystemCheck[]>;
   /** Opens the state read-only, runs `fn`, closes it. */
   readState<T>(fn: (state: StateStore) => T): T;
   /** Opens the state for writing (between runs), runs `fn`, closes it. */
   writeState<T>(fn: (state: StateStore) => T): T;
   readonly logger: Logger;
-  /** Runs count API requests from request gate events (true once the gate reports them). */
-  readonly gateEvents?: boolean;
 }
 
 /** A finished run as the service remembers it. */
@@ -76,7 +81,6 @@ export function createService(deps: ServiceDeps): Service {
   const log = deps.logger;
   const names = new Set(deps.jobs.map((j) => j.name));
   const metrics = createServeMetrics({
-    gateEvents: deps.gateEvents ?? false,
     figures: () =>
       deps.readState((state) =>
         deps.jobs.map((j) => ({
@@ -122,9 +126,7 @@ export function createService(deps: ServiceDeps): Service {
     let outcome: FinishedRun["outcome"];
     let error: string | undefined;
     try {
-      report = await deps.execute(run.job, run.items, (e) => {
-        metrics.runEvent(e);
-      });
+      report = await deps.execute(run.job, run.items, metrics.gateListener());
       outcome = stopping ? "interrupted" : report.summary.failed > 0 ? "partial" : "ok";
     } catch (e) {
       outcome = e instanceof InterruptedError || stopping ? "interrupted" : "failed";
@@ -132,7 +134,7 @@ export function createService(deps: ServiceDeps): Service {
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
     }
     const seconds = (Date.now() - started) / 1000;
-    metrics.runFinished(run.job, outcome, seconds, report);
+    metrics.runFinished(run.job, outcome, seconds);
     remember({
       job: run.job,
       runId: report?.runId,
@@ -158,7 +160,7 @@ export function createService(deps: ServiceDeps): Service {
       readiness.stateFailed(e instanceof Error ? e.message : String(e));
     }
     try {
-      readiness.record(await deps.probe());
+      readiness.record(await deps.probe(metrics.gateListener()));
     } catch (e) {
       log.warn({ err: String(e) }, "readiness probe failed");
     }

@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
-import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import {
+  startGithubSandbox,
+  type GithubSandbox,
+  type GithubSandboxOptions,
+} from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 
 export const MAPPINGS = fileURLToPath(new URL("../../mappings/", import.meta.url));
@@ -43,25 +47,31 @@ export interface Servers {
   close(): Promise<void>;
 }
 
-/** The reference server with a small generated project, and both sandboxes with limits off. */
-export async function startServers(generate = "stories=3,tasks=1,comments=1"): Promise<Servers> {
-  const [tinypm, github, jira] = await Promise.all([
+/**
+ * The reference server with a small generated project, and both sandboxes with limits off
+ * (`github` overrides the GitHub sandbox's options, e.g. small rate limits).
+ */
+export async function startServers(
+  generate = "stories=3,tasks=1,comments=1",
+  github: GithubSandboxOptions = {},
+): Promise<Servers> {
+  const [tinypm, githubSandbox, jira] = await Promise.all([
     startReferenceServer({ generate, seed: 3 }),
-    startGithubSandbox({ rateLimits: "off" }),
+    startGithubSandbox({ rateLimits: "off", ...github }),
     startJiraSandbox({ rateLimits: "off" }),
   ]);
   return {
     tinypm,
-    github,
+    github: githubSandbox,
     jira,
     env: {
       TINYPM_TOKEN: tinypm.token,
-      GITHUB_TOKEN: github.token,
+      GITHUB_TOKEN: githubSandbox.token,
       JIRA_EMAIL: jira.email,
       JIRA_TOKEN: jira.token,
     },
     close: async () => {
-      await Promise.allSettled([tinypm.close(), github.close(), jira.close()]);
+      await Promise.allSettled([tinypm.close(), githubSandbox.close(), jira.close()]);
     },
   };
 }

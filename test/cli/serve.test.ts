@@ -83,7 +83,7 @@ describe("serve", () => {
       Date.now() / 1000 - 600,
     );
     const writes = metrics.get(
-      'tinypm_sync_api_requests_total{system="github",kind="write",status="2xx"}',
+      'tinypm_sync_api_requests_total{system="github",kind="write",status="201"}',
     );
     expect(writes).toBeGreaterThanOrEqual(6);
     expect(metrics.has("process_cpu_user_seconds_total")).toBe(true);

@@ -1,5 +1,6 @@
 import { ConfigError, UsageError } from "../../core/errors.js";
 import type { ResolvedJob } from "../../config/load.js";
+import type { GateEvent } from "../../core/request-gate.js";
 import { createAccess } from "../../serve/auth.js";
 import { startServeServer } from "../../serve/server.js";
 import { createService } from "../../serve/service.js";
@@ -67,14 +68,18 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     const service = createService({
       jobs: loaded.jobs.map(serveJob),
       logger,
-      execute: async (name, _items, onEvent) => {
+      execute: async (name, _items, onGateEvent) => {
         const resolved = byName.get(name);
         if (resolved === undefined) throw new UsageError(`no job named ${name}`);
         // A webhook's items are kept with the run; the run itself is the job's incremental sync
         // (the target's feed since the checkpoint, tinyPM by tiers), as `sync` runs it.
-        return runConfiguredJob(ctx, session, resolved, { mode: "sync", dryRun: false, onEvent });
+        return runConfiguredJob(ctx, session, resolved, {
+          mode: "sync",
+          dryRun: false,
+          onGateEvent,
+        });
       },
-      probe: () => probeAll(session),
+      probe: (onGateEvent) => probeAll(session, onGateEvent),
       readState: (fn) => {
         const state = openState(loaded, true);
         try {
@@ -154,10 +159,13 @@ function checkWebhookSecrets(
 }
 
 /** Probes tinyPM and the target of every job (readiness): reachable and the token accepted. */
-async function probeAll(session: ConfigSession): Promise<SystemCheck[]> {
+async function probeAll(
+  session: ConfigSession,
+  onGateEvent: (e: GateEvent) => void,
+): Promise<SystemCheck[]> {
   const checks: SystemCheck[] = [];
   for (const resolved of session.loaded.jobs) {
-    const job = openJob(session, resolved, () => undefined);
+    const job = openJob(session, resolved, () => undefined, undefined, { onGateEvent });
     try {
       for (const tracker of [job.tinypm, job.target]) {
         try {
