@@ -2,7 +2,8 @@ import type { CommentDraft, WorkItem, WorkItemDraft } from "../../core/model.js"
 import { importIssue, importPayload } from "./import-api.js";
 import { numberFromUrl, toWorkItem } from "./map.js";
 import { markerKey } from "./marker.js";
-import { getRawIssue, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { getRawIssue } from "./reads.js";
 import type { RawIssue } from "./schema.js";
 import { addSubIssue, applyStatus, createRawIssue } from "./writes.js";
 import { NotFoundError } from "../../core/errors.js";

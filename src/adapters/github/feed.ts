@@ -1,78 +1,118 @@
-import { createHash } from "node:crypto";
-import { z } from "zod";
-import type { Checkpoint } from "../../core/tracker.js";
-import { StateError } from "../../core/errors.js";
+import type { Change, ChangePage, Checkpoint } from "../../core/tracker.js";
+import type { GithubRequest } from "./client.js";
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  laterOf,
+  seenInWindow,
+  sinceFor,
+  versionKey,
+} from "./checkpoint.js";
+import type { GithubContext } from "./context.js";
+import { loadItem, readIssue } from "./reads.js";
+import { pages } from "./requests.js";
 
-/**
- * The GitHub change-feed checkpoint: `since` (the `since` parameter the stored ETag belongs to),
- * `etag` (of that request's first page; empty when not yet known), `seen` (number@updated_at of
- * the items inside the overlap window, so they are not emitted twice).
- */
-export interface FeedCheckpoint {
-  readonly since?: string | undefined;
-  readonly etag?: string | undefined;
-  readonly seen?: string | undefined;
+/** Rounds of "fetch the overlap window again" before giving up on priming the ETag. */
+const MAX_ROUNDS = 3;
+const OPERATION = "issues.listForRepo";
+
+function listRequest(
+  since: string | undefined,
+  etag: string | undefined,
+  signal?: AbortSignal,
+): GithubRequest {
+  return {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues",
+    params: {
+      state: "all",
+      sort: "updated",
+      direction: "asc",
+      per_page: 100,
+      ...(since === undefined ? {} : { since }),
+    },
+    ifNoneMatch: etag,
+    operation: OPERATION,
+    signal,
+  };
 }
 
-/** Items updated this close to the watermark are fetched again (clock skew, same-second writes). */
-export const OVERLAP_MS = 5_000;
-
-const checkpointSchema = z.object({
-  v: z.literal(1).optional(),
-  since: z.iso.datetime().optional(),
-  etag: z.string().optional(),
-  seen: z.string().optional(),
-});
-
-export function encodeCheckpoint(cp: FeedCheckpoint): Checkpoint {
-  const out: Record<string, string | number> = { v: 1 };
-  if (cp.since !== undefined) out.since = cp.since;
-  if (cp.etag !== undefined && cp.etag !== "") out.etag = cp.etag;
-  if (cp.seen !== undefined && cp.seen !== "") out.seen = cp.seen;
-  return out;
-}
-
-/** Validates a stored checkpoint; throws `StateError` naming the problem. */
-export function decodeCheckpoint(cp: Checkpoint | undefined): FeedCheckpoint {
-  if (cp === undefined) return {};
-  const parsed = checkpointSchema.safeParse(cp);
-  if (!parsed.success) {
-    throw new StateError("state_invalid", `GitHub checkpoint is invalid: ${JSON.stringify(cp)}`, {
-      hint: "Reset the job's checkpoint to rescan the repository.",
-      details: { issues: parsed.error.issues.map((i) => `${i.path.join(" > ")}: ${i.message}`) },
-    });
-  }
-  const { since, etag, seen } = parsed.data;
-  return { since, etag, seen };
+interface Round {
+  since: string | undefined;
+  max: string | undefined;
+  seen: Set<string>;
 }
 
 /**
- * The de-duplication key of one issue version: number and `updated_at`, plus a short content
- * hash, because `updated_at` has whole seconds and two edits in one second share it.
+ * The change feed: issues updated since the checkpoint (`since`, `sort=updated`, `state=all`,
+ * 100 per page), the first page sent with the stored ETag. A 304 yields one empty page with the
+ * same checkpoint. After a changed scan, the overlap window is fetched once more (deduplicated)
+ * so that the ETag stored belongs to the next run's exact request: an unchanged repository then
+ * costs only 304s.
  */
-export function versionKey(issue: { number: number; updated_at: string }): string {
-  const hash = createHash("sha256").update(JSON.stringify(issue)).digest("hex").slice(0, 8);
-  return `${issue.number}@${issue.updated_at}#${hash}`;
-}
-
-/** The watermark minus the overlap window, in GitHub's `YYYY-MM-DDTHH:MM:SSZ` form. */
-export function sinceFor(maxUpdatedAt: string): string {
-  const t = Date.parse(maxUpdatedAt) - OVERLAP_MS;
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-/** The keys of the versions at or after `since` (the ones the next overlap fetch returns). */
-export function seenInWindow(keys: Iterable<string>, since: string): string {
-  const limit = Date.parse(since);
-  const kept: string[] = [];
-  for (const k of keys) {
-    const at = k.slice(k.indexOf("@") + 1, k.includes("#") ? k.indexOf("#") : undefined);
-    if (Date.parse(at) >= limit) kept.push(k);
+export async function* changeFeed(
+  ctx: GithubContext,
+  from: Checkpoint | undefined,
+  signal?: AbortSignal,
+): AsyncGenerator<ChangePage> {
+  const cp = decodeCheckpoint(from);
+  const full = cp.since === undefined;
+  const state: Round = { since: cp.since, max: undefined, seen: new Set(splitSeen(cp.seen)) };
+  let etag = cp.etag;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let firstEtag: string | undefined;
+    for await (const page of pages(ctx, listRequest(state.since, etag, signal))) {
+      if (page === "not-modified") {
+        yield { changes: [], checkpoint: from ?? encodeCheckpoint(cp), complete: false };
+        return;
+      }
+      firstEtag ??= etagOf(page.response.headers.etag);
+      const changes = await pageChanges(ctx, page.items, state, signal);
+      yield { changes, checkpoint: checkpointOf(state, undefined), complete: false };
+    }
+    const next = state.max === undefined ? state.since : sinceFor(state.max);
+    if (next === state.since) {
+      yield { changes: [], checkpoint: checkpointOf(state, firstEtag), complete: full };
+      return;
+    }
+    state.since = next;
+    etag = undefined;
   }
-  return kept.sort().join(",");
+  yield { changes: [], checkpoint: checkpointOf(state, undefined), complete: full };
 }
 
-/** The later of two ISO timestamps (undefined-safe). */
-export function laterOf(a: string | undefined, b: string): string {
-  return a === undefined || Date.parse(b) > Date.parse(a) ? b : a;
+function splitSeen(seen: string | undefined): string[] {
+  return seen === undefined || seen === "" ? [] : seen.split(",");
+}
+
+function etagOf(v: string | number | undefined): string {
+  return v === undefined ? "" : String(v);
+}
+
+function checkpointOf(state: Round, etag: string | undefined): Checkpoint {
+  const since = state.max === undefined ? state.since : sinceFor(state.max);
+  return encodeCheckpoint({
+    since,
+    etag,
+    seen: since === undefined ? undefined : seenInWindow(state.seen, since),
+  });
+}
+
+async function pageChanges(
+  ctx: GithubContext,
+  items: readonly unknown[],
+  state: Round,
+  signal: AbortSignal | undefined,
+): Promise<Change[]> {
+  const changes: Change[] = [];
+  for (const raw of items) {
+    const issue = readIssue(ctx, raw, OPERATION);
+    if (issue === undefined) continue;
+    const key = versionKey(issue);
+    state.max = laterOf(state.max, issue.updated_at);
+    if (state.seen.has(key)) continue;
+    state.seen.add(key);
+    changes.push({ kind: "upsert", item: await loadItem(ctx, issue, signal) });
+  }
+  return changes;
 }

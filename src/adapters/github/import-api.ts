@@ -2,7 +2,8 @@ import { PayloadInvalidError } from "../../core/errors.js";
 import type { CommentDraft, WorkItemDraft } from "../../core/model.js";
 import { IMPORT_ACCEPT } from "./client.js";
 import { createBodyFor, numberFromUrl, stateFor } from "./map.js";
-import { fetchOne, parse, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { fetchOne, parse } from "./requests.js";
 import { rawImportSchema, type RawImport } from "./schema.js";
 import { commentBodyFor } from "./writes.js";
 

@@ -10,12 +10,13 @@ import type {
   WorkItemDraft,
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
-import { changeFeed } from "./changes.js";
+import { changeFeed } from "./feed.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
+import type { GithubContext } from "./context.js";
 import {
   getRawIssue,
   listRawComments,
@@ -23,7 +24,6 @@ import {
   listSubIssuesRaw,
   loadItem,
   mustGetRawIssue,
-  type GithubContext,
 } from "./reads.js";
 import {
   ensureLabels,

@@ -1,5 +1,6 @@
 import type { ProbeResult } from "../../core/tracker.js";
-import { fetchOne, parse, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { fetchOne, parse } from "./requests.js";
 import { rawRepoSchema } from "./schema.js";
 
 /** Reachable, token accepted, repository visible, push rights: one `GET /repos/{o}/{r}`. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { GithubClient } from "./client.js";
-import { nextLink, parse, readIssue, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { readIssue } from "./reads.js";
+import { nextLink, parse } from "./requests.js";
 import { rawIssueSchema } from "./schema.js";
 
 const noClient = {} as GithubClient;

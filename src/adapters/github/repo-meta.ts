@@ -2,7 +2,8 @@ import type { Iteration, IterationDraft } from "../../core/model.js";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { dueOnFor } from "./due-date.js";
 import { toIteration } from "./map.js";
-import { fetchOne, pages, parse, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { fetchOne, pages, parse } from "./requests.js";
 import { rawLabelSchema, rawMilestoneSchema, type RawLabel } from "./schema.js";
 
 /** Repository labels and milestones: list, and ensure (create what is missing). */

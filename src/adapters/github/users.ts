@@ -1,7 +1,9 @@
 /** The repository's assignable users, and what their public profiles show. */
 import { z } from "zod";
 import type { UserRef } from "../../core/model.js";
-import { fetchOne, listAssignees, parse, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { listAssignees } from "./reads.js";
+import { fetchOne, parse } from "./requests.js";
 
 /**
  * Profiles read per call at most: one read each, so a large organisation does not spend its

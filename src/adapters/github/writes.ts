@@ -2,7 +2,9 @@ import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
 import type { Comment, CommentDraft, WorkItemDraft, WorkItemPatch } from "../../core/model.js";
 import { bodyFor, createBodyFor, numberFromUrl, patchBodyFor, stateFor, toComment } from "./map.js";
 import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
-import { fetchOne, getRawIssue, parse, readIssue, type GithubContext } from "./reads.js";
+import type { GithubContext } from "./context.js";
+import { getRawIssue, readIssue } from "./reads.js";
+import { fetchOne, parse } from "./requests.js";
 import { rawCommentSchema, type RawIssue } from "./schema.js";
 
 /** Issue, sub-issue and comment writes (each one paced write, plus reads only where needed). */

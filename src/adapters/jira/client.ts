@@ -5,10 +5,8 @@ import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { labelled, logHttpRequests } from "./http-log.js";
-import { httpShape, isRecord, toSyncError, type ErrorContext } from "./sync-error.js";
+import { httpShape, isRecord, toSyncError, type ErrorContext } from "./errors.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
-
-export { toSyncError, type ErrorContext } from "./sync-error.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per call). */
 export interface JiraLogger {

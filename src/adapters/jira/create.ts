@@ -6,7 +6,7 @@ import { draftToFields, propertyValue } from "./map.js";
 import { getItem, readByKeys } from "./reads.js";
 import { PROPERTY_KEY, rawBulkCreated, type RawBulkCreated, type RawCreated } from "./schema.js";
 import { resolveSprint } from "./sprints.js";
-import { httpShape, isRecord } from "./sync-error.js";
+import { httpShape, isRecord } from "./errors.js";
 import { firstStepOnCreate, transitionTo } from "./transition.js";
 import type { WorkflowEdge } from "./workflow.js";
 

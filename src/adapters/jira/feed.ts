@@ -1,97 +1,35 @@
-import { createHash } from "node:crypto";
-import { PayloadInvalidError } from "../../core/errors.js";
+/** The Jira change feed: issues updated since the checkpoint, each emitted once per version. */
 import type { WorkItem } from "../../core/model.js";
-import type { Checkpoint } from "../../core/tracker.js";
+import type { ChangePage, Checkpoint } from "../../core/tracker.js";
+import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./checkpoint.js";
+import type { JiraContext } from "./context.js";
+import { updatedSinceJql } from "./jql.js";
+import { searchIssues, toItem } from "./reads.js";
 
-/**
- * The Jira change feed's checkpoint: the newest `updated` seen (epoch ms) and the content hashes
- * of the issues inside the overlap window at that moment. The next run asks for
- * `updated >= updatedMs − overlap` (JQL is minute-granular and search is eventually consistent)
- * and drops issues whose hash it already delivered.
- */
-export interface FeedState {
-  readonly updatedMs: number;
-  /** key → content hash and `updated` (ms), for issues within the overlap window of `updatedMs`. */
-  readonly seen: ReadonlyMap<string, SeenItem>;
-}
-
-export interface SeenItem {
-  readonly hash: string;
-  readonly at: number;
-}
-
-export const DEFAULT_OVERLAP_MS = 60_000;
-
-export function decodeCheckpoint(cp: Checkpoint | undefined): FeedState | undefined {
-  if (cp === undefined) return undefined;
-  const updatedMs = cp.updatedMs;
-  const seen = cp.seen ?? "";
-  if (typeof updatedMs !== "number" || !Number.isFinite(updatedMs) || typeof seen !== "string") {
-    throw new PayloadInvalidError(
-      `Jira checkpoint is not one this adapter wrote (${JSON.stringify(cp).slice(0, 200)}).`,
-      { system: "jira", operation: "changes" },
-      { hint: "Reset the job's Jira cursor; the next sync rescans the project." },
-    );
+export async function* changeFeed(
+  ctx: JiraContext,
+  from: Checkpoint | undefined,
+): AsyncGenerator<ChangePage> {
+  let state = decodeCheckpoint(from);
+  const jql = updatedSinceJql(ctx.settings.projectKey, querySince(state, ctx.settings.overlapMs));
+  let yielded = false;
+  for await (const page of searchIssues(ctx, jql)) {
+    const items: WorkItem[] = [];
+    for (const raw of page) items.push(await toItem(ctx, raw));
+    const next = advanceFeed({ state, items, overlapMs: ctx.settings.overlapMs });
+    state = next.state;
+    yielded = true;
+    yield {
+      changes: next.fresh.map((item) => ({ kind: "upsert" as const, item })),
+      checkpoint: encodeCheckpoint(state),
+      complete: false,
+    };
   }
-  const entries = seen === "" ? [] : seen.split(",").map(decodeSeen);
-  return { updatedMs, seen: new Map(entries) };
-}
-
-function decodeSeen(entry: string): [string, SeenItem] {
-  const [key = "", rest = ""] = entry.split("=");
-  const [hash = "", at = "0"] = rest.split("@");
-  return [key, { hash, at: Number(at) }];
-}
-
-export function encodeCheckpoint(state: FeedState): Checkpoint {
-  return {
-    updatedMs: state.updatedMs,
-    seen: [...state.seen].map(([k, s]) => `${k}=${s.hash}@${s.at}`).join(","),
-  };
-}
-
-/** A short, stable hash of an item's content (keys sorted). */
-export function contentHash(item: WorkItem): string {
-  return createHash("sha256").update(stableJson(item)).digest("hex").slice(0, 16);
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  if (!yielded) {
+    yield {
+      changes: [],
+      checkpoint: encodeCheckpoint(state ?? { updatedMs: 0, seen: new Map() }),
+      complete: false,
+    };
   }
-  return JSON.stringify(value);
-}
-
-/** Where the next query starts: the watermark minus the overlap window. */
-export function querySince(state: FeedState | undefined, overlapMs: number): number | undefined {
-  return state === undefined ? undefined : state.updatedMs - overlapMs;
-}
-
-/**
- * Folds one page of items (sorted by `updated`) into the feed state: returns the items not yet
- * delivered and the new state, whose `seen` keeps only issues inside the overlap window.
- */
-export function advanceFeed(opts: {
-  readonly state: FeedState | undefined;
-  readonly items: readonly WorkItem[];
-  readonly overlapMs: number;
-}): { fresh: WorkItem[]; state: FeedState } {
-  const seen = new Map(opts.state?.seen ?? []);
-  let updatedMs = opts.state?.updatedMs ?? 0;
-  const fresh: WorkItem[] = [];
-  for (const item of opts.items) {
-    const hash = contentHash(item);
-    const parsed = item.updatedAt === undefined ? Number.NaN : Date.parse(item.updatedAt);
-    const at = Number.isFinite(parsed) ? parsed : updatedMs;
-    updatedMs = Math.max(updatedMs, at);
-    const known = seen.get(item.id)?.hash === hash;
-    seen.set(item.id, { hash, at });
-    if (!known) fresh.push(item);
-  }
-  for (const [key, s] of seen) if (s.at < updatedMs - opts.overlapMs) seen.delete(key);
-  return { fresh, state: { updatedMs, seen } };
 }

@@ -40,7 +40,7 @@ function axiosOf(client: object): AxiosLike | undefined {
   // jira.js keeps its axios instance in a field the typings call private.
   const instance = (client as { instance?: unknown }).instance;
   const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
-  return ok && "interceptors" in (instance) ? (instance as AxiosLike) : undefined;
+  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
 }
 
 function pathOf(config: AxiosConfigLike): string {

@@ -12,10 +12,11 @@ import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client
 import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
 import { markerKey } from "./context.js";
-import { DEFAULT_OVERLAP_MS } from "./feed.js";
+import { DEFAULT_OVERLAP_MS } from "./checkpoint.js";
 import type { RequestGate } from "../../core/request-gate.js";
 import { probeSite } from "./probe.js";
-import { changeFeed, findItemByMarker, getItem, listItems } from "./reads.js";
+import { changeFeed } from "./feed.js";
+import { findItemByMarker, getItem, listItems } from "./reads.js";
 import { rawPriorities, rawWorklogPage } from "./schema.js";
 import { createSiteLoader } from "./site.js";
 import { listAssignableUsers } from "./users.js";

@@ -1,16 +1,8 @@
 import { NotFoundError } from "../../core/errors.js";
 import type { ItemRef, Marker, WorkItem } from "../../core/model.js";
-import type { ChangePage, Checkpoint, ListQuery } from "../../core/tracker.js";
+import type { ListQuery } from "../../core/tracker.js";
 import { markerKey, type JiraContext } from "./context.js";
-import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./feed.js";
-import {
-  childrenJql,
-  createdSinceJql,
-  keysJql,
-  markerJql,
-  projectJql,
-  updatedSinceJql,
-} from "./jql.js";
+import { childrenJql, createdSinceJql, keysJql, markerJql, projectJql } from "./jql.js";
 import { toWorkItem, type IssueExtras } from "./map.js";
 import {
   PROPERTY_KEY,
@@ -165,34 +157,6 @@ export async function readByKeys(
     }
   }
   return out;
-}
-
-export async function* changeFeed(
-  ctx: JiraContext,
-  from: Checkpoint | undefined,
-): AsyncGenerator<ChangePage> {
-  let state = decodeCheckpoint(from);
-  const jql = updatedSinceJql(ctx.settings.projectKey, querySince(state, ctx.settings.overlapMs));
-  let yielded = false;
-  for await (const page of searchIssues(ctx, jql)) {
-    const items: WorkItem[] = [];
-    for (const raw of page) items.push(await toItem(ctx, raw));
-    const next = advanceFeed({ state, items, overlapMs: ctx.settings.overlapMs });
-    state = next.state;
-    yielded = true;
-    yield {
-      changes: next.fresh.map((item) => ({ kind: "upsert" as const, item })),
-      checkpoint: encodeCheckpoint(state),
-      complete: false,
-    };
-  }
-  if (!yielded) {
-    yield {
-      changes: [],
-      checkpoint: encodeCheckpoint(state ?? { updatedMs: 0, seen: new Map() }),
-      complete: false,
-    };
-  }
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type RawStory,
   type RawTask,
 } from "./schema.js";
-import type { TinypmSession } from "./session.js";
+import type { DocumentCache } from "./document-cache.js";
 
 /** A user as the archive refers to one: id and login (docs/export-format.md). */
 export interface ArchiveUserRef {
@@ -133,7 +133,7 @@ function timeEntry(raw: RawActivity, users: readonly UserRef[]): ArchiveTimeEntr
 }
 
 async function commentsOf(
-  session: TinypmSession,
+  session: DocumentCache,
   kind: "story" | "task",
   id: string,
   inline: RawStory["comments"],
@@ -148,7 +148,7 @@ async function commentsOf(
 }
 
 async function exportTask(
-  session: TinypmSession,
+  session: DocumentCache,
   id: string,
   signal?: AbortSignal,
 ): Promise<ArchiveTask | undefined> {
@@ -197,7 +197,7 @@ function priorityOf(raw: RawStory["priority"]): { id: string; name: string } | n
 }
 
 async function exportStory(
-  session: TinypmSession,
+  session: DocumentCache,
   id: string,
   signal?: AbortSignal,
 ): Promise<ArchiveStory | undefined> {

@@ -1,10 +1,10 @@
 import { NotFoundError, PayloadInvalidError, UsageError } from "../../core/errors.js";
 import type { WorkItem, WorkItemDraft } from "../../core/model.js";
 import { applyStoryFields, applyTaskFields, resolveIterationId } from "./patch.js";
-import { readItem } from "./read.js";
+import { readItem } from "./reads.js";
 import { rawIdObject, rawTasks } from "./schema.js";
-import type { TinypmSession } from "./session.js";
-import { writableFields } from "./write.js";
+import type { DocumentCache } from "./document-cache.js";
+import { writableFields } from "./writes.js";
 
 /**
  * Create: the new id comes from the 2.6 id object (any root with an `id` child), else from
@@ -18,7 +18,7 @@ interface Listed {
 }
 
 async function listSiblings(
-  session: TinypmSession,
+  session: DocumentCache,
   kind: "story" | "task",
   parentId: string | undefined,
 ): Promise<Listed[]> {
@@ -36,7 +36,7 @@ async function listSiblings(
 
 /** The new id: 2.6 id object, else `Location`, else the highest new id with the draft's name. */
 function idFromResponse(
-  session: TinypmSession,
+  session: DocumentCache,
   operation: string,
   body: string,
   location: string | undefined,
@@ -62,7 +62,7 @@ function pickNew(
 }
 
 async function createOnce(
-  session: TinypmSession,
+  session: DocumentCache,
   draft: WorkItemDraft,
   signal?: AbortSignal,
 ): Promise<WorkItem> {
@@ -114,7 +114,7 @@ async function createOnce(
 }
 
 function createPath(
-  session: TinypmSession,
+  session: DocumentCache,
   draft: WorkItemDraft,
   iterationId: string | undefined,
 ): { path: string; operation: string } {
@@ -134,7 +134,7 @@ function createPath(
 }
 
 export async function createItem(
-  session: TinypmSession,
+  session: DocumentCache,
   draft: WorkItemDraft,
   signal?: AbortSignal,
 ): Promise<WorkItem> {

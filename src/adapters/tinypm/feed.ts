@@ -1,38 +1,14 @@
-import { createHash } from "node:crypto";
-import { z } from "zod";
-import { StateError } from "../../core/errors.js";
-import type { WorkItem } from "../../core/model.js";
-import type { ChangePage, Checkpoint } from "../../core/tracker.js";
-import { scanProject } from "./read.js";
-import type { TinypmSession } from "./session.js";
-
 /**
  * tinyPM keeps no change timestamps, so its feed is a full scan: every page carries the items
  * with their content hashes' inputs, and the last page says `complete: true` so the engine may
  * infer deletions (mark and sweep). The checkpoint records when and what was scanned.
  */
-const checkpointSchema = z.strictObject({
-  scannedAt: z.string(),
-  count: z.number().int().nonnegative(),
-  hash: z.string().optional(),
-});
-export type TinypmCheckpoint = z.infer<typeof checkpointSchema>;
-
-/** Validates a stored checkpoint (owned by this adapter). */
-export function parseCheckpoint(from: Checkpoint | undefined): TinypmCheckpoint | undefined {
-  if (from === undefined) return undefined;
-  const parsed = checkpointSchema.safeParse(from);
-  if (!parsed.success) {
-    throw new StateError(
-      "state_invalid",
-      `The stored tinyPM checkpoint is not valid: ${JSON.stringify(from)}.`,
-      {
-        hint: "Reset the job's checkpoint; the next run rescans tinyPM fully (safe: tinyPM is always fully scanned).",
-      },
-    );
-  }
-  return parsed.data;
-}
+import { createHash } from "node:crypto";
+import type { WorkItem } from "../../core/model.js";
+import type { ChangePage, Checkpoint } from "../../core/tracker.js";
+import { parseCheckpoint } from "./checkpoint.js";
+import { scanProject } from "./reads.js";
+import type { DocumentCache } from "./document-cache.js";
 
 /** A stable hash of an item's content (ids, fields, comments and time entries; key order fixed). */
 export function contentHash(item: WorkItem): string {
@@ -59,7 +35,7 @@ export interface FeedOptions {
 
 /** The full-scan change feed. `from` is validated, but every run scans everything. */
 export async function* fullScanFeed(
-  session: TinypmSession,
+  session: DocumentCache,
   from: Checkpoint | undefined,
   opts: FeedOptions = {},
 ): AsyncGenerator<ChangePage> {

@@ -1,10 +1,4 @@
-import {
-  AuthError,
-  NotFoundError,
-  PermissionError,
-  RemoteUnavailableError,
-  UsageError,
-} from "../../core/errors.js";
+import { NotFoundError, UsageError } from "../../core/errors.js";
 import type {
   Comment,
   ItemRef,
@@ -14,15 +8,10 @@ import type {
   UserRef,
   WorkItem,
 } from "../../core/model.js";
-import type {
-  CallOptions,
-  ProbeResult,
-  TieredScan,
-  Tracker,
-  TrackerCapabilities,
-} from "../../core/tracker.js";
+import type { CallOptions, TieredScan, Tracker, TrackerCapabilities } from "../../core/tracker.js";
 import { createTinypmClient, type TinypmLogger } from "./client.js";
 import { fullScanFeed } from "./feed.js";
+import { probe } from "./probe.js";
 import { mapOrdered } from "./ordered.js";
 import {
   LEGACY_TASK_STATUSES,
@@ -31,13 +20,13 @@ import {
   type ApiVersion,
   type TaskStatus,
 } from "./map.js";
-import { readItem, readStory, readTask, readTasksOf, scanProject } from "./read.js";
+import { readItem, readStory, readTask, readTasksOf, scanProject } from "./reads.js";
 import { rawProjects } from "./schema.js";
-import { createSession, type TinypmSession } from "./session.js";
+import { createDocumentCache, type DocumentCache } from "./document-cache.js";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
 import { createItem } from "./create.js";
 import { startTieredScan } from "./tiers.js";
-import { addComment, addTimeEntry, deleteItem, updateItem } from "./write.js";
+import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
 import type { RequestGate } from "../../core/request-gate.js";
 
 export interface TinypmTrackerOptions {
@@ -98,7 +87,7 @@ export interface TinypmTracker extends Tracker {
   serverVersion(): Promise<ApiVersion>;
   startTieredScan(opts?: CallOptions): Promise<TieredScan>;
   /** The reading session (used by `exportProject`). */
-  readonly session: TinypmSession;
+  readonly session: DocumentCache;
 }
 
 const CAPABILITIES: TrackerCapabilities = {
@@ -137,7 +126,7 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
     userAgent: options.userAgent,
     gate: options.gate,
   });
-  const session = createSession(client, String(options.projectId), concurrency);
+  const session = createDocumentCache(client, String(options.projectId), concurrency);
 
   async function* list(
     query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },
@@ -257,38 +246,4 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
     serverVersion: () => session.version(),
   } satisfies TinypmTracker;
   return tracker;
-}
-
-async function probe(session: TinypmSession): Promise<ProbeResult> {
-  const base = {
-    system: "tinypm" as const,
-    reachable: true,
-    authenticated: true,
-    projectVisible: false,
-    canWrite: false,
-  };
-  try {
-    const p = await session.project();
-    const v = await session.version();
-    return {
-      ...base,
-      projectVisible: true,
-      canWrite: true,
-      details: `tinyPM ${v} at ${session.client.baseUrl}, project ${p.id.trim()} '${p.name ?? ""}'`,
-    };
-  } catch (error) {
-    const where = `tinyPM at ${session.client.baseUrl}, project ${session.projectId}`;
-    if (error instanceof RemoteUnavailableError)
-      return {
-        ...base,
-        reachable: false,
-        authenticated: false,
-        details: `${where}: ${error.message}`,
-      };
-    if (error instanceof AuthError)
-      return { ...base, authenticated: false, details: `${where}: ${error.message}` };
-    if (error instanceof PermissionError || error instanceof NotFoundError)
-      return { ...base, details: `${where}: ${error.message}` };
-    throw error;
-  }
 }

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { WorkItem } from "../../core/model.js";
 import type { ScanSection, TieredScan } from "../../core/tracker.js";
 import { mapOrdered } from "./ordered.js";
-import { createReadRun, readStory, readStoryTrees, readTask } from "./read.js";
-import type { StorySummary, TinypmSession } from "./session.js";
+import { createReadRun, readStory, readStoryTrees, readTask } from "./reads.js";
+import type { StorySummary, DocumentCache } from "./document-cache.js";
 
 export const OPEN_SECTION = "open";
 const closedKey = (iterationId: string): string => `closed:${iterationId}`;
@@ -21,7 +21,7 @@ export function storyListSignature(stories: readonly StorySummary[]): string {
  * server ignored the filter (a filtered listing returned the whole project): no tiers then.
  */
 async function closedMembers(
-  session: TinypmSession,
+  session: DocumentCache,
   all: readonly StorySummary[],
   closed: readonly string[],
   signal: AbortSignal | undefined,
@@ -53,7 +53,7 @@ async function closedMembers(
 
 /** Starts a tiered read: the story listing (and on 2.0–2.5 one per closed iteration), no more. */
 export async function startTieredScan(
-  session: TinypmSession,
+  session: DocumentCache,
   signal?: AbortSignal,
 ): Promise<TieredScan> {
   const run = createReadRun();

@@ -20,9 +20,9 @@ import {
   toTimeEntry,
 } from "./map.js";
 import { applyStoryFields, applyTaskFields, changedFields, resolveUserId } from "./patch.js";
-import { readItem } from "./read.js";
+import { readItem } from "./reads.js";
 import { rawActivity, rawComment } from "./schema.js";
-import type { TinypmSession } from "./session.js";
+import type { DocumentCache } from "./document-cache.js";
 import type { XmlNode } from "./wire.js";
 
 const STORY_FIELDS: readonly WorkItemFieldName[] = WORK_ITEM_FIELD_NAMES.filter(
@@ -65,7 +65,7 @@ function comparedNames(set: Partial<WorkItemFields>, base: WorkItem): Set<WorkIt
 
 /** Fresh GET → compare with base → apply only `set` → PUT of the complete document. */
 export async function updateItem(
-  session: TinypmSession,
+  session: DocumentCache,
   ref: ItemRef,
   patch: WorkItemPatch,
   signal?: AbortSignal,
@@ -140,7 +140,7 @@ export async function updateItem(
 }
 
 export async function deleteItem(
-  session: TinypmSession,
+  session: DocumentCache,
   ref: ItemRef,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -155,7 +155,7 @@ export async function deleteItem(
   if (ref.kind === "task") session.forgetTask(ref.id);
 }
 
-async function require26(session: TinypmSession, what: string): Promise<void> {
+async function require26(session: DocumentCache, what: string): Promise<void> {
   if ((await session.version()) !== "2.6") {
     throw new UsageError(`tinyPM 2.0–2.5 has no ${what} API (it arrived in 2.6).`, {
       hint: "Upgrade the tinyPM server to 2.6, or leave this out of the mapping.",
@@ -164,7 +164,7 @@ async function require26(session: TinypmSession, what: string): Promise<void> {
 }
 
 export async function addComment(
-  session: TinypmSession,
+  session: DocumentCache,
   ref: ItemRef,
   draft: CommentDraft,
   signal?: AbortSignal,
@@ -195,7 +195,7 @@ export async function addComment(
 }
 
 export async function addTimeEntry(
-  session: TinypmSession,
+  session: DocumentCache,
   ref: ItemRef,
   draft: TimeEntryDraft,
   signal?: AbortSignal,

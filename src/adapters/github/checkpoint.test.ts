@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { StateError } from "../../core/errors.js";
-import { decodeCheckpoint, encodeCheckpoint, seenInWindow, sinceFor, versionKey } from "./feed.js";
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  seenInWindow,
+  sinceFor,
+  versionKey,
+} from "./checkpoint.js";
 
 describe("checkpoint", () => {
   it("round-trips since, etag and seen", () => {

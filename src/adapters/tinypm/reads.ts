@@ -4,7 +4,7 @@ import { mapOrdered } from "./ordered.js";
 import { createListedDetails, type ListedDetails } from "./listed-details.js";
 import { storyToItem, taskToItem } from "./map.js";
 import { rawStory, rawTask } from "./schema.js";
-import type { RawDoc, StorySummary, TaskSummary, TinypmSession } from "./session.js";
+import type { RawDoc, StorySummary, TaskSummary, DocumentCache } from "./document-cache.js";
 import type { XmlNode } from "./wire.js";
 
 /** A story with its tasks, each carrying comments and time entries. */
@@ -14,7 +14,7 @@ export interface StoryTree {
 }
 
 export async function readStory(
-  session: TinypmSession,
+  session: DocumentCache,
   id: string,
   signal?: AbortSignal,
 ): Promise<WorkItem | undefined> {
@@ -28,7 +28,7 @@ export async function readStory(
 }
 
 export async function readTask(
-  session: TinypmSession,
+  session: DocumentCache,
   id: string,
   storyId: string | undefined,
   signal?: AbortSignal,
@@ -45,7 +45,7 @@ export async function readTask(
 }
 
 export async function readItem(
-  session: TinypmSession,
+  session: DocumentCache,
   ref: ItemRef,
   signal?: AbortSignal,
 ): Promise<WorkItem | undefined> {
@@ -56,7 +56,7 @@ export async function readItem(
 
 /** Reads the tasks of a story, concurrently (the request gate bounds the HTTP calls). */
 export async function readTasksOf(
-  session: TinypmSession,
+  session: DocumentCache,
   storyId: string,
   signal?: AbortSignal,
 ): Promise<WorkItem[]> {
@@ -87,7 +87,7 @@ function fromListed<T extends z.ZodType>(schema: T) {
 
 /** A task's time entries: from its iteration's timesheet (2.6), else its own (2.6), else none. */
 async function timeEntriesOf(
-  session: TinypmSession,
+  session: DocumentCache,
   run: ReadRun,
   taskId: string,
   iterationId: string | undefined,
@@ -106,7 +106,7 @@ async function timeEntriesOf(
 }
 
 async function readListedStory(
-  session: TinypmSession,
+  session: DocumentCache,
   run: ReadRun,
   listed: StorySummary,
   signal?: AbortSignal,
@@ -126,7 +126,7 @@ async function readListedStory(
 }
 
 async function readListedTask(
-  session: TinypmSession,
+  session: DocumentCache,
   run: ReadRun,
   listed: TaskSummary,
   story: StorySummary,
@@ -149,7 +149,7 @@ async function readListedTask(
 
 /** A listed story and its tasks; `undefined` when the story vanished during the read. */
 export async function readStoryTree(
-  session: TinypmSession,
+  session: DocumentCache,
   run: ReadRun,
   listed: StorySummary,
   opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
@@ -174,7 +174,7 @@ export async function readStoryTree(
  * (each story fans out into its task reads; the request gate bounds the requests).
  */
 export async function* readStoryTrees(
-  session: TinypmSession,
+  session: DocumentCache,
   run: ReadRun,
   stories: readonly StorySummary[],
   opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
@@ -189,7 +189,7 @@ export async function* readStoryTrees(
 
 /** Every story tree of the project (a full scan), in listing order. */
 export async function* scanProject(
-  session: TinypmSession,
+  session: DocumentCache,
   opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
 ): AsyncGenerator<StoryTree> {
   const stories = await session.listStories(opts.signal);

@@ -52,10 +52,11 @@ export interface TaskSummary {
 }
 
 /**
- * Reading state shared by the tracker and the exporter: the client, the project and the lookup
- * tables (read once, refreshable), and the raw reads of stories and tasks.
+ * The documents read from tinyPM, cached (shared by the tracker and the exporter): the client,
+ * the project and the lookup tables (read once, refreshable), and the raw reads of stories and
+ * tasks.
  */
-export interface TinypmSession {
+export interface DocumentCache {
   readonly client: TinypmClient;
   readonly projectId: string;
   readonly concurrency: number;
@@ -123,11 +124,11 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-export function createSession(
+export function createDocumentCache(
   client: TinypmClient,
   projectId: string,
   concurrency: number,
-): TinypmSession {
+): DocumentCache {
   const pid = encodeURIComponent(projectId);
   const parents = new Map<string, string>();
 
@@ -189,7 +190,7 @@ export function createSession(
   }
   const context = memo(readContext);
 
-  const session: TinypmSession = {
+  const session: DocumentCache = {
     client,
     projectId,
     concurrency,

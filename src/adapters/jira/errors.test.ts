@@ -7,7 +7,7 @@ import {
   RateLimitError,
   RemoteUnavailableError,
 } from "../../core/errors.js";
-import { toSyncError } from "./client.js";
+import { toSyncError } from "./errors.js";
 
 const ctx = { system: "jira" as const, operation: "GET /rest/api/3/issue/{key}", id: "WID-1" };
 

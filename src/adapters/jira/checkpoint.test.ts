@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./feed.js";
+import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./checkpoint.js";
 import { jqlString, markerJql, updatedSinceJql } from "./jql.js";
 
 const item = (id: string, updatedAt: string, title = id): WorkItem => ({

@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Checkpoint } from "../../core/tracker.js";
+import { StateError } from "../../core/errors.js";
+
+/**
+ * The GitHub change-feed checkpoint: `since` (the `since` parameter the stored ETag belongs to),
+ * `etag` (of that request's first page; empty when not yet known), `seen` (number@updated_at of
+ * the items inside the overlap window, so they are not emitted twice).
+ */
+export interface FeedCheckpoint {
+  readonly since?: string | undefined;
+  readonly etag?: string | undefined;
+  readonly seen?: string | undefined;
+}
+
+/** Items updated this close to the watermark are fetched again (clock skew, same-second writes). */
+export const OVERLAP_MS = 5_000;
+
+const checkpointSchema = z.object({
+  v: z.literal(1).optional(),
+  since: z.iso.datetime().optional(),
+  etag: z.string().optional(),
+  seen: z.string().optional(),
+});
+
+export function encodeCheckpoint(cp: FeedCheckpoint): Checkpoint {
+  const out: Record<string, string | number> = { v: 1 };
+  if (cp.since !== undefined) out.since = cp.since;
+  if (cp.etag !== undefined && cp.etag !== "") out.etag = cp.etag;
+  if (cp.seen !== undefined && cp.seen !== "") out.seen = cp.seen;
+  return out;
+}
+
+/** Validates a stored checkpoint; throws `StateError` naming the problem. */
+export function decodeCheckpoint(cp: Checkpoint | undefined): FeedCheckpoint {
+  if (cp === undefined) return {};
+  const parsed = checkpointSchema.safeParse(cp);
+  if (!parsed.success) {
+    throw new StateError("state_invalid", `GitHub checkpoint is invalid: ${JSON.stringify(cp)}`, {
+      hint: "Reset the job's checkpoint to rescan the repository.",
+      details: { issues: parsed.error.issues.map((i) => `${i.path.join(" > ")}: ${i.message}`) },
+    });
+  }
+  const { since, etag, seen } = parsed.data;
+  return { since, etag, seen };
+}
+
+/**
+ * The de-duplication key of one issue version: number and `updated_at`, plus a short content
+ * hash, because `updated_at` has whole seconds and two edits in one second share it.
+ */
+export function versionKey(issue: { number: number; updated_at: string }): string {
+  const hash = createHash("sha256").update(JSON.stringify(issue)).digest("hex").slice(0, 8);
+  return `${issue.number}@${issue.updated_at}#${hash}`;
+}
+
+/** The watermark minus the overlap window, in GitHub's `YYYY-MM-DDTHH:MM:SSZ` form. */
+export function sinceFor(maxUpdatedAt: string): string {
+  const t = Date.parse(maxUpdatedAt) - OVERLAP_MS;
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** The keys of the versions at or after `since` (the ones the next overlap fetch returns). */
+export function seenInWindow(keys: Iterable<string>, since: string): string {
+  const limit = Date.parse(since);
+  const kept: string[] = [];
+  for (const k of keys) {
+    const at = k.slice(k.indexOf("@") + 1, k.includes("#") ? k.indexOf("#") : undefined);
+    if (Date.parse(at) >= limit) kept.push(k);
+  }
+  return kept.sort().join(",");
+}
+
+/** The later of two ISO timestamps (undefined-safe). */
+export function laterOf(a: string | undefined, b: string): string {
+  return a === undefined || Date.parse(b) > Date.parse(a) ? b : a;
+}

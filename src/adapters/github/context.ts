@@ -1,0 +1,8 @@
+import type { GithubClient } from "./client.js";
+
+/** What every request of the adapter goes through: the client and a number → id cache. */
+export interface GithubContext {
+  readonly client: GithubClient;
+  /** Issue number → issue `id` (sub-issue calls take the child's id, not its number). */
+  readonly ids: Map<number, number>;
+}
