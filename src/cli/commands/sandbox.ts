@@ -21,7 +21,7 @@ export interface SandboxFlags {
   readonly consistency: "strong" | "eventual";
   /** `--users FILE`: the sandbox's people (sandbox-users.ts). */
   readonly users?: string | undefined;
-  /** Deliver webhooks here (GitHub), signed with the secret from `--webhook-secret-env`. */
+  /** Deliver webhooks here (GitHub or Jira), signed with the secret from `--webhook-secret-env`. */
   readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
 }
 
@@ -109,10 +109,6 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     };
   },
   jira: async (flags) => {
-    if (flags.webhook !== undefined)
-      throw new UsageError("--webhook is not supported by the Jira sandbox yet.", {
-        hint: "Use --webhook with `sandbox github`; Jira deliveries can be posted to serve's /webhooks/jira by hand (docs/serve.md).",
-      });
     checkRateLimits(
       parseJiraRateLimitSpec,
       flags.rateLimits,
@@ -120,7 +116,11 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     );
     const users = flags.users === undefined ? undefined : loadJiraUsers(flags.users);
     const sandbox = await withUsersFile(flags.users, () =>
-      startJiraSandbox({ ...common(flags), ...(users !== undefined && { users }) }),
+      startJiraSandbox({
+        ...common(flags),
+        ...(users !== undefined && { users }),
+        ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+      }),
     );
     return {
       banner: `Jira sandbox listening on ${sandbox.url}`,
@@ -234,7 +234,7 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
       "strong, or eventual: listings (GitHub) and JQL search (Jira) lag writes by a second",
       "strong",
     )
-    .option("--webhook <url>", "deliver a webhook for every change made through the API (GitHub)")
+    .option("--webhook <url>", "deliver a webhook for every change made through the API")
     .option(
       "--webhook-secret-env <name>",
       "environment variable holding the secret deliveries are signed with",

@@ -18,7 +18,7 @@ import {
 import { beforeWrite } from "./consistency.js";
 import type { Limits } from "./limits.js";
 import type { ReadCache } from "./read-cache.js";
-import type { ApiVersion } from "./render.js";
+import { renderLabel, renderMilestone, type ApiVersion } from "./render.js";
 import { findUser, type Store, type UserRecord } from "./store.js";
 import type { WebhookSender } from "./webhooks.js";
 
@@ -186,6 +186,15 @@ async function serve(
   const addressed = app.store.issues.find((i) => i.number === target);
   if (addressed !== undefined) beforeWrite(app.store, addressed);
   const before = addressed === undefined ? undefined : { ...addressed };
+  const commentId = match.kind === "found" ? Number(match.params.id) : Number.NaN;
+  const found = route.pattern.includes("/comments/")
+    ? app.store.comments.find((c) => c.id === commentId)
+    : undefined;
+  const commentBefore = found === undefined ? undefined : { ...found };
+  const objectBefore =
+    method === "DELETE" && match.kind === "found"
+      ? deletedObject(app.store, route.pattern, match.params)
+      : undefined;
   const reply = route.handler(ctx);
   if (reply.status < 300) app.stats.write();
   if (reply.status < 300 && match.kind === "found")
@@ -196,6 +205,8 @@ async function serve(
       requestBody: ctx.body,
       reply,
       before,
+      commentBefore,
+      objectBefore,
       sender: caller.user,
     });
   const etag = reply.status < 300 && reply.body !== undefined ? etagOf(reply.body) : undefined;
@@ -327,4 +338,22 @@ function send(app: App, res: ServerResponse, reply: Reply, truncate: boolean): v
   }
   headers["content-length"] = String(Buffer.byteLength(text));
   res.writeHead(reply.status, headers).end(text);
+}
+
+/** The rendered milestone or label a DELETE removes (its webhook carries the whole object). */
+function deletedObject(
+  store: Store,
+  pattern: string,
+  params: Readonly<Record<string, string>>,
+): unknown {
+  if (pattern === "/repos/:owner/:repo/milestones/:number") {
+    const m = store.milestones.find((x) => x.number === Number(params.number));
+    return m === undefined ? undefined : renderMilestone(store, m);
+  }
+  if (pattern === "/repos/:owner/:repo/labels/:name") {
+    const name = (params.name ?? "").toLowerCase();
+    const l = store.labels.find((x) => x.name.toLowerCase() === name);
+    return l === undefined ? undefined : renderLabel(store, l);
+  }
+  return undefined;
 }

@@ -1,8 +1,10 @@
 import { createHmac, randomUUID } from "node:crypto";
+import { createWebhookQueue, type DeliveryAttempt } from "../../server-kit/webhook-queue.js";
 import type { Reply } from "./context.js";
-import { renderIssue, renderUser } from "./render.js";
+import { renderComment, renderIssue, renderUser } from "./render.js";
 import { renderRepo } from "./routes-meta.js";
 import {
+  type CommentRecord,
   findIssue,
   findIssueById,
   type IssueRecord,
@@ -18,12 +20,7 @@ export interface GithubWebhookOptions {
   /** Delays before each retry of a failed delivery. @default [1000, 2000, 4000] */
   readonly retryDelaysMs?: readonly number[];
   /** Told about every attempt (tests, the command's log). */
-  readonly onAttempt?: (a: {
-    event: string;
-    delivery: string;
-    status: number | "error";
-    attempt: number;
-  }) => void;
+  readonly onAttempt?: (a: DeliveryAttempt) => void;
 }
 
 /** What the pipeline knows of one successful write. */
@@ -35,6 +32,10 @@ export interface WriteInfo {
   readonly reply: Reply;
   /** The addressed issue as it was before the write (PATCH of an issue). */
   readonly before: IssueRecord | undefined;
+  /** The addressed comment as it was before the write (PATCH or DELETE of a comment). */
+  readonly commentBefore?: CommentRecord | undefined;
+  /** The rendered milestone or label a DELETE removed. */
+  readonly objectBefore?: unknown;
   readonly sender: UserRecord;
 }
 
@@ -43,12 +44,6 @@ export interface WebhookSender {
   /** Resolves once every queued delivery was sent or gave up. */
   drain(): Promise<void>;
   close(): void;
-}
-
-interface Delivery {
-  readonly event: string;
-  readonly id: string;
-  readonly body: string;
 }
 
 const ISSUE = "/repos/:owner/:repo/issues/:number";
@@ -63,60 +58,35 @@ const field = (body: unknown, name: string): unknown =>
  * with the same delivery id after each delay of `retryDelaysMs`.
  */
 export function createWebhookSender(store: Store, o: GithubWebhookOptions): WebhookSender {
-  const queue: Delivery[] = [];
-  const delays = o.retryDelaysMs ?? [1000, 2000, 4000];
-  let sending: Promise<void> | undefined;
-  let closed = false;
   const hookId = String(100_000 + Math.floor(Math.random() * 900_000));
-
-  const attempt = async (d: Delivery): Promise<number | "error"> => {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "user-agent": "GitHub-Hookshot/sandbox",
-      "x-github-event": d.event,
-      "x-github-delivery": d.id,
-      "x-github-hook-id": hookId,
-      "x-github-hook-installation-target-type": "repository",
-      "x-github-hook-installation-target-id": String(store.repoId),
-    };
-    if (o.secret !== undefined)
-      headers["x-hub-signature-256"] =
-        `sha256=${createHmac("sha256", o.secret).update(d.body).digest("hex")}`;
-    try {
-      const res = await fetch(o.url, {
-        method: "POST",
-        headers,
-        body: d.body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.arrayBuffer();
-      return res.status;
-    } catch {
-      return "error";
-    }
-  };
-  const send = async (d: Delivery): Promise<void> => {
-    for (let i = 0; ; i++) {
-      const status = await attempt(d);
-      o.onAttempt?.({ event: d.event, delivery: d.id, status, attempt: i + 1 });
-      const delay = delays[i];
-      if ((typeof status === "number" && status < 300) || delay === undefined || closed) return;
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-    }
-  };
-  const pump = async (): Promise<void> => {
-    for (let d = queue.shift(); d !== undefined && !closed; d = queue.shift()) await send(d);
-    sending = undefined;
-  };
+  const queue = createWebhookQueue({
+    url: o.url,
+    retryDelaysMs: o.retryDelaysMs ?? [1000, 2000, 4000],
+    retryable: (status) => status === "error" || status >= 300,
+    onAttempt: o.onAttempt,
+    headers: (d) => {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "user-agent": "GitHub-Hookshot/sandbox",
+        "x-github-event": d.event,
+        "x-github-delivery": d.id,
+        "x-github-hook-id": hookId,
+        "x-github-hook-installation-target-type": "repository",
+        "x-github-hook-installation-target-id": String(store.repoId),
+      };
+      if (o.secret !== undefined)
+        headers["x-hub-signature-256"] =
+          `sha256=${createHmac("sha256", o.secret).update(d.body).digest("hex")}`;
+      return headers;
+    },
+  });
   const enqueue = (event: string, payload: Record<string, unknown>, sender: UserRecord): void => {
-    if (closed) return;
     const body = JSON.stringify({
       ...payload,
       repository: renderRepo(store, "admin"),
       sender: renderUser(store, sender),
     });
     queue.push({ event, id: randomUUID(), body });
-    sending ??= pump();
   };
   const issueBody = (n: number | undefined): unknown => {
     const issue = n === undefined ? undefined : findIssue(store, n);
@@ -137,14 +107,22 @@ export function createWebhookSender(store: Store, o: GithubWebhookOptions): Webh
       } else if (route === `${ISSUE}/comments` && method === "POST") {
         r("issue_comment", { action: "created", issue: issueBody(n), comment: reply.body });
       } else if (route === "/repos/:owner/:repo/issues/comments/:id" && method === "PATCH") {
-        const raw = field(reply.body, "issue_url");
-        const url = typeof raw === "string" ? raw : "";
+        const from = w.commentBefore?.body;
         r("issue_comment", {
           action: "edited",
-          issue: issueBody(Number(url.split("/").pop())),
+          issue: issueBody(w.commentBefore?.issueNumber),
           comment: reply.body,
-          changes: {},
+          changes:
+            from === undefined || from === field(reply.body, "body") ? {} : { body: { from } },
         });
+      } else if (route === "/repos/:owner/:repo/issues/comments/:id" && method === "DELETE") {
+        const c = w.commentBefore;
+        if (c !== undefined)
+          r("issue_comment", {
+            action: "deleted",
+            issue: issueBody(c.issueNumber),
+            comment: renderComment(store, c),
+          });
       } else if (route.startsWith(`${ISSUE}/sub_issue`) && method !== "PATCH") {
         const child = findIssueById(store, Number(field(w.requestBody, "sub_issue_id")));
         r("sub_issues", {
@@ -168,21 +146,18 @@ export function createWebhookSender(store: Store, o: GithubWebhookOptions): Webh
       } else if (route.startsWith("/repos/:owner/:repo/milestones")) {
         r("milestone", {
           action: method === "POST" ? "created" : method === "DELETE" ? "deleted" : "edited",
-          milestone: reply.body ?? { number: n },
+          milestone: reply.body ?? w.objectBefore,
         });
       } else if (route.startsWith("/repos/:owner/:repo/labels")) {
         r("label", {
           action: method === "POST" ? "created" : method === "DELETE" ? "deleted" : "edited",
-          label: reply.body ?? { name: w.params.name },
+          label: reply.body ?? w.objectBefore,
         });
       }
     },
-    async drain() {
-      while (sending !== undefined) await sending;
-    },
-    close() {
-      closed = true;
-      queue.length = 0;
+    drain: () => queue.drain(),
+    close: () => {
+      queue.close();
     },
   };
 }

@@ -9,9 +9,11 @@ import { createJiraHandler } from "./server.js";
 import { createSite } from "./site.js";
 import { createStore } from "./store.js";
 import type { JiraSandboxUser } from "./users.js";
+import { createJiraWebhookSender, type JiraWebhookOptions } from "./webhooks.js";
 import type { WorkflowSpec } from "./workflow.js";
 
 export type { JiraSandboxUser } from "./users.js";
+export type { JiraWebhookOptions } from "./webhooks.js";
 
 export type { WorkflowSpec } from "./workflow.js";
 export { DEFAULT_WORKFLOW } from "./workflow.js";
@@ -68,6 +70,8 @@ export interface JiraSandboxOptions {
    * by hand to decide when recent writes become searchable. @default Date.now
    */
   now?: () => number;
+  /** Deliver a webhook for every change made through the API (docs/sandboxes.md). */
+  webhook?: JiraWebhookOptions;
 }
 
 export interface JiraSandbox {
@@ -79,6 +83,8 @@ export interface JiraSandbox {
   stats(): SandboxStats;
   reset(): void;
   setFaults(spec: string): void;
+  /** Resolves once every webhook delivery queued so far was sent (or gave up). */
+  drainWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,6 +113,8 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
   };
   const t0 = Date.now();
   let origin = "";
+  const webhooks =
+    options.webhook === undefined ? undefined : createJiraWebhookSender(store, options.webhook);
   const handler = createJiraHandler({
     store,
     router: createJiraRouter(),
@@ -124,6 +132,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
       maxWorklogsPerIssue: options.maxWorklogsPerIssue ?? 10_000,
     },
     origin: () => origin,
+    webhooks,
     sandboxRoute: (method, path, res) =>
       sandboxRoute({ method, path, res, stats: () => stats.snapshot(), reset }),
   });
@@ -144,7 +153,11 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     setFaults: (spec) => {
       faults.setRules(parseFaultSpec(spec));
     },
-    close: () => server.close(),
+    drainWebhooks: () => webhooks?.drain() ?? Promise.resolve(),
+    close: () => {
+      webhooks?.close();
+      return server.close();
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { tokensEqual } from "../../server-kit/tokens.js";
 import { JiraHttpError, type Reply, type RouteDef, type SandboxLimits } from "./context.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { JiraStore } from "./store.js";
+import type { JiraWebhookSender } from "./webhooks.js";
 
 const JSON_TYPE = "application/json;charset=UTF-8";
 const BODY_LIMIT = 10 * 1024 * 1024;
@@ -31,6 +32,8 @@ export interface ServerDeps {
   readonly origin: () => string;
   /** Handles `/_sandbox/*` (stats, reset); returns false for other paths. */
   readonly sandboxRoute: (method: string, path: string, res: ServerResponse) => boolean;
+  /** Delivers webhooks for what each successful write changed (`--webhook URL`). */
+  readonly webhooks?: JiraWebhookSender | undefined;
 }
 
 function send(res: ServerResponse, reply: Reply, truncate = false): void {
@@ -131,7 +134,10 @@ async function route(
     req.resume();
     return { reply: limited.denied, write };
   }
+  const before = write ? deps.webhooks?.beforeWrite() : undefined;
   const reply = await handle(req, url, deps, match.handler, match.params);
+  if (before !== undefined && reply.status < 300)
+    deps.webhooks?.afterWrite(before, deps.origin(), deps.store.site.admin);
   return { reply: { ...reply, headers: { ...limited.headers, ...reply.headers } }, write };
 }
 
