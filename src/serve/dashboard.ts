@@ -63,9 +63,13 @@ function counts(c: Readonly<Record<string, number>>): string {
   );
 }
 
+/** `story` → `stories`, `task` → `tasks`. */
+const plural = (kind: string): string =>
+  kind.endsWith("y") ? `${kind.slice(0, -1)}ies` : `${kind}s`;
+
 function jobRow(j: JobApi, ctx: PageContext): string {
   const items = Object.entries(j.items)
-    .map(([k, n]) => `${n} ${k}${n === 1 ? "" : "s"}`)
+    .map(([k, n]) => `${n} ${n === 1 ? k : plural(k)}`)
     .join(", ");
   const state = j.running
     ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}`

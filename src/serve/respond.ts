@@ -1,11 +1,15 @@
 import type { ServerResponse } from "node:http";
 
-/** Headers every answer of the service carries: no caching, no sniffing, no framing. */
+/**
+ * Headers every answer of the service carries: no caching, no sniffing, no framing, no referrer
+ * beyond the service. `same-origin`, not `no-referrer`: under `no-referrer` browsers send
+ * `Origin: null` with the dashboard's own form posts, which the cross-site check must refuse.
+ */
 const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
 };
 
 /** The dashboard's Content-Security-Policy: nothing from elsewhere, no inline script. */

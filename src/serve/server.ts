@@ -134,6 +134,14 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
     )
     .add(
       "GET",
+      "/favicon.ico",
+      open((_req, res) => {
+        // Browsers ask for it on every page; there is none (and a 404 would be logged as an error).
+        res.writeHead(204, { "cache-control": "max-age=86400" }).end();
+      }),
+    )
+    .add(
+      "GET",
       "/login",
       open((_req, res) => {
         sendHtml(res, 200, renderLogin(false));
