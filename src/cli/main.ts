@@ -19,6 +19,14 @@ async function main(): Promise<never> {
   });
   process.on("SIGINT", stopper.onSignal);
   process.on("SIGTERM", stopper.onSignal);
+  // A reader that closed early (`tinypm-sync sandbox github | head -2` in a script) wants no more
+  // output, not a crash: the command goes on (a sandbox keeps serving, a run finishes its writes)
+  // and what it would still print is dropped.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
+    });
+  }
 
   const ctx: CliContext = {
     stdout: process.stdout,
