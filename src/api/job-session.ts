@@ -9,6 +9,7 @@ import {
 } from "../config/load.js";
 import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
+import type { SharedBudget } from "../core/shared-budget.js";
 import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
 import { openSharedGate } from "../queue/gate-registry.js";
 import type { Logger } from "../log/logger.js";
@@ -52,6 +53,8 @@ export function openJob(
     waitForLimits?: boolean | undefined;
     /** Also told every request gate event as it is (every request with its status, every wait). */
     onGateEvent?: ((e: GateEvent) => void) | undefined;
+    /** The state's budget shared with other processes (PostgreSQL): every token's writes are booked there too. */
+    budget?: SharedBudget | undefined;
   } = {},
 ): JobSession {
   const { loaded, logger } = session;
@@ -92,13 +95,16 @@ export function openJob(
     { system: "tinypm", baseUrl: resolved.tinypm.baseUrl, token: resolved.tinypm.token },
     gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs),
     run,
-    { label: `tinyPM (${resolved.tinypm.baseUrl})` },
+    { label: `tinyPM (${resolved.tinypm.baseUrl})`, budget: options.budget },
   );
   const targetGate = openSharedGate(
     { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
     gateLimits(targetSystem, t.limits, t.timeoutMs),
     run,
-    { label: `${targetSystem === "github" ? "GitHub" : "Jira"} (${t.baseUrl})` },
+    {
+      label: `${targetSystem === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
+      budget: options.budget,
+    },
   );
   const tinypm = createTinypm({
     baseUrl: resolved.tinypm.baseUrl,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SystemName } from "../core/model.js";
+import type { SharedBudget } from "../core/shared-budget.js";
 import {
   createGate,
   type Gate,
@@ -39,17 +40,23 @@ export function gateKey(owner: GateOwner): string {
  * The process-wide gate of `owner`'s token, created with `limits` by its first user: several
  * jobs (or `serve`'s scheduled runs) using one token share one budget. Each run gets its own
  * view (signal, events, counters, wait budget); the gate is dropped when the last run closes.
+ * With `budget` (a state several processes share), the token's writes are also booked there
+ * under the same key, so that all the processes together keep its write limits.
  */
 export function openSharedGate(
   owner: GateOwner,
   limits: GateLimits,
   run: RunGateOptions,
-  extra: Omit<GateOptions, "system" | "limits"> = {},
+  extra: Omit<GateOptions, "system" | "limits" | "shared"> & {
+    readonly budget?: SharedBudget | undefined;
+  } = {},
 ): SharedRunGate {
   const key = gateKey(owner);
   let entry = gates.get(key);
   if (entry === undefined) {
-    entry = { gate: createGate({ system: owner.system, limits, ...extra }), holders: 0 };
+    const { budget, ...options } = extra;
+    const shared = budget === undefined ? undefined : { budget, key };
+    entry = { gate: createGate({ system: owner.system, limits, ...options, shared }), holders: 0 };
     gates.set(key, entry);
   }
   const held = entry;

@@ -11,6 +11,13 @@ import type { RetryPolicy } from "./retry.js";
 import { DEFAULT_RETRY_POLICY, retryDelay } from "./retry.js";
 import { markRetriesSpent } from "./spent.js";
 import { createSemaphore } from "./semaphore.js";
+import {
+  bookSharedWrite,
+  releaseShared,
+  sharedPlan,
+  type SharedGateBudget,
+  type SharedSlot,
+} from "./shared-windows.js";
 import { realClock, type Clock } from "./virtual-clock.js";
 
 export type { GateCounters } from "./gate-waits.js";
@@ -27,6 +34,11 @@ export interface GateOptions {
   readonly policy?: RetryPolicy | undefined;
   /** For the retry jitter. @default Math.random */
   readonly random?: (() => number) | undefined;
+  /**
+   * The token's write budget shared with other processes (several workers on one PostgreSQL
+   * state): each write is also booked there, on top of this gate's own windows.
+   */
+  readonly shared?: SharedGateBudget | undefined;
 }
 
 /** One run's use of a gate. */
@@ -143,6 +155,14 @@ export function createGate(o: GateOptions): Gate {
   let pausedUntil = 0;
   const minuteMs = 60_000 / scale;
   const windowReason = (waitMs: number): WaitReason => (waitMs > minuteMs ? "hour" : "minute");
+  const shared = o.shared;
+  const plan = shared === undefined ? undefined : sharedPlan(limits);
+
+  /** Books the write in the shared budget (when there is one) and waits for its slot. */
+  const book = (req: GateRequest<unknown>, run: RunWaits): Promise<SharedSlot | undefined> =>
+    shared === undefined || plan === undefined || req.kind !== "write"
+      ? Promise.resolve(undefined)
+      : bookSharedWrite({ shared, plan, run, clock, name: req.name, reason: windowReason });
 
   /** Waits for every window of `req` to allow it; returns what to call once it is answered. */
   const admit = async (req: GateRequest<unknown>, run: RunWaits): Promise<() => void> => {
@@ -169,22 +189,37 @@ export function createGate(o: GateOptions): Gate {
         throw error;
       }
     }
+    let slot: SharedSlot | undefined;
     try {
       if (req.key !== undefined && keyed !== undefined && req.kind === "write") {
         const wait = keyed.reserve(req.key);
         await run.wait("key", clock.now() + wait, req.name);
       }
       if (pausedUntil > clock.now()) await run.wait("service", pausedUntil, req.name);
+      slot = await book(req, run);
       await concurrency.acquire(run.signal).catch((e: unknown) => {
         throw run.interrupted(req.name, e);
       });
+      // Held back past the slot (a long queue, a stalled process): book again rather than send
+      // a write the other processes already count as answered.
+      while (slot !== undefined && shared !== undefined && clock.now() > slot.latest) {
+        releaseShared(shared, slot, "cancel");
+        slot = undefined;
+        slot = await book(req, run).catch((error: unknown) => {
+          concurrency.release();
+          throw error;
+        });
+      }
     } catch (error) {
+      if (slot !== undefined && shared !== undefined) releaseShared(shared, slot, "cancel");
       done();
       throw error;
     }
+    const booked = slot;
     return () => {
       concurrency.release();
       done();
+      if (booked !== undefined && shared !== undefined) releaseShared(shared, booked, "answered");
     };
   };
 

@@ -1,4 +1,5 @@
 import type { ItemKind } from "../core/model.js";
+import type { SharedBudget } from "../core/shared-budget.js";
 import type { Checkpoint } from "../core/tracker.js";
 import type { LinkIdentity } from "./identity-table.js";
 import type { JobLease, WorkerRecord } from "./lease.js";
@@ -116,6 +117,11 @@ export interface StateStore extends StateData {
   integrityCheck(): Promise<string>;
   /** Table-level reads and writes, for copying a state between backends (`state migrate`). */
   readonly tables: StateTables;
+  /**
+   * The rate budget of each token shared by the processes on this state (PostgreSQL; writable
+   * opens only). Absent on SQLite: one process holds the state, its gates are the whole budget.
+   */
+  readonly budget?: SharedBudget | undefined;
   /** Releases the leases and the lock, closes the connection. Idempotent. */
   close(): Promise<void>;
 }

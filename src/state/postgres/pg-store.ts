@@ -2,6 +2,7 @@ import pg, { type CustomTypesConfig } from "pg";
 import { InternalError, StateError } from "../../core/errors.js";
 import type { StateData, StateStore } from "../store.js";
 import { poolDb, inTransaction, type Db } from "./pg-db.js";
+import { pgBudget } from "./pg-budget.js";
 import { pgJournal } from "./pg-journal.js";
 import {
   DEFAULT_TIMING,
@@ -157,6 +158,11 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       return problems.length === 0 ? "ok" : problems.join("\n");
     },
     tables: createPgTables(pool),
+    budget: readOnly
+      ? undefined
+      : pgBudget(pool, (error) =>
+          isConnectionError(error) ? unavailable(location, error) : error,
+        ),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,0 +1,144 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RequestGate } from "../../src/core/request-gate.js";
+import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import { createGate } from "../../src/queue/gate.js";
+import { gateKey } from "../../src/queue/gate-registry.js";
+import { openState } from "../../src/state/open-state.js";
+import type { StateStore } from "../../src/state/store.js";
+import type { PostgresServer } from "../support/postgres-server.js";
+import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
+
+// One GitHub token's write budget kept in PostgreSQL: two workers, each with its own connection
+// pool and its own request gate (as two processes have), hammer one sandbox token whose
+// content-creation limit runs on a fast clock. Together they must never trip the limit.
+let server: PostgresServer | undefined;
+let n = 0;
+beforeAll(async () => {
+  if (postgresSkipReason === undefined) server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Sandbox minutes last 1 real second; the limit: 6 creations per (sandbox) minute. */
+const SCALE = 60;
+const PER_MINUTE = 6;
+
+async function world(shared: boolean) {
+  if (server === undefined) throw new Error("no PostgreSQL server");
+  const url = await server.createDatabase(`budget_${(n += 1)}`);
+  const sandbox = await startGithubSandbox({
+    rateLimits: `creates=${PER_MINUTE}/min,creates=1000/h`,
+    timeScale: SCALE,
+  });
+  const stores: StateStore[] = [];
+  for (let i = 0; i < 2; i++) stores.push(await openState({ backend: "postgres", url }));
+  const key = gateKey({ system: "github", baseUrl: sandbox.url, token: sandbox.token });
+  const gates = stores.map((store) => {
+    const budget = store.budget;
+    if (budget === undefined) throw new Error("a writable PostgreSQL state has a budget");
+    return createGate({
+      system: "github",
+      limits: {
+        writesPerMinute: PER_MINUTE,
+        writesPerHour: 1000,
+        writeWindows: "completion",
+        timeScale: SCALE,
+        concurrency: 3,
+      },
+      shared: shared ? { budget, key } : undefined,
+    }).forRun({ maxWaitMs: Infinity });
+  });
+  return { sandbox, stores, gates, url, key };
+}
+
+/** Creates `count` issues through `gate`, all at once; resolves to their HTTP statuses. */
+function createIssues(sandbox: GithubSandbox, gate: RequestGate, who: string, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      gate.request({
+        system: "github",
+        kind: "write",
+        name: `POST /repos/o/r/issues (${who} ${i})`,
+        idempotent: false,
+        send: async (signal) => {
+          const res = await fetch(`${sandbox.url}/repos/${sandbox.owner}/${sandbox.repo}/issues`, {
+            method: "POST",
+            signal,
+            headers: {
+              authorization: `token ${sandbox.token}`,
+              "content-type": "application/json",
+              accept: "application/vnd.github+json",
+            },
+            body: JSON.stringify({ title: `${who} ${i}` }),
+          });
+          await res.arrayBuffer();
+          return { status: res.status };
+        },
+      }),
+    ),
+  );
+}
+
+async function close(w: Awaited<ReturnType<typeof world>>): Promise<void> {
+  await Promise.all(w.stores.map((s) => s.close()));
+  await w.sandbox.close();
+}
+
+describe.skipIf(postgresSkipReason !== undefined)(
+  `one token's write budget shared through PostgreSQL${postgresSkipReason === undefined ? "" : ` (skipped: ${postgresSkipReason})`}`,
+  () => {
+    it("keeps two workers together under the token's per-minute limit: no secondary limit hit", async () => {
+      const w = await world(true);
+      try {
+        const started = Date.now();
+        const [a, b] = await Promise.all([
+          createIssues(w.sandbox, w.gates[0] as RequestGate, "a", 12),
+          createIssues(w.sandbox, w.gates[1] as RequestGate, "b", 12),
+        ]);
+        const statuses = [...a, ...b].map((r) => r.status);
+        expect(statuses).toEqual(Array.from({ length: 24 }, () => 201));
+        const stats = w.sandbox.stats();
+        expect(stats.rateLimited).toBe(0);
+        expect(stats.byStatus["201"]).toBe(24);
+        // 24 writes at 6 a (1 s) minute: at least 3 full windows went by.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+        // The book in the database: the token's writes under its hashed key, never the token,
+        // every one answered.
+        const client = new pg.Client({ connectionString: w.url });
+        await client.connect();
+        try {
+          await expect
+            .poll(async () => {
+              const { rows } = await client.query<{ key: string; total: number; open: number }>(
+                `SELECT token_key AS key, count(*)::int AS total,
+                        count(*) FILTER (WHERE end_ms IS NULL)::int AS open
+                   FROM rate_slots GROUP BY token_key`,
+              );
+              return rows;
+            })
+            .toEqual([{ key: w.key, total: 24, open: 0 }]);
+        } finally {
+          await client.end();
+        }
+        expect(w.key).not.toContain(w.sandbox.token);
+      } finally {
+        await close(w);
+      }
+    }, 60_000);
+
+    it("is what holds them: with no shared budget the same two workers trip the limit", async () => {
+      const w = await world(false);
+      try {
+        await Promise.all([
+          createIssues(w.sandbox, w.gates[0] as RequestGate, "a", 12),
+          createIssues(w.sandbox, w.gates[1] as RequestGate, "b", 12),
+        ]);
+        expect(w.sandbox.stats().rateLimited).toBeGreaterThan(0);
+      } finally {
+        await close(w);
+      }
+    }, 60_000);
+  },
+);
