@@ -1,12 +1,7 @@
 import { createTarget, createTinypm } from "../adapters/registry.js";
 import type { SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
-import {
-  CONFIG_OBJECT_NAME,
-  limitsFor,
-  type LoadedConfig,
-  type ResolvedJob,
-} from "../config/load.js";
+import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
 import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
@@ -17,9 +12,10 @@ import { loadMapping } from "../mapping/load.js";
 import type { MappingSpec } from "../mapping/schema.js";
 import { loadUserMap, type UserMap } from "../mapping/users.js";
 import { createLanes, type Lanes } from "../queue/lanes.js";
-import { openStateStore, type StateStore } from "../state/sqlite-store.js";
+import { openState as openStateAt } from "../state/open-state.js";
+import type { StateStore } from "../state/store.js";
 import type { SyncEvent } from "../sync/events.js";
-import { ConfigError, MappingError } from "../core/errors.js";
+import { MappingError } from "../core/errors.js";
 
 /** A loaded config and the logger its jobs log to (the CLI's and the library's starting point). */
 export interface ConfigSession {
@@ -220,22 +216,13 @@ export function gateEventsTo(onEvent: (e: SyncEvent) => void): (e: GateEvent) =>
   };
 }
 
-/** Opens the state file (read-only for dry runs and reports: no lock, no writes). */
-export function openState(loaded: LoadedConfig, readOnly: boolean): StateStore {
-  if (loaded.state.backend === "postgres") {
-    // The job commands still drive the synchronous SQLite store; never mistake a URL for a path.
-    throw new ConfigError(
-      `${loaded.file === CONFIG_OBJECT_NAME ? "The config object" : `The config file ${loaded.file}`} puts the state in PostgreSQL (${loaded.statePath}); this build runs jobs on an SQLite state only.`,
-      {
-        hint:
-          "Use `state.path` for the job commands for now; `tinypm-sync state migrate --from FILE --to env:NAME` " +
-          "copies an SQLite state into PostgreSQL (and back).",
-      },
-    );
-  }
-  return openStateStore({
-    path: loaded.state.path,
-    readOnly,
-    waitForLockMs: loaded.config.state.waitForLockMs,
-  });
+/** Opens the job's state, SQLite file or PostgreSQL (read-only for dry runs and reports: no lock, no writes). */
+export function openState(loaded: LoadedConfig, readOnly: boolean): Promise<StateStore> {
+  const at = loaded.state;
+  return openStateAt(
+    at.backend === "sqlite"
+      ? { backend: "sqlite", path: at.path }
+      : { backend: "postgres", url: at.url },
+    { readOnly, waitForLockMs: loaded.config.state.waitForLockMs },
+  );
 }

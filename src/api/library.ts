@@ -142,10 +142,10 @@ export function runJob(
 }
 
 /**
- * Every job's status from the state file (the CLI's `status --json`, schema
- * `schemas/status.schema.json`), read without locking or writing it.
+ * Every job's status from the state, SQLite file or PostgreSQL (the CLI's `status --json`, schema
+ * `schemas/status.schema.json`), read without locking or writing it. Resolves once read.
  */
-export function readStatus(config: SyncConfig): StatusJson {
+export function readStatus(config: SyncConfig): Promise<StatusJson> {
   return readStateStatus(config.loaded);
 }
 

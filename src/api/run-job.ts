@@ -41,11 +41,10 @@ export async function runResolvedJob(
 ): Promise<RunReport> {
   const log = session.logger.child({ job: resolved.job.name });
   const onEvent = opts.onEvent ?? (() => undefined);
-  const state = openState(session.loaded, opts.dryRun);
+  const state = await openState(session.loaded, opts.dryRun);
   // A signal the run cannot wind down from in time still leaves it journalled as interrupted.
   const forget = opts.beforeForcedExit?.(() => {
-    if (!opts.dryRun) state.interruptOwnRuns();
-    state.close();
+    state.stopNow(!opts.dryRun);
   });
   try {
     const job = openJob(session, resolved, onEvent, opts.signal, {
@@ -75,6 +74,7 @@ export async function runResolvedJob(
         userMap: job.userMap,
         unmappedUsers: resolved.job.unmappedUsers,
         state,
+        leaseWaitMs: session.loaded.config.state.waitForLockMs,
         lanes: job.lanes,
         emit: onEvent,
         fullScanEvery: resolved.tinypm.fullScanEvery,
@@ -89,6 +89,6 @@ export async function runResolvedJob(
     throw nameCredentialVars(error, resolved);
   } finally {
     forget?.();
-    state.close();
+    await state.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../state/sqlite-store.js";
+import type { RunRecord } from "../state/store.js";
 
 /** A run's outcome as the status shows it: `running` only while its process is alive. */
 export type RunState = RunRecord["outcome"];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load.js";
-import type { ConflictRecord, FailureRecord, RunRecord } from "../state/sqlite-store.js";
+import type { ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
 import { openState } from "./job-session.js";
 import { effectiveOutcome, runDurationMs, runExitCode, succeeded } from "./run-outcome.js";
 
@@ -146,25 +146,28 @@ const SUCCESS_LOOKBACK = 500;
  * links, the last runs (a run whose process is gone reads `interrupted`), the last successful
  * run, a run going on now, parked failures and open conflicts. `status --json` prints this.
  */
-export function readStatus(loaded: LoadedConfig): StatusJson {
-  const state = openState(loaded, true);
+export async function readStatus(loaded: LoadedConfig): Promise<StatusJson> {
+  const state = await openState(loaded, true);
   try {
-    const livePid = state.liveHolder()?.pid;
-    const jobs = loaded.config.jobs.map((job) => {
-      const recent = state.runs({ job: job.name, limit: SUCCESS_LOOKBACK });
-      return jobStatusJson({
-        job: job.name,
-        target: job.target,
-        links: state.countLinks(job.name),
-        runs: recent.slice(0, 5),
-        lastSuccess: recent.find((r) => succeeded(r)),
-        livePid,
-        failures: state.failures(job.name),
-        conflicts: state.conflicts({ job: job.name, status: "open" }),
-      });
-    });
+    const livePid = (await state.liveHolder())?.pid;
+    const jobs: StatusJson["jobs"] = [];
+    for (const job of loaded.config.jobs) {
+      const recent = await state.runs({ job: job.name, limit: SUCCESS_LOOKBACK });
+      jobs.push(
+        jobStatusJson({
+          job: job.name,
+          target: job.target,
+          links: await state.countLinks(job.name),
+          runs: recent.slice(0, 5),
+          lastSuccess: recent.find((r) => succeeded(r)),
+          livePid,
+          failures: await state.failures(job.name),
+          conflicts: await state.conflicts({ job: job.name, status: "open" }),
+        }),
+      );
+    }
     return { state: loaded.statePath, jobs };
   } finally {
-    state.close();
+    await state.close();
   }
 }

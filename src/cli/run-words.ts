@@ -1,5 +1,5 @@
 import { runDurationMs, type RunState } from "../api/run-outcome.js";
-import type { RunRecord } from "../state/sqlite-store.js";
+import type { RunRecord } from "../state/store.js";
 import { duration } from "./progress.js";
 
 // How a run ended, as the status and the library read it: src/api/run-outcome.ts.

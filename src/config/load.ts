@@ -116,7 +116,6 @@ function resolveConfig(
     dir,
     state: config.state,
     env: opts.env,
-    secrets: opts.secrets,
     issues,
     secretValues: secrets,
   });

@@ -22,8 +22,6 @@ interface StateArgs {
   readonly dir: string;
   readonly state: ParsedConfig["state"];
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** `optional`: a missing `urlEnv` variable is not an issue (check reports it itself). */
-  readonly secrets: "require" | "optional" | undefined;
   readonly issues: ValidationIssue[];
   readonly secretValues: string[];
 }
@@ -59,13 +57,12 @@ export function resolveStateConfig(a: StateArgs): ConfiguredState {
     const name = state.urlEnv;
     const value = a.env[name];
     if (value === undefined || value === "") {
-      if (a.secrets !== "optional") {
-        issues.push({
-          file,
-          path: ["state", "urlEnv"],
-          message: `environment variable ${name} is ${value === undefined ? "not set" : "set but empty"} (the PostgreSQL state URL); export it before running`,
-        });
-      }
+      // Needed even where other secrets are optional (`status`, `conflicts`): they read the state.
+      issues.push({
+        file,
+        path: ["state", "urlEnv"],
+        message: `environment variable ${name} is ${value === undefined ? "not set" : "set but empty"} (the PostgreSQL state URL); export it before running`,
+      });
       return { backend: "postgres", url: "", display: `$${name}` };
     }
     if (!isPostgresUrl(value)) {

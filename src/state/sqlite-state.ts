@@ -101,8 +101,14 @@ async function openWithWait(options: StateStoreOptions): Promise<SyncStore> {
  * of one job in this process apart.
  */
 export async function openSqliteState(options: StateStoreOptions): Promise<StateStore> {
-  const sync = await openWithWait(options);
-  const readOnly = options.readOnly === true;
+  return sqliteStateOver(await openWithWait(options), options.readOnly === true);
+}
+
+/**
+ * The asynchronous store over a synchronous one already open (tests that inspect the file
+ * synchronously hand the same store to the engine). Closing either closes the file.
+ */
+export function sqliteStateOver(sync: SyncStore, readOnly = false): StateStore {
   const openedAt = new Date().toISOString();
   let current: Promise<unknown> = Promise.resolve();
   let inTransaction = false;
@@ -208,6 +214,11 @@ export async function openSqliteState(options: StateStoreOptions): Promise<State
     tables: sync.tables,
     close: async () => {
       while (inTransaction) await current.catch(() => undefined);
+      held.clear();
+      sync.close();
+    },
+    stopNow: (interruptRuns: boolean) => {
+      if (interruptRuns && !readOnly) sync.interruptOwnRuns();
       held.clear();
       sync.close();
     },

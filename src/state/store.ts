@@ -124,4 +124,11 @@ export interface StateStore extends StateData {
   readonly budget?: SharedBudget | undefined;
   /** Releases the leases and the lock, closes the connection. Idempotent. */
   close(): Promise<void>;
+  /**
+   * The last synchronous act of a process about to exit on a signal. SQLite journals this
+   * process's open runs as interrupted (when `interruptRuns`) and releases the file; PostgreSQL
+   * cannot write synchronously: it stops heart-beating, so its leases expire and the next claim
+   * of each job journals the runs it left as interrupted.
+   */
+  stopNow(interruptRuns: boolean): void;
 }

@@ -2,7 +2,7 @@ import type { Iteration, SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
-import type { StateStore } from "../state/sqlite-store.js";
+import type { StateStore } from "../state/store.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
 

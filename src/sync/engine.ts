@@ -15,6 +15,7 @@ import type { Plan } from "./plan/plan-types.js";
 import type { TinypmReadInfo } from "./read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
+import type { JobLease } from "../state/store.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -52,18 +53,35 @@ export interface RunReport {
  */
 export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const now = o.now ?? (() => new Date());
+  const dry = o.dryRun === true;
+  const job: PlanJob =
+    o.mode === "migrate"
+      ? { ...o.job, direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target" }
+      : o.job;
+  // A real run holds the job's lease: no other process (a PostgreSQL state shared by several
+  // workers) runs the job meanwhile. A dry run writes nothing, so it holds nothing.
+  const lease = dry ? undefined : await o.state.claimJob(job.name, { waitMs: o.leaseWaitMs ?? 0 });
+  try {
+    return await runHeld(o, job, dry, now, lease);
+  } finally {
+    await lease?.release();
+  }
+}
+
+async function runHeld(
+  o: RunJobOptions,
+  job: PlanJob,
+  dry: boolean,
+  now: () => Date,
+  lease: JobLease | undefined,
+): Promise<RunReport> {
   const startedAt = now().toISOString();
   const events: SyncEvent[] = [];
   const emit = (e: SyncEvent): void => {
     events.push(e);
     o.emit?.(e);
   };
-  const dry = o.dryRun === true;
-  const job: PlanJob =
-    o.mode === "migrate"
-      ? { ...o.job, direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target" }
-      : o.job;
-  const runId = dry ? `dry-${Date.now().toString(36)}` : o.state.startRun(job.name, o.mode);
+  const runId = dry ? `dry-${Date.now().toString(36)}` : await o.state.startRun(job.name, o.mode);
   const summary = emptySummary();
   try {
     const prepared = await prepare(o, job, dry, now);
@@ -74,14 +92,16 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
     if (dry) {
       countPlan(plan, summary);
     } else {
+      lease?.assertHeld();
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary);
+      lease?.assertHeld();
       if (target.checkpoint !== undefined && o.mode === "sync") {
-        o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
+        await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
         emit({ type: "checkpoint_saved", system: o.targetSystem });
       }
       if (prepared.tinypmTiers !== undefined)
-        o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);
+        await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);
     }
     const identity = prepared.identity() ?? NO_IDENTITY;
     const report = finish({
@@ -98,7 +118,7 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
       now,
     });
     if (!dry)
-      o.state.finishRun(runId, {
+      await o.state.finishRun(runId, {
         outcome: summary.failed > 0 ? "partial" : "ok",
         counts: {
           ...summary,
@@ -111,7 +131,7 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   } catch (error) {
     if (!dry) {
       const outcome = error instanceof InterruptedError ? "interrupted" : "failed";
-      o.state.finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) });
+      await o.state.finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) });
     }
     throw error;
   }

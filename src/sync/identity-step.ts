@@ -1,6 +1,6 @@
 import type { WorkItem } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
-import type { StateStore } from "../state/sqlite-store.js";
+import type { StateStore } from "../state/store.js";
 import { linkView } from "./plan/links.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { rebuildLinks, type AmbiguousMatch, type RebuiltLink } from "./plan/rebuild-links.js";
@@ -34,7 +34,7 @@ export interface IdentityStep {
  * Before the plan: rebuilds the links the state lacks (stored unless a dry run), parks ambiguous
  * content matches, and stands the state's copy of a block in for a linked item's missing one.
  */
-export function identityStep(o: {
+export async function identityStep(o: {
   job: PlanJob;
   mapping: CompiledMapping;
   targetSystem: SystemName;
@@ -44,8 +44,9 @@ export function identityStep(o: {
   tinypmItems: readonly WorkItem[];
   targetItems: readonly WorkItem[];
   now: Date;
-}): IdentityStep {
-  const stored = [...o.state.links(o.job.name)].map(linkView);
+}): Promise<IdentityStep> {
+  const stored: LinkView[] = [];
+  for await (const l of o.state.links(o.job.name)) stored.push(linkView(l));
   const found = rebuildLinks({
     job: o.job,
     mapping: o.mapping,
@@ -56,11 +57,11 @@ export function identityStep(o: {
     now: o.now,
   });
   if (!o.dry) {
-    o.state.transaction(() => {
+    await o.state.transaction(async (tx) => {
       for (const r of found.links) {
-        o.state.putLink(r.record);
+        await tx.putLink(r.record);
         if (r.marker !== undefined)
-          o.state.putLinkIdentity(o.job.name, r.record.kind, r.record.tinypmId, {
+          await tx.putLinkIdentity(o.job.name, r.record.kind, r.record.tinypmId, {
             marker: r.marker,
             meta: r.meta,
           });
@@ -68,7 +69,7 @@ export function identityStep(o: {
     });
     for (const a of found.ambiguous) {
       for (const targetId of a.targetIds)
-        o.state.parkFailure({
+        await o.state.parkFailure({
           runId: o.runId,
           job: o.job.name,
           kind: a.kind,
@@ -86,15 +87,18 @@ export function identityStep(o: {
   const links = [...stored, ...found.links.map((r) => linkView(r.record))];
   const byTarget = new Map(links.map((l) => [`${l.kind}:${l.targetId}`, l]));
   const blockless = new Map<string, "restored" | "unknown">();
-  const targetItems = o.targetItems.map((g) => {
-    if (g.marker !== undefined) return g;
+  const targetItems: WorkItem[] = [];
+  for (const g of o.targetItems) {
     const k = `${g.kind}:${g.id}`;
-    const link = byTarget.get(k);
-    if (link === undefined) return g;
-    const copy = o.state.getLinkIdentity(o.job.name, link.kind, link.tinypmId);
+    const link = g.marker === undefined ? byTarget.get(k) : undefined;
+    if (link === undefined) {
+      targetItems.push(g);
+      continue;
+    }
+    const copy = await o.state.getLinkIdentity(o.job.name, link.kind, link.tinypmId);
     blockless.set(k, copy === undefined ? "unknown" : "restored");
-    return copy === undefined ? g : { ...g, marker: copy.marker, metadata: copy.meta };
-  });
+    targetItems.push(copy === undefined ? g : { ...g, marker: copy.marker, metadata: copy.meta });
+  }
   const held = new Set<string>();
   for (const a of found.ambiguous) {
     for (const id of a.targetIds) held.add(`target:${a.kind}:${id}`);

@@ -17,7 +17,7 @@ import {
   type AssigneeLoss,
 } from "./plan/assignee-loss.js";
 import type { Lanes } from "../queue/lanes.js";
-import type { StateStore } from "../state/sqlite-store.js";
+import type { StateStore } from "../state/store.js";
 import type { EngineContext } from "./context.js";
 import type { RunJobOptions } from "./run-options.js";
 import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
@@ -89,7 +89,9 @@ export async function prepare(
   const sides = await readSides(o, job, bare);
   const { tinypm, target } = sides;
   const read = { tinypmRead: sides.tinypmRead.info, tinypmTiers: sides.tinypmRead.save };
-  const resolved = resolutions(o.state, job.name);
+  const resolved = await resolutions(o.state, job.name);
+  // The links as stored before this run writes any (plans and the assignee count use them).
+  const storedLinks = await linkViews(o.state, job.name);
   const planWith = (mapping: CompiledMapping, id?: IdentityStep, read = sides): Plan =>
     planJob({
       job,
@@ -97,7 +99,7 @@ export async function prepare(
       targetSystem: o.targetSystem,
       tinypm: read.tinypm,
       target: id === undefined ? read.target : { ...read.target, items: id.targetItems },
-      links: id?.links ?? [...o.state.links(job.name)].map(linkView),
+      links: id?.links ?? storedLinks,
       resolved,
       blockless: id?.blockless,
       held: id?.held,
@@ -106,7 +108,7 @@ export async function prepare(
   const quiet =
     target.items.length === 0 &&
     resolved.size === 0 &&
-    (dry || o.state.pendingIntents(job.name).length === 0);
+    (dry || (await o.state.pendingIntents(job.name)).length === 0);
   const quietPlan = quiet ? planWith(bare) : undefined;
   if (quietPlan?.actions.every((a) => a.type === "skip") === true) {
     const users = { matches: [], unmapped: [] };
@@ -134,7 +136,7 @@ export async function prepare(
       ? NO_ASSIGNEE_LOSS
       : assigneeLoss({
           items: tinypm.items,
-          links: [...o.state.links(job.name)].map(linkView),
+          links: storedLinks,
           table: users.table,
         });
   if (loss.items > 0) {
@@ -160,7 +162,7 @@ export async function prepare(
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
       if (!dry) await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
-      found = identityStep({
+      found = await identityStep({
         job,
         mapping,
         targetSystem: o.targetSystem,
@@ -182,11 +184,7 @@ export async function prepare(
  * feed. The target's counterparts of tinyPM items that changed are fetched too, and so are the
  * tinyPM counterparts of target items that changed but lie in a section this run left out.
  */
-async function readSides(
-  o: RunJobOptions,
-  job: PlanJob,
-  mapping: CompiledMapping,
-): Promise<Sides> {
+async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMapping): Promise<Sides> {
   // `--repair-markers` looks at every target item (removing a block need not show in a feed)
   // and matches them against every tinyPM item.
   if (o.mode !== "sync" || job.repairMarkers === true) {
@@ -199,12 +197,15 @@ async function readSides(
     const target = await readAll(o.lanes, o.targetSystem, o.target);
     return { tinypm: tinypmRead.side, target, tinypmRead };
   }
-  const from = o.state.getCheckpoint(job.name, o.targetSystem);
-  const links = [...o.state.links(job.name)].map(linkView);
+  const from = await o.state.getCheckpoint(job.name, o.targetSystem);
+  const links = await linkViews(o.state, job.name);
+  const pending = (await o.state.pendingIntents(job.name)).length;
+  const tierState = await o.state.getCheckpoint(job.name, TIERS_STATE_KEY);
+  const failures = await o.state.failures(job.name);
   const first = await readTinypmTiers({
     lanes: o.lanes,
     tracker: o.tinypm,
-    stored: decodeTierState(o.state.getCheckpoint(job.name, TIERS_STATE_KEY)),
+    stored: decodeTierState(tierState),
     fullScanEvery: o.fullScanEvery ?? DEFAULT_FULL_SCAN_EVERY,
     // Without a target checkpoint the target is read in full: so is tinyPM. Interrupted creates
     // are settled against everything read, so they too need every tinyPM item.
@@ -213,13 +214,13 @@ async function readSides(
         ? "forced"
         : from === undefined
           ? "first"
-          : o.state.pendingIntents(job.name).length > 0
+          : pending > 0
             ? "pending"
             : undefined,
   });
   // Parked failures and resolved conflicts are settled whether or not their section was read.
-  const resolvedIds = [...o.state.conflicts({ job: job.name, status: "resolved" })].flatMap((c) =>
-    c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : [],
+  const resolvedIds = (await o.state.conflicts({ job: job.name, status: "resolved" })).flatMap(
+    (c) => (c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : []),
   );
   const withParked = await readCounterparts({
     lanes: o.lanes,
@@ -229,17 +230,17 @@ async function readSides(
     mapping,
     job: job.name,
     also: [
-      ...o.state
-        .failures(job.name)
-        .flatMap((f) => (f.tinypmId === undefined ? [] : [{ kind: f.kind, id: f.tinypmId }])),
+      ...failures.flatMap((f) =>
+        f.tinypmId === undefined ? [] : [{ kind: f.kind, id: f.tinypmId }],
+      ),
       ...resolvedIds,
     ],
   });
   // Target items the run needs although the feed may not return them: parked failures, and the
   // counterparts of tinyPM items that changed since the last sync.
-  const extra = o.state
-    .failures(job.name)
-    .flatMap((f) => (f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }]));
+  const extra = failures.flatMap((f) =>
+    f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }],
+  );
   if (from !== undefined) extra.push(...changedCounterparts(mapping, links, withParked.side.items));
   o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   const target = await readChanges({
@@ -291,7 +292,7 @@ async function recheckListings(
   sides: Sides,
   mapping: CompiledMapping,
 ): Promise<Sides> {
-  const links = [...o.state.links(job.name)].map(linkView);
+  const links = await linkViews(o.state, job.name);
   const wanted = rechecks({ read: sides.target, links, tinypmItems: sides.tinypm.items, mapping });
   if (wanted.length === 0) return sides;
   const target = await recheckTargetRead({
@@ -355,15 +356,22 @@ function systemLabel(system: SystemName): string {
 }
 
 /** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
-function resolutions(
+async function resolutions(
   state: StateStore,
   job: string,
-): Map<string, Partial<Record<WorkItemFieldName, Side>>> {
+): Promise<Map<string, Partial<Record<WorkItemFieldName, Side>>>> {
   const out = new Map<string, Partial<Record<WorkItemFieldName, Side>>>();
-  for (const c of state.conflicts({ job, status: "resolved" })) {
+  for (const c of await state.conflicts({ job, status: "resolved" })) {
     if (c.appliedAt !== undefined || c.resolution === undefined) continue;
     const key = `${c.kind}:${c.tinypmId}`;
     out.set(key, { ...out.get(key), [c.field]: c.resolution });
   }
+  return out;
+}
+
+/** A job's stored links as the planner sees them. */
+async function linkViews(state: StateStore, job: string): Promise<LinkView[]> {
+  const out: LinkView[] = [];
+  for await (const l of state.links(job)) out.push(linkView(l));
   return out;
 }

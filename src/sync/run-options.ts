@@ -3,7 +3,7 @@ import type { Tracker } from "../core/tracker.js";
 import type { MappingSpec } from "../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
 import type { Lanes } from "../queue/lanes.js";
-import type { StateStore } from "../state/sqlite-store.js";
+import type { StateStore } from "../state/store.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
 
@@ -22,6 +22,11 @@ export interface RunJobOptions {
   readonly userMap?: UserMap | undefined;
   readonly unmappedUsers?: UnmappedPolicy | undefined;
   readonly state: StateStore;
+  /**
+   * How long to wait for another process that holds the job's lease (a PostgreSQL state shared
+   * by several workers), in ms, before failing with `state_locked`. @default 0
+   */
+  readonly leaseWaitMs?: number | undefined;
   readonly lanes: Lanes;
   readonly emit?: ((event: SyncEvent) => void) | undefined;
   readonly now?: (() => Date) | undefined;

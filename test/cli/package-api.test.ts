@@ -106,13 +106,13 @@ out.plan = {
   markdown: renderReport(report, "markdown").includes("#"),
   events: [...events].sort(),
 };
-out.statusAfterPlan = readStatus(config).jobs.find((j) => j.job === "gh");
+out.statusAfterPlan = (await readStatus(config)).jobs.find((j) => j.job === "gh");
 const migrated = await runJob(config, "gh", { mode: "migrate" });
 const w2 = await githubWrites();
 out.migrate = { dryRun: migrated.dryRun, summary: migrated.summary, githubWrites: w2 - w1, runId: migrated.runId };
 const synced = await runJob(config, "gh");
 out.sync = { mode: synced.mode, summary: synced.summary, githubWrites: (await githubWrites()) - w2 };
-const status = readStatus(config);
+const status = await readStatus(config);
 out.status = { valid: StatusJson.safeParse(status).success, state: status.state, gh: status.jobs.find((j) => j.job === "gh") };
 try {
   await runJob(config, "nope");

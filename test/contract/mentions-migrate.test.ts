@@ -15,6 +15,7 @@ import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
 import { runJob, type RunMode } from "../../src/sync/engine.js";
 
@@ -92,7 +93,7 @@ async function run(kind: "jira" | "github", mode: RunMode, state: StateStore) {
       tinypm: source,
       target,
       mappingSpec: { ...loadMapping(`mappings/${kind}.yaml`), mentions: "matched" },
-      state,
+      state: sqliteStateOver(state),
       lanes: createLanes({ limits: { tinypm: { concurrency: 2 }, [kind]: { concurrency: 2 } } }),
     });
     const tinypmStory = await source.get({ kind: "story", id: storyId });

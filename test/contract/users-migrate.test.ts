@@ -16,6 +16,7 @@ import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openStateStore } from "../../src/state/sqlite-store.js";
 import { runJob, type RunReport } from "../../src/sync/engine.js";
 
@@ -98,7 +99,7 @@ async function migrate(
       mappingSpec: loadMapping(`mappings/${kind}.yaml`),
       userMap: userMap === undefined ? undefined : parseUserMap(userMap, "users.yaml"),
       unmappedUsers: policy,
-      state,
+      state: sqliteStateOver(state),
       lanes: createLanes({ limits: { tinypm: { concurrency: 4 }, [kind]: { concurrency: 4 } } }),
     });
     const assignees = new Map<string, string[]>();

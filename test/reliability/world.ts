@@ -15,7 +15,7 @@ import type { RetryPolicy } from "../../src/queue/retry.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteState } from "../../src/state/sqlite-state.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
 
@@ -180,7 +180,7 @@ export async function startReliabilityWorld(o: {
     targetTracker,
     targetWrites: () => target.stats().writes,
     async run(mode, opts = {}) {
-      const state = openStateStore({ path: statePath });
+      const state = await openSqliteState({ path: statePath });
       const system: SystemName = o.target;
       const gates = runGates(system, opts.policy ?? FAST_RETRY);
       const t = tinypmTracker(opts.tinypmServer, CLIENT_TIMEOUT_MS, gates.tinypm);
@@ -209,7 +209,7 @@ export async function startReliabilityWorld(o: {
           }),
         });
       } finally {
-        state.close();
+        await state.close();
         await t.close();
         await g.close();
       }

@@ -10,7 +10,8 @@ import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
-import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteState } from "../../src/state/sqlite-state.js";
+import type { StateStore } from "../../src/state/store.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
 
@@ -77,7 +78,7 @@ export async function startWorld(o: {
     tinypmTracker: () => createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 }),
     async run(mode, job = {}) {
       const server = job.tinypmServer ?? tinypm;
-      const state: StateStore = openStateStore({ path: job.statePath ?? statePath });
+      const state: StateStore = await openSqliteState({ path: job.statePath ?? statePath });
       const tinypmTracker = createTinypm({
         baseUrl: server.url,
         token: server.token,
@@ -116,7 +117,7 @@ export async function startWorld(o: {
           }),
         });
       } finally {
-        state.close();
+        await state.close();
         await tinypmTracker.close();
         await targetTracker.close();
       }

@@ -14,15 +14,15 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
   const list = configOption(
     conflicts.command("list").description("list open conflicts with both values"),
   ).option("--json", "print them as JSON");
-  logOptions(list).action((flags: { config?: string; json?: boolean } & LogFlags) => {
+  logOptions(list).action(async (flags: { config?: string; json?: boolean } & LogFlags) => {
     const { loaded } = openConfig(ctx, flags.config, {
       ...flags,
       secrets: "optional",
       logLevel: flags.logLevel ?? "warn",
     });
-    const state = openState(loaded, true);
+    const state = await openState(loaded, true);
     try {
-      const open = state.conflicts({ status: "open" });
+      const open = await state.conflicts({ status: "open" });
       if (flags.json === true) {
         ctx.stdout.write(`${JSON.stringify(open)}\n`);
         return;
@@ -40,7 +40,7 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
         `\nResolve one with: tinypm-sync conflicts resolve <id> --take tinypm|target --config ${configPath(ctx, flags.config)}\n`,
       );
     } finally {
-      state.close();
+      await state.close();
     }
   });
   const resolve = configOption(
@@ -56,7 +56,7 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
       .makeOptionMandatory(),
   );
   logOptions(resolve).action(
-    (id: string, flags: { config?: string; take: "tinypm" | "target" } & LogFlags) => {
+    async (id: string, flags: { config?: string; take: "tinypm" | "target" } & LogFlags) => {
       const n = Number(id);
       if (!Number.isInteger(n) || n <= 0)
         throw new UsageError(`"${id}" is not a conflict id.`, {
@@ -67,14 +67,14 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
         secrets: "optional",
         logLevel: flags.logLevel ?? "warn",
       });
-      const state = openState(loaded, false);
+      const state = await openState(loaded, false);
       try {
-        const c = state.resolveConflict(n, flags.take);
+        const c = await state.resolveConflict(n, flags.take);
         ctx.stdout.write(
           `Conflict #${c.id} (${c.kind} ${c.tinypmId}, field ${c.field}) resolved: ${flags.take} wins. The next sync applies it.\n`,
         );
       } finally {
-        state.close();
+        await state.close();
       }
     },
   );

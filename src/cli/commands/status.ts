@@ -1,5 +1,5 @@
 import { readStatus, type StatusJson } from "../../api/status.js";
-import type { RunRecord } from "../../state/sqlite-store.js";
+import type { RunRecord } from "../../state/store.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";
 import { runLine, when } from "../run-words.js";
@@ -13,13 +13,13 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
       "per job: last run and last successful run, a run going on now, open conflicts, parked failures, links",
     );
   configOption(cmd).option("--json", "print the status as one JSON object");
-  logOptions(cmd).action((flags: { config?: string; json?: boolean } & LogFlags) => {
+  logOptions(cmd).action(async (flags: { config?: string; json?: boolean } & LogFlags) => {
     const { loaded } = openConfig(ctx, flags.config, {
       ...flags,
       secrets: "optional",
       logLevel: flags.logLevel ?? "warn",
     });
-    const out = readStatus(loaded);
+    const out = await readStatus(loaded);
     if (flags.json === true) {
       ctx.stdout.write(`${JSON.stringify(out)}\n`);
       return;

@@ -38,6 +38,8 @@ interface HolderRow {
 export interface WorkerMembership {
   readonly id: string;
   claim(job: string, waitMs: number): Promise<JobLease>;
+  /** Stops heart-beating at once (the process exits): the leases expire by themselves. */
+  stop(): void;
   close(): Promise<void>;
 }
 
@@ -191,6 +193,10 @@ export async function joinAsWorker(
         }
         await sleep(Math.min(Math.max(50, ttl / 20), waitMs - waited));
       }
+    },
+    stop(): void {
+      clearInterval(timer);
+      clearInterval(watchdog);
     },
     async close(): Promise<void> {
       clearInterval(timer);

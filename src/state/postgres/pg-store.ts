@@ -163,6 +163,9 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       : pgBudget(pool, (error) =>
           isConnectionError(error) ? unavailable(location, error) : error,
         ),
+    stopNow: () => {
+      membership?.stop();
+    },
     close: async () => {
       if (closed) return;
       closed = true;

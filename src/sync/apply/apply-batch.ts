@@ -31,7 +31,7 @@ export async function applyCreateBatch(
       if (!(result instanceof Error)) await finishCreate(ctx, p, result, false);
       else if (mayExist(result)) await createOne(ctx, p, true);
       else {
-        ctx.state.dropIntent(p.intentId);
+        await ctx.state.dropIntent(p.intentId);
         throw result;
       }
       out.push(undefined);

@@ -21,7 +21,7 @@ import {
  * base lists only what was copied, so an interrupted copy resumes where it stopped.
  */
 export async function applyCreate(ctx: EngineContext, action: CreateAction): Promise<WorkItem> {
-  return createOne(ctx, prepareCreate(ctx, action), false);
+  return createOne(ctx, await prepareCreate(ctx, action), false);
 }
 
 /** A create whose draft is built and whose intent is recorded, not yet sent. */
@@ -32,15 +32,18 @@ export interface PreparedCreate {
 }
 
 /** Builds the draft (with its parent on the other side) and records the intent. */
-export function prepareCreate(ctx: EngineContext, action: CreateAction): PreparedCreate {
+export async function prepareCreate(
+  ctx: EngineContext,
+  action: CreateAction,
+): Promise<PreparedCreate> {
   const toTarget = action.toSide === "target";
-  const parentId = action.kind === "task" ? parentOnOtherSide(ctx, action) : undefined;
+  const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
   const draft: WorkItemDraft = {
     ...action.draft,
     parentId,
     ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
   };
-  const intentId = ctx.state.recordIntent({
+  const intentId = await ctx.state.recordIntent({
     job: ctx.job.name,
     kind: action.kind,
     originSystem: toTarget ? "tinypm" : ctx.targetSystem,
@@ -119,7 +122,7 @@ export async function finishCreate(
     baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
     now: ctx.now(),
   });
-  ctx.state.confirmIntent(intentId, link);
+  await ctx.state.confirmIntent(intentId, link);
   ctx.emit({
     type: "created",
     kind: action.kind,
@@ -130,7 +133,7 @@ export async function finishCreate(
   });
   await copyExtras(ctx, action, created);
   const marked = toTarget
-    ? remember(ctx, action, created)
+    ? await remember(ctx, action, created)
     : await markTargetBorn(ctx, action, created);
   const targetNow = toTarget ? targetItem : marked;
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
@@ -147,7 +150,7 @@ export async function finishCreate(
       : s;
   const t = tinypmSnapshot(ctx.mapping, tinypmItem);
   const g = targetSnapshot(ctx.mapping, withExtras(targetNow, action, toTarget, ctx));
-  ctx.state.updateBase(
+  await ctx.state.updateBase(
     ctx.job.name,
     action.kind,
     tinypmItem.id,
@@ -157,10 +160,14 @@ export async function finishCreate(
 }
 
 /** Keeps a copy of the block a target create wrote (the state stands in if it is removed). */
-function remember(ctx: EngineContext, action: CreateAction, created: WorkItem): WorkItem {
+async function remember(
+  ctx: EngineContext,
+  action: CreateAction,
+  created: WorkItem,
+): Promise<WorkItem> {
   const marker = action.draft.marker;
   if (marker !== undefined)
-    ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, {
+    await ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, {
       marker,
       meta: action.draft.metadata ?? {},
     });
@@ -200,7 +207,10 @@ async function markTargetBorn(
         { set: {}, metadata, marker, base: targetItem },
       ),
   });
-  ctx.state.putLinkIdentity(ctx.job.name, action.kind, tinypmItem.id, { marker, meta: metadata });
+  await ctx.state.putLinkIdentity(ctx.job.name, action.kind, tinypmItem.id, {
+    marker,
+    meta: metadata,
+  });
   // Keep the comments and time entries as the run knows them (the update's read-back has them).
   return { ...written, comments: written.comments, timeEntries: written.timeEntries };
 }
@@ -293,14 +303,14 @@ function withExtras(
   };
 }
 
-function parentOnOtherSide(ctx: EngineContext, action: CreateAction): string {
+async function parentOnOtherSide(ctx: EngineContext, action: CreateAction): Promise<string> {
   const pid = action.parentSourceId;
   const link =
     pid === undefined
       ? undefined
       : action.toSide === "target"
-        ? ctx.state.getLinkByTinypm(ctx.job.name, "story", pid)
-        : ctx.state.getLinkByTarget(ctx.job.name, "story", pid);
+        ? await ctx.state.getLinkByTinypm(ctx.job.name, "story", pid)
+        : await ctx.state.getLinkByTarget(ctx.job.name, "story", pid);
   const id = action.toSide === "target" ? link?.targetId : link?.tinypmId;
   if (id === undefined) {
     throw new NotFoundError(
@@ -329,7 +339,8 @@ async function findCreatedInTinypm(
 ): Promise<WorkItem | undefined> {
   for await (const item of ctx.tinypm.list({ kind: draft.kind, parentId: draft.parentId })) {
     if (item.title !== draft.title) continue;
-    if (ctx.state.getLinkByTinypm(ctx.job.name, item.kind, item.id) === undefined) return item;
+    if ((await ctx.state.getLinkByTinypm(ctx.job.name, item.kind, item.id)) === undefined)
+      return item;
   }
   return undefined;
 }

@@ -44,7 +44,7 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
           base: a.targetItem,
         }),
     });
-    rememberIdentity(ctx, a, targetAfter);
+    await rememberIdentity(ctx, a, targetAfter);
   }
   for (const c of a.commentsToTarget) await addComment(ctx, "target", targetRef, c);
   for (const c of a.commentsToTinypm) await addComment(ctx, "tinypm", tinypmRef, c);
@@ -72,8 +72,8 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   const parked = a.conflicts.filter((c) => c.resolution === "parked").map((c) => c.field);
   const t = keepBase(tinypmSnapshot(ctx.mapping, tinypmItem), a.link.baseTinypm, parked);
   const g = keepBase(targetSnapshot(ctx.mapping, targetItem), a.link.baseTarget, parked);
-  ctx.state.updateBase(job, a.kind, a.link.tinypmId, baseOf(t, g));
-  recordConflicts(ctx, a);
+  await ctx.state.updateBase(job, a.kind, a.link.tinypmId, baseOf(t, g));
+  await recordConflicts(ctx, a);
   if (hasWrites(a)) {
     ctx.emit({
       type: "updated",
@@ -97,12 +97,16 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
 }
 
 /** Keeps a copy of the block the target item now holds (the state stands in if it is lost). */
-function rememberIdentity(ctx: EngineContext, a: UpdateAction, after: WorkItem): void {
+async function rememberIdentity(
+  ctx: EngineContext,
+  a: UpdateAction,
+  after: WorkItem,
+): Promise<void> {
   const marker = after.marker ?? a.targetMarker ?? a.targetItem.marker;
   if (marker === undefined) return;
   const meta =
     after.marker === undefined ? (a.targetMetadata ?? a.targetItem.metadata) : after.metadata;
-  ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, { marker, meta });
+  await ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, { marker, meta });
 }
 
 function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldName[]): Snapshot {
@@ -115,14 +119,14 @@ function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldN
 }
 
 /** Parks manual conflicts in the state; marks applied the ones a resolution decided. */
-function recordConflicts(ctx: EngineContext, a: UpdateAction): void {
+async function recordConflicts(ctx: EngineContext, a: UpdateAction): Promise<void> {
   const job = ctx.job.name;
-  const open = ctx.state
-    .conflicts({ job })
-    .filter((c) => c.kind === a.kind && c.tinypmId === a.link.tinypmId);
+  const open = (await ctx.state.conflicts({ job })).filter(
+    (c) => c.kind === a.kind && c.tinypmId === a.link.tinypmId,
+  );
   for (const c of a.conflicts) {
     if (c.resolution === "parked") {
-      ctx.state.openConflict({
+      await ctx.state.openConflict({
         job,
         kind: a.kind,
         tinypmId: a.link.tinypmId,
@@ -134,7 +138,8 @@ function recordConflicts(ctx: EngineContext, a: UpdateAction): void {
       });
     } else {
       for (const r of open)
-        if (r.field === c.field && r.status === "resolved") ctx.state.markConflictApplied(r.id);
+        if (r.field === c.field && r.status === "resolved")
+          await ctx.state.markConflictApplied(r.id);
     }
   }
 }
@@ -163,6 +168,6 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
   const gone = (s: Snapshot): Snapshot => ({ ...s, deleted: true });
   const t = onTarget ? gone(a.link.baseTinypm) : a.link.baseTinypm;
   const g = onTarget ? a.link.baseTarget : gone(a.link.baseTarget);
-  ctx.state.updateBase(ctx.job.name, a.kind, a.link.tinypmId, baseOf(t, g));
+  await ctx.state.updateBase(ctx.job.name, a.kind, a.link.tinypmId, baseOf(t, g));
   ctx.emit({ type: "deleted", kind: a.kind, title: a.title, side: a.side, mode: a.mode });
 }

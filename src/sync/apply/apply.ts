@@ -46,25 +46,25 @@ export async function applyPlan(
       for (const a of run) {
         ctx.emit({ type: "progress", phase: "apply", done: done++, total });
         try {
-          prepared.push(prepareCreate(ctx, a));
+          prepared.push(await prepareCreate(ctx, a));
         } catch (error) {
           if (isFatal(error)) throw error;
           summary.failed++;
-          park(ctx, a, error);
+          await park(ctx, a, error);
         }
       }
       const errors = await applyCreateBatch(ctx, prepared);
-      for (const [k, p] of prepared.entries()) settle(ctx, summary, p.action, errors[k]);
+      for (const [k, p] of prepared.entries()) await settle(ctx, summary, p.action, errors[k]);
       i += run.length;
       continue;
     }
     ctx.emit({ type: "progress", phase: "apply", done: done++, total });
     try {
       await applyOne(ctx, action);
-      settle(ctx, summary, action, undefined);
+      await settle(ctx, summary, action, undefined);
     } catch (error) {
       if (isFatal(error)) throw error;
-      settle(ctx, summary, action, error);
+      await settle(ctx, summary, action, error);
     }
     i++;
   }
@@ -85,18 +85,18 @@ export function phaseOf(action: PlanAction): string {
 }
 
 /** Counts an applied action, or parks it with its error. */
-function settle(
+async function settle(
   ctx: EngineContext,
   summary: RunSummary,
   action: Exclude<PlanAction, { type: "skip" }>,
   error: unknown,
-): void {
+): Promise<void> {
   if (error === undefined) {
     summary[actionBucket(action)]++;
-    clearParked(ctx, action);
+    await clearParked(ctx, action);
   } else {
     summary.failed++;
-    park(ctx, action, error);
+    await park(ctx, action, error);
   }
 }
 
@@ -128,7 +128,7 @@ async function applyOne(
       await applyDelete(ctx, action);
       return;
     case "adopt":
-      adopt(ctx, action.tinypmItem, action.targetItem);
+      await adopt(ctx, action.tinypmItem, action.targetItem);
       ctx.emit({
         type: "adopted",
         kind: action.kind,
@@ -141,9 +141,9 @@ async function applyOne(
 }
 
 /** Links a target item that carries our marker but no link (a create whose link was lost). */
-function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkItem): void {
+async function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkItem) {
   const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
-  ctx.state.putLink(
+  await ctx.state.putLink(
     linkRecord({
       job: ctx.job.name,
       kind: tinypmItem.kind,
@@ -176,11 +176,11 @@ function ids(action: PlanAction): { tinypmId?: string | undefined; targetId?: st
   }
 }
 
-function park(ctx: EngineContext, action: PlanAction, error: unknown): void {
+async function park(ctx: EngineContext, action: PlanAction, error: unknown): Promise<void> {
   const code = error instanceof SyncError ? error.code : "internal";
   const message = error instanceof Error ? error.message : String(error);
   const side = action.type === "create" ? action.toSide : "target";
-  ctx.state.parkFailure({
+  await ctx.state.parkFailure({
     runId: ctx.runId,
     job: ctx.job.name,
     kind: action.kind,
@@ -192,8 +192,8 @@ function park(ctx: EngineContext, action: PlanAction, error: unknown): void {
   ctx.emit({ type: "failed", kind: action.kind, title: action.title, code, message });
 }
 
-function clearParked(ctx: EngineContext, action: PlanAction): void {
+async function clearParked(ctx: EngineContext, action: PlanAction): Promise<void> {
   const { tinypmId, targetId } = ids(action);
   const id = tinypmId ?? targetId;
-  if (id !== undefined) ctx.state.clearFailure(ctx.job.name, action.kind, id);
+  if (id !== undefined) await ctx.state.clearFailure(ctx.job.name, action.kind, id);
 }

@@ -26,7 +26,7 @@ export async function ensureTargetParent(
   tinypmTask: WorkItem,
 ): Promise<WorkItem> {
   if (tinypmTask.kind !== "task" || tinypmTask.parentId === undefined) return found;
-  const parent = ctx.state.getLinkByTinypm(ctx.job.name, "story", tinypmTask.parentId);
+  const parent = await ctx.state.getLinkByTinypm(ctx.job.name, "story", tinypmTask.parentId);
   if (parent === undefined || found.parentId === parent.targetId) return found;
   const tracker = ctx.target;
   if (!canAttach(tracker)) return found;

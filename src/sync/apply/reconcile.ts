@@ -16,23 +16,23 @@ export async function reconcileIntents(
   targetItems: readonly WorkItem[],
 ): Promise<number> {
   let linked = 0;
-  for (const intent of ctx.state.pendingIntents(ctx.job.name)) {
+  for (const intent of await ctx.state.pendingIntents(ctx.job.name)) {
     const toTarget = intent.targetSystem !== "tinypm";
     const found = toTarget
       ? await findTargetCreate(ctx, intent.kind, intent.originId, targetItems)
-      : findTinypmCreate(ctx, intent.kind, intent.originId, tinypmItems, targetItems);
+      : await findTinypmCreate(ctx, intent.kind, intent.originId, tinypmItems, targetItems);
     const source = toTarget
       ? tinypmItems.find((i) => i.kind === intent.kind && i.id === intent.originId)
       : targetItems.find((i) => i.kind === intent.kind && i.id === intent.originId);
     if (found === undefined || source === undefined) {
-      ctx.state.dropIntent(intent.id);
+      await ctx.state.dropIntent(intent.id);
       continue;
     }
     const tinypmItem = toTarget ? source : found;
     // Before the link: if attaching fails, the intent stays and the next run tries again.
     const targetItem = toTarget ? await ensureTargetParent(ctx, found, source) : source;
     const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
-    ctx.state.confirmIntent(
+    await ctx.state.confirmIntent(
       intent.id,
       linkRecord({
         job: ctx.job.name,
@@ -71,20 +71,19 @@ async function findTargetCreate(
   return seen ?? (await ctx.target.findByMarker(marker));
 }
 
-function findTinypmCreate(
+async function findTinypmCreate(
   ctx: EngineContext,
   kind: WorkItem["kind"],
   originId: string,
   tinypmItems: readonly WorkItem[],
   targetItems: readonly WorkItem[],
-): WorkItem | undefined {
+): Promise<WorkItem | undefined> {
   const source = targetItems.find((i) => i.kind === kind && i.id === originId);
   if (source === undefined) return undefined;
   const title = ctx.mapping.toTinypm(source).title;
-  return tinypmItems.find(
-    (i) =>
-      i.kind === kind &&
-      i.title === title &&
-      ctx.state.getLinkByTinypm(ctx.job.name, kind, i.id) === undefined,
-  );
+  for (const i of tinypmItems) {
+    if (i.kind !== kind || i.title !== title) continue;
+    if ((await ctx.state.getLinkByTinypm(ctx.job.name, kind, i.id)) === undefined) return i;
+  }
+  return undefined;
 }

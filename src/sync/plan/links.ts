@@ -1,5 +1,5 @@
 import type { ItemKind, SystemName } from "../../core/model.js";
-import type { LinkRecord } from "../../state/sqlite-store.js";
+import type { LinkRecord } from "../../state/store.js";
 import type { LinkView } from "./plan-types.js";
 import { snapshotFromJson, snapshotHash, snapshotToJson, type Snapshot } from "./snapshot.js";
 

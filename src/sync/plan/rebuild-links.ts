@@ -1,7 +1,7 @@
 import { markerOwner, valueDigest } from "../../core/identity.js";
 import type { ItemKind, Marker, SystemName, WorkItem } from "../../core/model.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
-import type { LinkRecord } from "../../state/sqlite-store.js";
+import type { LinkRecord } from "../../state/store.js";
 import { linkRecord } from "./links.js";
 import type { LinkView } from "./plan-types.js";
 import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
