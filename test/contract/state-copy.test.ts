@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -212,6 +212,60 @@ describe.skipIf(postgresSkipReason !== undefined)(
       for await (const l of after.links("w")) ids.push(l.tinypmId);
       await after.close();
       expect(ids).toEqual(["1"]);
+    });
+
+    it("status and conflicts read a PostgreSQL state named by state.urlEnv, its password never shown", async () => {
+      const url = (await server?.createDatabase(`status_${(n += 1)}`)) ?? "";
+      const s = await openState({ backend: "postgres", url });
+      await s.putLink(link("1", "7", "widgets"));
+      const run = await s.startRun("widgets", "sync");
+      await s.finishRun(run, { outcome: "ok", counts: { created: 1 }, apiCalls: {} });
+      await s.openConflict({
+        job: "widgets",
+        kind: "story",
+        tinypmId: "1",
+        targetId: "7",
+        field: "title",
+        baseValue: "a",
+        tinypmValue: "b",
+        targetValue: "c",
+      });
+      await s.close();
+      const config = join(dir, `pg-config-${n}.json`);
+      writeFileSync(
+        config,
+        JSON.stringify({
+          tinypm: { baseUrl: "http://127.0.0.1:1/tinypm/api", tokenEnv: "TINYPM_TOKEN" },
+          targets: { gh: { type: "github", owner: "o", repo: "r", tokenEnv: "GITHUB_TOKEN" } },
+          jobs: [
+            { name: "widgets", tinypmProject: 1, target: "gh", mapping: "mappings/github.yaml" },
+          ],
+          state: { urlEnv: "STATE_URL" },
+        }),
+      );
+      const status = await cli(["status", "--config", config, "--json"], { STATE_URL: url });
+      expect(status.stderr).toBe("");
+      expect(status.code).toBe(0);
+      const out = JSON.parse(status.stdout) as {
+        state: string;
+        jobs: { job: string; links: number }[];
+      };
+      expect(out.state).toContain("***");
+      expect(status.stdout).not.toContain(server?.password ?? "");
+      expect(out.jobs).toMatchObject([{ job: "widgets", links: 1 }]);
+      const list = await cli(["conflicts", "list", "--config", config], { STATE_URL: url });
+      expect(list.stdout).toMatch(/#1 widgets story 1 ⇄ 7 field title/);
+      const resolved = await cli(
+        ["conflicts", "resolve", "1", "--take", "target", "--config", config],
+        { STATE_URL: url },
+      );
+      expect(resolved.code).toBe(0);
+      const after = await openState({ backend: "postgres", url }, { readOnly: true });
+      expect((await after.conflicts())[0]).toMatchObject({
+        status: "resolved",
+        resolution: "target",
+      });
+      await after.close();
     });
 
     it("names a missing source file and the same state on both sides as usage errors", async () => {
