@@ -170,6 +170,28 @@ export interface RichBlock {
    * @Alice`, `text colour`); empty when the text gives the same block back.
    */
   readonly lost: readonly string[];
+  /**
+   * A list, list item, table or table row whose own parts are units too (list items, nested
+   * lists, table rows, cells): an edit of one part rewrites that part only. The block's text is
+   * its parts' texts joined by `parts.separator`.
+   */
+  readonly parts?: RichParts | undefined;
+}
+
+/**
+ * The parts of a block. `lines`: list items and nested lists, one or more lines each; `rows`:
+ * table rows, compared with the cells' padding ignored; `cells`: a row's cells, by position.
+ */
+export interface RichParts {
+  readonly kind: "lines" | "rows" | "cells";
+  readonly separator: string;
+  readonly blocks: readonly RichBlock[];
+  /**
+   * A regular expression (source) that new text must match in full to sit among the parts (an
+   * item at the list's depth, a row with the table's number of cells); text that does not is
+   * written by rewriting the whole block.
+   */
+  readonly accepts: string;
 }
 
 /** A description as blocks: their texts joined by `separator` are the item's `description`. */
@@ -178,8 +200,14 @@ export interface RichDescription {
   readonly blocks: readonly RichBlock[];
 }
 
-/** A piece of a description to write: a block kept as read, or new text the adapter converts. */
-export type RichPiece = { readonly keep: JsonValue } | { readonly text: string };
+/**
+ * A piece of a description to write: a block kept as read, new text the adapter converts, or a
+ * block kept with its parts composed the same way (`text`: the whole block's new text).
+ */
+export type RichPiece =
+  | { readonly keep: JsonValue }
+  | { readonly text: string }
+  | { readonly within: JsonValue; readonly parts: readonly RichPiece[]; readonly text: string };
 
 /** A story or task as read from a system. */
 export interface WorkItem extends WorkItemFields {

@@ -7,7 +7,8 @@
 import type { RichPiece, WorkItem } from "../core/model.js";
 import { escapeMentions, liveMentions, type MentionRef } from "./mentions.js";
 import { markdownBlocks } from "./markdown-blocks.js";
-import { composeBlocks, type ComposeBlock, type LostBlock } from "./rich-compose.js";
+import { composeBlocks, excerpt, type ComposeBlock, type LostBlock } from "./rich-compose.js";
+import { composeParts } from "./rich-parts.js";
 import type { FieldRule } from "./schema.js";
 import { appendSummary, stripSummary } from "./time-entries.js";
 import {
@@ -66,8 +67,12 @@ export function composeDescription(
       : rich.blocks.map((b) => ({ targetText: b.text, text: inverse(b.text), lost: b.lost }));
   const separator = rich?.separator ?? "";
   const c = composeBlocks(blocks, separator, next.description ?? "");
+  const write = (text: string, replaced: readonly string[]): string =>
+    forward(names, text, new Set(replaced.flatMap((t) => liveMentions(t))), o.text);
   const texts: string[] = [];
   const pieces: RichPiece[] = [];
+  const lost: LostBlock[] = [];
+  let { kept, rewritten, removed } = c;
   for (const seg of c.segments) {
     if (seg.kind === "keep") {
       texts.push(blocks[seg.index]?.targetText ?? "");
@@ -75,10 +80,31 @@ export function composeDescription(
       if (node !== undefined) pieces.push({ keep: node });
       continue;
     }
-    const live = new Set(seg.replaces.flatMap((i) => liveMentions(blocks[i]?.targetText ?? "")));
-    const text = forward(names, seg.text, live, o.text);
+    // One changed list or table: only its changed items, rows or cells are rewritten.
+    const replaced = seg.replaces.map((i) => blocks[i]?.targetText ?? "");
+    const text = write(seg.text, replaced);
+    const at = seg.replaces.length === 1 ? (seg.replaces[0] ?? -1) : -1;
+    const block = rich?.blocks[at];
+    const sub =
+      block === undefined
+        ? undefined
+        : composeParts({ block, tinypm: blocks[at]?.text ?? "", next: seg.text, written: text });
+    if (sub !== undefined) {
+      texts.push(sub.text);
+      pieces.push(sub.piece);
+      kept += sub.kept;
+      rewritten += sub.rewritten - 1;
+      removed += sub.removed;
+      lost.push(...sub.lost);
+      continue;
+    }
     texts.push(text);
     pieces.push({ text });
+    for (const i of seg.replaces) {
+      const b = blocks[i];
+      if (b !== undefined && b.lost.length > 0)
+        lost.push({ excerpt: excerpt(b.text), what: b.lost });
+    }
   }
   const body = texts.join(separator);
   const summary = o.summaryOn ? o.summary(next) : undefined;
@@ -86,10 +112,10 @@ export function composeDescription(
   return {
     text: appendSummary(body === "" ? undefined : body, summary),
     pieces: rich === undefined ? undefined : pieces,
-    kept: c.kept,
-    rewritten: c.rewritten,
-    removed: c.removed,
-    lost: c.lost,
+    kept,
+    rewritten,
+    removed,
+    lost,
   };
 }
 

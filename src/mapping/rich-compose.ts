@@ -20,7 +20,13 @@ export interface ComposeBlock {
 
 export type ComposeSegment =
   | { readonly kind: "keep"; readonly index: number }
-  | { readonly kind: "new"; readonly text: string; readonly replaces: readonly number[] };
+  | {
+      readonly kind: "new";
+      readonly text: string;
+      readonly replaces: readonly number[];
+      /** Where `text` starts in the new text. */
+      readonly at: number;
+    };
 
 /** A changed block whose rich content cannot be placed, and what of it would be lost. */
 export interface LostBlock {
@@ -94,8 +100,12 @@ export function composeBlocks(
   let prevIndex = -1;
   const gap = (upTo: number, nextIndex: number, hasNext: boolean): void => {
     let text = next.slice(prevEnd, upTo);
+    let at = prevEnd;
     if (separator !== "") {
-      if (prevIndex >= 0 && text.startsWith(separator)) text = text.slice(separator.length);
+      if (prevIndex >= 0 && text.startsWith(separator)) {
+        text = text.slice(separator.length);
+        at += separator.length;
+      }
       if (hasNext && text.endsWith(separator)) text = text.slice(0, -separator.length);
     }
     const replaces: number[] = [];
@@ -104,7 +114,7 @@ export function composeBlocks(
       removed += replaces.length;
       return;
     }
-    segments.push({ kind: "new", text, replaces });
+    segments.push({ kind: "new", text, replaces, at });
     rewritten += replaces.length;
     for (const i of replaces) {
       const b = blocks[i];
@@ -130,7 +140,7 @@ function separated(text: string, start: number, end: number, separator: string):
   return before && after;
 }
 
-function excerpt(text: string): string {
+export function excerpt(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }

@@ -85,29 +85,53 @@ export function renderBlock(node: AdfNode): string {
 const NESTED_LISTS = new Set(["bulletList", "orderedList", "taskList", "decisionList"]);
 
 function renderList(list: AdfNode, depth: number): string {
-  const ordered = list.type === "orderedList";
+  return (list.content ?? []).map((_, i) => renderListItem(list, i, depth)).join("\n");
+}
+
+/** The `i`th item of a list at `depth`: its head line, then its nested lists (see `listItemParts`). */
+export function renderListItem(list: AdfNode, i: number, depth: number): string {
+  return listItemLines(list, i, depth).join("\n");
+}
+
+/** The marker of a list's `i`th item (`- `, or `3. ` for the third of an ordered list from 1). */
+export function listMarker(list: AdfNode, i: number): string {
+  if (list.type !== "orderedList") return "- ";
   const rawStart = Number(list.attrs?.order ?? 1);
   const start = Number.isInteger(rawStart) && rawStart >= 0 ? rawStart : 1;
-  const indent = "  ".repeat(depth);
-  return (list.content ?? [])
-    .map((item, i) => {
-      const marker = ordered ? `${start + i}. ` : "- ";
-      const children = item.content ?? [];
-      const text = children
-        .filter((c) => !NESTED_LISTS.has(c.type))
-        .map((c) => oneLine(c.content ? renderInline(c.content) : renderInline([c])))
-        .join(" ");
-      const nested = children
-        .filter((c) => NESTED_LISTS.has(c.type))
-        .map((c) =>
-          c.type === "taskList" || c.type === "decisionList"
-            ? `\n${renderCheckList(c, depth + 1, RENDERERS)}`
-            : `\n${renderList(c, depth + 1)}`,
-        )
-        .join("");
-      return `${indent}${marker}${text}${nested}`;
-    })
-    .join("\n");
+  return `${start + i}. `;
+}
+
+/** Whether a node is a list nested in a list item. */
+export function isNestedList(node: AdfNode): boolean {
+  return NESTED_LISTS.has(node.type);
+}
+
+/** A list item's head line and each nested list's text, in that order. */
+export function listItemLines(list: AdfNode, i: number, depth: number): string[] {
+  const item = list.content?.[i];
+  const children = item?.content ?? [];
+  const text = children
+    .filter((c) => !isNestedList(c))
+    .map((c) => oneLine(c.content ? renderInline(c.content) : renderInline([c])))
+    .join(" ");
+  const nested = children
+    .filter(isNestedList)
+    .map((c) =>
+      c.type === "taskList" || c.type === "decisionList"
+        ? renderCheckList(c, depth + 1, RENDERERS)
+        : renderList(c, depth + 1),
+    );
+  return [`${"  ".repeat(depth)}${listMarker(list, i)}${text}`, ...nested];
+}
+
+/** A task or decision list at `depth`, one line an item (nested lists indented). */
+export function renderTaskList(node: AdfNode, depth: number): string {
+  return renderCheckList(node, depth, RENDERERS);
+}
+
+/** Text in a table cell, as the table shows it (mentions as names, `|` escaped, one line). */
+export function renderCellText(cell: AdfNode): string {
+  return oneLine(PLAIN_RENDERERS.blocks(cell.content ?? [])).replace(/\|/g, "\\|");
 }
 
 /** A smart link given as JSON-LD data instead of a URL: its `url` or name. */

@@ -58,6 +58,14 @@ const inJira = (tinypm: string): string =>
   tinypm.replace("Owner: @Alice Meyer", "Owner: [@Alice Meyer](mention:5b10ac8d82e05b22cc7d4ef5)");
 
 const content = (doc: AdfNode): readonly AdfNode[] => doc.content ?? [];
+const TABLE = content(FIXTURE).findIndex((n) => n.type === "table");
+const TASKS = content(FIXTURE).findIndex((n) => n.type === "taskList");
+const p = (text: string): AdfNode => ({ type: "paragraph", content: [{ type: "text", text }] });
+/** An edit of the table cell holding a mention (tinyPM's text cannot carry the mention). */
+const MENTION_CELL_EDIT = TEXT.replace(
+  "| Drain queue | @Bob    |",
+  "| Drain queue | @Bob, @Carol |",
+);
 
 describe("composing a tinyPM edit onto a Jira description", () => {
   it("reads every block with what rewriting it would lose", () => {
@@ -93,17 +101,74 @@ describe("composing a tinyPM edit onto a Jira description", () => {
     expect(adfToMarkdown(doc)).toBe(inJira(next));
   });
 
-  it("says exactly what a table-cell edit would lose", () => {
-    const c = mapping.composeDescription(
-      jiraItem(FIXTURE),
-      story(TEXT.replace("| Deploy      | CI      |", "| Deploy      | CI/CD   |")),
+  it("rewrites one edited table cell only: every other row and cell keeps its ADF", () => {
+    const next = TEXT.replace("| Deploy      | CI      |", "| Deploy      | CI/CD   |");
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(next));
+    // 7 blocks, 2 rows and the row's first cell kept; one cell rewritten; nothing lost.
+    expect(c).toMatchObject({ kept: 10, rewritten: 1, removed: 0, lost: [] });
+    const doc = docFromPieces(c?.pieces ?? []);
+    const table = content(FIXTURE)[TABLE] ?? { type: "table" };
+    const rows = table.content ?? [];
+    expect(doc.content).toEqual(
+      content(FIXTURE).map((n, i) =>
+        i !== TABLE
+          ? n
+          : {
+              ...table,
+              content: [
+                rows[0],
+                rows[1],
+                {
+                  type: "tableRow",
+                  content: [rows[2]?.content?.[0], { type: "tableCell", content: [p("CI/CD")] }],
+                },
+              ],
+            },
+      ),
     );
-    expect(c?.lost).toEqual([
+  });
+
+  it("says exactly which cell's rich content an edit would lose", () => {
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(MENTION_CELL_EDIT));
+    expect(c?.lost).toEqual([{ excerpt: "@Bob", what: ["cell (row 2, column 2): mention @Bob"] }]);
+  });
+
+  it("adds a table row where tinyPM put it, with the table's padding or tinyPM's own", () => {
+    const next = TEXT.replace(
+      "| Drain queue | @Bob    |\n",
+      "| Drain queue | @Bob    |\n| Smoke tests | QA team lead |\n",
+    );
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(next));
+    expect(c).toMatchObject({ rewritten: 0, lost: [] });
+    const rows = docFromPieces(c?.pieces ?? []).content[TABLE]?.content ?? [];
+    const old = content(FIXTURE)[TABLE]?.content ?? [];
+    expect(rows).toEqual([
+      old[0],
+      old[1],
       {
-        excerpt: expect.stringContaining("| **Step**") as string,
-        what: ["table (3×2)", "table cell", "mention @Bob"],
+        type: "tableRow",
+        content: [
+          { type: "tableCell", content: [p("Smoke tests")] },
+          { type: "tableCell", content: [p("QA team lead")] },
+        ],
       },
+      old[2],
     ]);
+  });
+
+  it("ticks one task: the other task keeps its id, the list keeps its own", () => {
+    const next = TEXT.replace("- [ ] Update the runbook", "- [x] Update the runbook");
+    const c = mapping.composeDescription(jiraItem(FIXTURE), story(next));
+    expect(c).toMatchObject({ rewritten: 1, lost: [] });
+    const tasks = docFromPieces(c?.pieces ?? []).content[TASKS];
+    const old = content(FIXTURE)[TASKS];
+    expect(tasks?.attrs).toEqual(old?.attrs);
+    expect(tasks?.content?.[0]).toEqual(old?.content?.[0]);
+    expect(tasks?.content?.[1]).toMatchObject({
+      type: "taskItem",
+      attrs: { state: "DONE" },
+      content: [{ type: "text", text: "Update the runbook" }],
+    });
   });
 });
 
@@ -141,7 +206,7 @@ function planWith(
 }
 
 describe("the richText policy on a change that cannot be placed", () => {
-  const cellEdit = TEXT.replace("| Deploy      | CI      |", "| Deploy      | CI/CD   |");
+  const cellEdit = MENTION_CELL_EDIT;
 
   it("merge (default): parks the description as a conflict and writes nothing", () => {
     const a = planWith("merge", cellEdit);
@@ -150,29 +215,35 @@ describe("the richText policy on a change that cannot be placed", () => {
     expect(a.conflicts).toEqual([
       expect.objectContaining({ field: "description", resolution: "parked" }),
     ]);
-    expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "parked", kept: 7, rewritten: 1 });
-    expect(a.descriptions?.[0]?.rich?.lost[0]?.what).toContain("mention @Bob");
+    expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "parked", kept: 10, rewritten: 1 });
+    expect(a.descriptions?.[0]?.rich?.lost[0]?.what).toEqual([
+      "cell (row 2, column 2): mention @Bob",
+    ]);
   });
 
-  it("merge, resolved for tinyPM: writes it, flattening only the table", () => {
+  it("merge, resolved for tinyPM: writes it, rewriting only the cell", () => {
     const a = planWith("merge", cellEdit, "tinypm");
     expect(a.targetSet.description).toBe(inJira(cellEdit));
     const doc = docFromPieces(a.targetRichDescription ?? []);
-    const tableAt = content(FIXTURE).findIndex((n) => n.type === "table");
-    // The table alone is flattened to a paragraph of text; every other node is as Jira holds it.
-    expect(doc.content.map((n) => n.type)).toEqual(
-      content(FIXTURE).map((n, i) => (i === tableAt ? "paragraph" : n.type)),
+    const rows = content(FIXTURE)[TABLE]?.content ?? [];
+    // Only the edited cell is new; every other node, row and cell is as Jira holds it.
+    expect(doc.content.filter((_, i) => i !== TABLE)).toEqual(
+      content(FIXTURE).filter((_, i) => i !== TABLE),
     );
-    expect(doc.content.filter((_, i) => i !== tableAt)).toEqual(
-      content(FIXTURE).filter((_, i) => i !== tableAt),
-    );
-    expect(doc.content).toHaveLength(content(FIXTURE).length);
+    expect(doc.content[TABLE]?.content).toEqual([
+      rows[0],
+      {
+        type: "tableRow",
+        content: [rows[1]?.content?.[0], { type: "tableCell", content: [p("@Bob, @Carol")] }],
+      },
+      rows[2],
+    ]);
     expect(a.conflicts).toEqual([
       expect.objectContaining({ field: "description", resolution: "tinypm" }),
     ]);
   });
 
-  it("overwrite: writes it with a flattened table, reported as lost", () => {
+  it("overwrite: writes it with the cell as text, reported as lost", () => {
     const a = planWith("overwrite", cellEdit);
     expect(a.targetSet.description).toBe(inJira(cellEdit));
     expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "flattened" });
