@@ -38,6 +38,15 @@ describe("markdownBlocks", () => {
       expect(markdownBlocks(text).join("")).toBe(text);
     expect(markdownBlocks(TEMPLATE).length).toBeGreaterThan(10);
   });
+
+  it("cuts lists into their items (nested items stay with theirs) and tables into rows", () => {
+    const blocks = markdownBlocks(TEMPLATE);
+    expect(blocks).toContain("- [x] Open the board\n");
+    expect(blocks).toContain(
+      "- [ ] Rename a story to `🚀 launch`\n  - [ ] Press <kbd>Enter</kbd>\n",
+    );
+    expect(blocks).toContain("| Firefox | fails  |\n");
+  });
 });
 
 describe("composeDescription on GitHub", () => {
@@ -64,6 +73,34 @@ describe("composeDescription on GitHub", () => {
     expect(c?.text?.includes(`@${J}maintainers`)).toBe(false);
     expect(c?.text?.includes(`@${J}bob`)).toBe(false);
     expect(c?.lost).toEqual([]);
+  });
+
+  it("rewrites one edited task item only: the other items and the nested task stay as written", () => {
+    const edited = TEMPLATE.replace("- [x] Open the board", "- [x] Open the board as @erin");
+    const c = github.composeDescription(item(TEMPLATE), item(edited));
+    expect(c?.text).toBe(
+      TEMPLATE.replace("- [x] Open the board", `- [x] Open the board as @${J}erin`),
+    );
+    // The list's three lines are two items (the nested task stays with its item): one rewritten.
+    expect(c).toMatchObject({ rewritten: 1, removed: 0, lost: [] });
+    expect(c?.kept).toBe(markdownBlocks(TEMPLATE).length - 1);
+  });
+
+  it("adds a task item and a table row where tinyPM put them", () => {
+    const edited = TEMPLATE.replace(
+      "  - [ ] Press <kbd>Enter</kbd>\n",
+      "  - [ ] Press <kbd>Enter</kbd>\n- [ ] Check the title\n",
+    ).replace("| Firefox | fails  |", "| Firefox | fails  |\n| Chrome | works |");
+    const c = github.composeDescription(item(TEMPLATE), item(edited));
+    expect(c?.text).toBe(edited);
+    expect(c).toMatchObject({ kept: markdownBlocks(TEMPLATE).length, rewritten: 0, removed: 0 });
+  });
+
+  it("rewrites one edited table row only", () => {
+    const edited = TEMPLATE.replace("| Firefox | fails  |", "| Firefox | fails on 128 |");
+    const c = github.composeDescription(item(TEMPLATE), item(edited));
+    expect(c?.text).toBe(edited);
+    expect(c).toMatchObject({ kept: markdownBlocks(TEMPLATE).length - 1, rewritten: 1 });
   });
 
   it("writes a new description from nothing with every mention inert", () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AdfNode } from "../../src/adapters/jira/adf.js";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
@@ -109,5 +110,98 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
             { type: "paragraph", content: [{ type: "text", text: "One more line from tinyPM." }] },
           ];
     expect(await stored()).toEqual(appended);
+  });
+
+  /** The description in tinyPM with one line replaced, then a sync. */
+  const editInTinypm = async (from: string, to: string): Promise<void> => {
+    const now = (await get(tinypm, link.tinypmId)).description ?? "";
+    expect(now).toContain(from);
+    await tinypm.update(
+      { kind: "story", id: link.tinypmId },
+      { set: { description: now.replace(from, to) } },
+    );
+    await sync();
+  };
+  /** One more sync writes nothing anywhere. */
+  const settled = async (): Promise<void> => {
+    const targetWrites = world.target.server.stats().writes;
+    const tinypmWrites = world.tinypm.stats().writes;
+    const report = await world.run("sync");
+    expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+    expect(world.target.server.stats().writes).toBe(targetWrites);
+    expect(world.tinypm.stats().writes).toBe(tinypmWrites);
+  };
+  const nodes = (v: unknown): AdfNode[] => (Array.isArray(v) ? (v as AdfNode[]) : []);
+  const at = (content: AdfNode[], type: string): number =>
+    content.findIndex((n) => n.type === type);
+
+  /** A new task's id, Jira's own. */
+  const ANY_ID: unknown = expect.any(String);
+  /** Jira's nodes with the `i`th replaced. */
+  const replaced = (content: AdfNode[], i: number, node: unknown): unknown[] =>
+    content.map((n, j) => (j === i ? node : n));
+
+  it("a tinyPM edit of one list item changes only that item; the others keep their checkboxes", async () => {
+    const before = await stored();
+    const [from, to] =
+      kind === "github"
+        ? ["- [x] Open the board", "- [x] Open the board twice"]
+        : ["- [ ] Update the runbook", "- [ ] Update the runbook and the wiki"];
+    await editInTinypm(from, to);
+    const was = nodes(before);
+    const i = at(was, "taskList");
+    const tasks = was[i];
+    // On Jira every other node is as it was; the task list keeps its id and its ticked task.
+    const expected =
+      kind === "github"
+        ? (before as string).replace(from, to)
+        : replaced(was, i, {
+            ...tasks,
+            content: [
+              tasks?.content?.[0],
+              {
+                type: "taskItem",
+                attrs: { localId: ANY_ID, state: "TODO" },
+                content: [{ type: "text", text: "Update the runbook and the wiki" }],
+              },
+            ],
+          });
+    expect(await stored()).toEqual(expected);
+    await settled();
+  });
+
+  it("a tinyPM edit of one table row changes only that row; other rows keep their rich cells", async () => {
+    const before = await stored();
+    const [from, to] =
+      kind === "github"
+        ? ["| Firefox | fails  |", "| Firefox | fails on 128 |"]
+        : ["| Deploy      | CI      |", "| Deploy      | CI/CD   |"];
+    await editInTinypm(from, to);
+    const was = nodes(before);
+    const i = at(was, "table");
+    const rows = was[i]?.content ?? [];
+    // On Jira the header's bold and the mention in the second row are as Jira held them.
+    const expected =
+      kind === "github"
+        ? (before as string).replace(from, to)
+        : replaced(was, i, {
+            ...was[i],
+            content: [
+              rows[0],
+              rows[1],
+              {
+                type: "tableRow",
+                content: [
+                  rows[2]?.content?.[0],
+                  {
+                    type: "tableCell",
+                    content: [{ type: "paragraph", content: [{ type: "text", text: "CI/CD" }] }],
+                  },
+                ],
+              },
+            ],
+          });
+    expect(await stored()).toEqual(expected);
+    await settled();
   });
 });
