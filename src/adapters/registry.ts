@@ -16,7 +16,7 @@ interface Logger {
   child?(bindings: Record<string, unknown>): Logger;
 }
 
-export interface TinypmConnection {
+interface TinypmConnection {
   readonly baseUrl: string;
   readonly token: string;
   readonly projectId: number | string;

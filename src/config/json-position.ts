@@ -1,5 +1,5 @@
 /** Where a JSON syntax error is: 1-based line and column, and that line's text. */
-export interface JsonPosition {
+interface JsonPosition {
   readonly line: number;
   readonly column: number;
   readonly source: string;

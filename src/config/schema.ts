@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Request limits of one remote system (its token's request gate). Defaults are the vendor's published limits. */
-export const LimitsSchema = z
+const LimitsSchema = z
   .strictObject({
     concurrency: z.number().int().min(1).max(64).optional().describe("Calls in flight at once."),
     writesPerMinute: z
@@ -33,7 +33,7 @@ const envName = z
 export const DURATION_PATTERN = /^([1-9]\d*)(s|m|h)$/;
 
 /** When `serve` runs a job: every fixed interval, or on a cron expression. */
-export const ScheduleSchema = z
+const ScheduleSchema = z
   .union([
     z
       .strictObject({
@@ -62,7 +62,7 @@ const webhookSecretEnv = envName
     "Name of the environment variable holding the secret this target's webhooks are signed with (`serve`).",
   );
 
-export const TinypmSchema = z
+const TinypmSchema = z
   .strictObject({
     baseUrl: z
       .url()
@@ -82,7 +82,7 @@ export const TinypmSchema = z
   })
   .describe("The tinyPM instance.");
 
-export const GithubTargetSchema = z
+const GithubTargetSchema = z
   .strictObject({
     type: z.literal("github"),
     baseUrl: z
@@ -102,7 +102,7 @@ export const GithubTargetSchema = z
   })
   .describe("A GitHub repository.");
 
-export const JiraTargetSchema = z
+const JiraTargetSchema = z
   .strictObject({
     type: z.literal("jira"),
     baseUrl: z.url().describe("Jira Cloud site (e.g. https://acme.atlassian.net)."),
@@ -125,9 +125,9 @@ export const JiraTargetSchema = z
   })
   .describe("A Jira Cloud project.");
 
-export const TargetSchema = z.discriminatedUnion("type", [GithubTargetSchema, JiraTargetSchema]);
+const TargetSchema = z.discriminatedUnion("type", [GithubTargetSchema, JiraTargetSchema]);
 
-export const JobSchema = z
+const JobSchema = z
   .strictObject({
     name: z
       .string()

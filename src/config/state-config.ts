@@ -4,7 +4,7 @@ import { isPostgresUrl, redactUrl, urlHasPassword } from "../core/postgres-url.j
 import type { ParsedConfig } from "./schema.js";
 
 /** The default SQLite state file, relative to the config file. */
-export const DEFAULT_STATE_PATH = ".tinypm-sync/state.db";
+const DEFAULT_STATE_PATH = ".tinypm-sync/state.db";
 
 /** Where the config puts the state: an SQLite file, or a PostgreSQL database. */
 export type ConfiguredState =

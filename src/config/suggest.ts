@@ -1,5 +1,5 @@
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps), case-insensitive. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
   const width = t.length + 1;

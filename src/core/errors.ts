@@ -19,7 +19,7 @@ export type ErrorCode =
   | "interrupted"
   | "internal";
 
-export interface SyncErrorOptions {
+interface SyncErrorOptions {
   /** The next thing the user should do. */
   readonly hint?: string | undefined;
   /** Structured context, already free of secrets, safe to log. */

@@ -27,14 +27,14 @@ export function instanceFingerprint(baseUrl: string): string {
 }
 
 /** Who a job is: its name, and (when known) which tinyPM and which project it syncs. */
-export interface JobIdentity {
+interface JobIdentity {
   readonly name: string;
   readonly instance?: string | undefined;
   readonly project?: string | undefined;
 }
 
 /** How a marker relates to a job. */
-export type MarkerOwner = "none" | "ours" | "foreign";
+type MarkerOwner = "none" | "ours" | "foreign";
 
 /**
  * `ours` when the marker names this job and, where both sides say it, the same tinyPM and

@@ -7,7 +7,7 @@ export interface LogSink {
   write(chunk: string): unknown;
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level?: string | undefined;
   /** `json` (one object per line, default) or `pretty` (for people). */
   readonly format?: "json" | "pretty" | undefined;
@@ -20,7 +20,7 @@ export interface LoggerOptions {
 }
 
 /** Paths that hold credentials in any object we might log (pino's redaction, by path). */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   "*.authorization",
   "*.Authorization",
   "*.headers.authorization",

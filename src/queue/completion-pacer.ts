@@ -31,7 +31,7 @@ export interface CompletionPacerOptions {
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-export interface CompletionPacerState {
+interface CompletionPacerState {
   readonly writesPerMinute: number;
   readonly writesPerHour: number;
   readonly timeScale: number;
@@ -44,9 +44,9 @@ export interface CompletionPacerState {
 }
 
 /** Call when the write's answer (or error) has arrived. */
-export type CompletionRelease = () => void;
+type CompletionRelease = () => void;
 
-export interface CompletionPacer {
+interface CompletionPacer {
   /** Waits for the next write slot and takes it; call the returned function once answered. */
   acquire(signal?: AbortSignal): Promise<CompletionRelease>;
   /** Real milliseconds until the next slot (at least; an unfinished write may add to it). */
@@ -54,12 +54,12 @@ export interface CompletionPacer {
   state(): CompletionPacerState;
 }
 
-export interface CompletionWindow {
+interface CompletionWindow {
   readonly count: number;
   readonly ms: number;
 }
 
-export interface CompletionPlan {
+interface CompletionPlan {
   readonly intervalMs: number;
   readonly windows: readonly CompletionWindow[];
 }
@@ -92,7 +92,7 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  * One granted write: when it was scheduled to start (a late timer does not push later slots
  * back: the windows keep it safe) and when its answer arrived (if it has).
  */
-export interface SlotRecord {
+interface SlotRecord {
   readonly start: number;
   end?: number | undefined;
 }

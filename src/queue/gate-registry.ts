@@ -19,7 +19,7 @@ export interface GateOwner {
 }
 
 /** A run's handle on a shared gate; `close` lets the gate go once no run holds it. */
-export interface SharedRunGate extends RunGate {
+interface SharedRunGate extends RunGate {
   close(): void;
 }
 

@@ -4,7 +4,7 @@ import type { GateEvent, WaitReason } from "../core/request-gate.js";
 import type { Clock } from "./virtual-clock.js";
 
 /** Waits shorter than this are pacing, not waits: no event (GitHub's 750 ms write spacing). */
-export const VISIBLE_WAIT_MS = 1_000;
+const VISIBLE_WAIT_MS = 1_000;
 
 /** The requests, retries and waits of one run on one gate. */
 export interface GateCounters {

@@ -68,7 +68,7 @@ export interface Gate {
 }
 
 /** A run waits up to 10 minutes for a limit before it stops (the retry policy's budget). */
-export const DEFAULT_WAIT_BUDGET_MS = DEFAULT_RETRY_POLICY.maxTotalMs;
+const DEFAULT_WAIT_BUDGET_MS = DEFAULT_RETRY_POLICY.maxTotalMs;
 
 /** Status of a result, for the `request` event (adapters' responses carry theirs). */
 function statusOf(value: unknown): number {

@@ -10,14 +10,14 @@ export interface KeyWindow {
   readonly ms: number;
 }
 
-export interface KeyedWindows {
+interface KeyedWindows {
   /** Milliseconds to wait before writing to `key`; the write is booked at now + wait. */
   reserve(key: string): number;
   /** How many issues are being tracked (bounded: idle issues are forgotten). */
   size(): number;
 }
 
-export interface KeyedWindowsOptions {
+interface KeyedWindowsOptions {
   readonly windows: readonly KeyWindow[];
   readonly now?: (() => number) | undefined;
 }

@@ -47,7 +47,7 @@ export interface QueueEvent {
 }
 
 /** Calls made and time lost, per system (the gate's counters, plus the lanes' own retries). */
-export type LaneCounters = GateCounters;
+type LaneCounters = GateCounters;
 
 /** Options of `createLanes`. */
 export interface LanesOptions {

@@ -5,7 +5,7 @@ export interface RateWindow {
 }
 
 /** Hands out start times that keep every window's limit. */
-export interface Pacer {
+interface Pacer {
   /**
    * Reserves the earliest start at or after `now` that keeps every limit, counting the
    * starts reserved before. The caller waits until then and starts the call.

@@ -28,7 +28,7 @@ type Attempt<T> =
     };
 
 /** Dependencies of the recover loop. */
-export interface RunnerDeps {
+interface RunnerDeps {
   readonly clock: Clock;
   readonly signal: AbortSignal;
   readonly policy: RetryPolicy;

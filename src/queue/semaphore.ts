@@ -1,5 +1,5 @@
 /** At most `limit` holders at once; the others wait in order, each able to give up (abort). */
-export interface Semaphore {
+interface Semaphore {
   /** Resolves once a place is free and taken; rejects with the signal's reason on abort. */
   acquire(signal?: AbortSignal): Promise<void>;
   release(): void;

@@ -86,7 +86,7 @@ const activity = z.strictObject({
   timeLeft: decimal.optional(),
 });
 
-export const DatasetSchema = z.strictObject({
+const DatasetSchema = z.strictObject({
   users: z.array(user).default([]),
   projects: z.array(project).default([]),
   iterations: z.array(iteration).default([]),

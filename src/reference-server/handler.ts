@@ -43,7 +43,7 @@ const ALL_ROUTES: readonly RouteDef[] = [
 ];
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-export function buildRouter(version: ApiVersion): Router<RouteHandler> {
+function buildRouter(version: ApiVersion): Router<RouteHandler> {
   const router = createRouter<RouteHandler>();
   for (const r of ALL_ROUTES) {
     if (r.since === "2.6" && version !== "2.6") continue;

@@ -57,7 +57,7 @@ export interface ReferenceServer {
 }
 
 /** The dataset an options object describes (dataset file or object, else the generator). */
-export function datasetFor(options: ReferenceServerOptions, today: Date): Dataset {
+function datasetFor(options: ReferenceServerOptions, today: Date): Dataset {
   if (typeof options.dataset === "string") return loadDatasetFile(options.dataset);
   if (options.dataset !== undefined) return validateDataset(options.dataset);
   const g = options.generate ?? "small";

@@ -11,8 +11,8 @@ export const COLORS = ["WHITE", "YELLOW", "ORANGE", "RED", "GREEN", "BLUE"] as c
 export const ACCEPTANCE = ["PENDING", "ACCEPTED", "REJECTED"] as const;
 export const LEGACY_STATUSES = ["PENDING", "IN_PROGRESS", "COMPLETED"] as const;
 
-export type Color = (typeof COLORS)[number];
-export type AcceptanceStatus = (typeof ACCEPTANCE)[number];
+type Color = (typeof COLORS)[number];
+type AcceptanceStatus = (typeof ACCEPTANCE)[number];
 export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
 
 export interface UserRecord {

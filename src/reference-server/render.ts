@@ -34,10 +34,6 @@ export function errorXml(status: number, message: string): string {
   return `<error><status>${status}</status>${textEl("message", message)}</error>`;
 }
 
-export function idObjectXml(id: number): string {
-  return `<idObject><id>${id}</id></idObject>`;
-}
-
 const userCache = { "2.6": new WeakMap<UserRecord, string>(), "2.5": new WeakMap() };
 
 /** The detail form of a user (also used wherever a user is nested). */
@@ -97,7 +93,7 @@ export function projectXml(p: ProjectRecord, ctx: RenderContext): string {
   );
 }
 
-export function iterationXml(it: IterationRecord): string {
+function iterationXml(it: IterationRecord): string {
   return (
     `<iteration><id>${it.id}</id>${textEl("name", it.name)}${textEl("goal", it.goal)}` +
     `${decimalEl("plannedVelocity", it.plannedVelocity)}<position>${it.position}</position>` +
@@ -137,7 +133,7 @@ export function storyListXml(stories: readonly StoryRecord[], ctx: RenderContext
   return listEl("userStories", items);
 }
 
-export function priorityXml(priority: number | undefined): string {
+function priorityXml(priority: number | undefined): string {
   if (priority === undefined) return "";
   const name = PRIORITIES[priority - 1] ?? "";
   return `<priority><id>${priority}</id><name>${name}</name><priority>${priority}</priority></priority>`;
@@ -158,7 +154,7 @@ export function storyXml(s: StoryRecord, ctx: RenderContext): string {
 }
 
 /** The legacy enum for a status: the first is PENDING, the last COMPLETED, others IN_PROGRESS. */
-export function legacyStatusOf(statuses: readonly TaskStatusRecord[], id: number): LegacyStatus {
+function legacyStatusOf(statuses: readonly TaskStatusRecord[], id: number): LegacyStatus {
   if (statuses[0]?.id === id) return "PENDING";
   if (statuses[statuses.length - 1]?.id === id) return "COMPLETED";
   return "IN_PROGRESS";

@@ -20,7 +20,7 @@ import { readStoryInput } from "./story-input.js";
 const PROGRESS = ["PENDING", "IN_PROGRESS", "COMPLETED"] as const;
 
 /** A story's progress, derived from its tasks' statuses. */
-export function storyProgress(store: ReferenceStore, story: StoryRecord): string {
+function storyProgress(store: ReferenceStore, story: StoryRecord): string {
   const statuses = store.project(story.projectId)?.taskStatuses ?? [];
   const first = statuses[0]?.id;
   const last = statuses[statuses.length - 1]?.id;

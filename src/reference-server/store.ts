@@ -14,7 +14,7 @@ export type StoryInput = Omit<StoryRecord, "id">;
 export type TaskInput = Omit<TaskRecord, "id">;
 
 /** The result of a timesheet upsert. */
-export interface UpsertResult {
+interface UpsertResult {
   readonly activity: ActivityRecord;
   readonly created: boolean;
   readonly removed: boolean;

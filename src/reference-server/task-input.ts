@@ -64,7 +64,7 @@ function readStatus(el: XmlElement, project: ProjectRecord): number {
 }
 
 /** PENDING → the first status, IN_PROGRESS → the one named `IN PROGRESS`, COMPLETED → the last. */
-export function legacyStatusId(name: string, project: ProjectRecord): number {
+function legacyStatusId(name: string, project: ProjectRecord): number {
   const statuses = project.taskStatuses;
   if (!LEGACY_STATUSES.includes(name as LegacyStatus)) {
     const named = statuses.find((s) => s.name === name);

@@ -14,7 +14,7 @@ import { createRandom, type Random } from "./prng.js";
  * Example: `500:0.1,429=2:0.05@POST /repos/**,latency=50:0.2`.
  * Decisions come from a PRNG seeded per server, in request order: deterministic per seed.
  */
-export type FaultKind =
+type FaultKind =
   | "latency"
   | "500"
   | "502"

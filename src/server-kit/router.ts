@@ -5,7 +5,7 @@
  */
 export type Params = Readonly<Record<string, string>>;
 
-export type RouteMatch<H> =
+type RouteMatch<H> =
   | { readonly kind: "found"; readonly handler: H; readonly params: Params; readonly route: string }
   | { readonly kind: "method-not-allowed"; readonly allowed: readonly string[] }
   | { readonly kind: "not-found" };

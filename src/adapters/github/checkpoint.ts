@@ -8,14 +8,14 @@ import { StateError } from "../../core/errors.js";
  * `etag` (of that request's first page; empty when not yet known), `seen` (number@updated_at of
  * the items inside the overlap window, so they are not emitted twice).
  */
-export interface FeedCheckpoint {
+interface FeedCheckpoint {
   readonly since?: string | undefined;
   readonly etag?: string | undefined;
   readonly seen?: string | undefined;
 }
 
 /** Items updated this close to the watermark are fetched again (clock skew, same-second writes). */
-export const OVERLAP_MS = 5_000;
+const OVERLAP_MS = 5_000;
 
 const checkpointSchema = z.object({
   v: z.literal(1).optional(),

@@ -6,7 +6,7 @@ import { asHttpError, toSyncError } from "./errors.js";
 import { readRateLimit, type Headers, type RateLimitSnapshot } from "./rate-limit.js";
 
 /** The REST API version every request pins. */
-export const API_VERSION = "2022-11-28";
+const API_VERSION = "2022-11-28";
 /** The preview media type the issue import API requires. */
 export const IMPORT_ACCEPT = "application/vnd.github.golden-comet-preview+json";
 
@@ -29,7 +29,7 @@ export interface GithubResponse {
   readonly data: unknown;
 }
 
-export interface GithubClientOptions {
+interface GithubClientOptions {
   readonly baseUrl: string;
   readonly token: string;
   readonly owner: string;

@@ -63,7 +63,7 @@ export async function createItem(
  * Idempotent (skips what the issue already shows), so a create that failed half-way is finished
  * by running it again on the issue as it is now.
  */
-export async function finishItem(
+async function finishItem(
   ctx: GithubContext,
   created: RawIssue,
   draft: WorkItemDraft,

@@ -11,7 +11,7 @@ import {
 } from "../../core/errors.js";
 import { rateLimitVerdict, readRateLimit, type Headers } from "./rate-limit.js";
 
-export interface HttpErrorLike {
+interface HttpErrorLike {
   readonly status?: number;
   readonly message?: string;
   readonly name?: string;

@@ -23,7 +23,7 @@ export class ImportFailedError extends PayloadInvalidError {
   }
 }
 
-export interface ImportOptions {
+interface ImportOptions {
   /** Real milliseconds between polls (already scaled). */
   readonly pollMs: number;
   readonly maxPolls?: number | undefined;

@@ -20,7 +20,7 @@ export const GITHUB_STATUSES = [
   "closed:duplicate",
 ] as const;
 
-export type GithubState =
+type GithubState =
   | { readonly state: "open"; readonly state_reason?: "reopened" }
   | { readonly state: "closed"; readonly state_reason: "completed" | "not_planned" | "duplicate" };
 
@@ -57,7 +57,7 @@ export function numberFromUrl(url: string | null | undefined): string | undefine
 }
 
 /** GitHub timestamps carry `Z`; keep them, normalising any fraction away. */
-export function isoZ(value: string): string {
+function isoZ(value: string): string {
   const t = Date.parse(value);
   return Number.isNaN(t) ? value : new Date(t).toISOString().replace(/\.000Z$/, "Z");
 }
@@ -126,7 +126,7 @@ export function bodyFor(args: {
   return withIssueMarker(text, { marker: args.marker, meta: args.metadata ?? {} });
 }
 
-export interface CreateIssueBody {
+interface CreateIssueBody {
   title: string;
   body: string;
   labels: string[];
@@ -157,7 +157,7 @@ export function createBodyFor(
   return out;
 }
 
-export interface PatchIssueBody {
+interface PatchIssueBody {
   title?: string;
   body?: string;
   labels?: string[];

@@ -3,18 +3,18 @@ import { withoutPersonalData } from "../../core/identity.js";
 import type { ItemKind, JsonValue, Marker, SystemName } from "../../core/model.js";
 
 /** The prefix of every hidden block the tool writes into a GitHub body (version 2). */
-export const MARKER_TAG = "tinypm-sync:v2";
+const MARKER_TAG = "tinypm-sync:v2";
 /** The tags this build reads: its own and the version-1 blocks of earlier releases. */
 const READ_TAGS = "tinypm-sync:v[12]";
 
 /** What an issue body's hidden block holds: the origin marker and the metadata. */
-export interface IssueMarkerBlock {
+interface IssueMarkerBlock {
   readonly marker: Marker;
   readonly meta: Readonly<Record<string, JsonValue>>;
 }
 
 /** What a comment body's hidden block holds: enough to find a comment a rerun already wrote. */
-export interface CommentMarkerBlock {
+interface CommentMarkerBlock {
   readonly job: string;
   readonly origin: SystemName;
   readonly originId: string;
@@ -27,7 +27,7 @@ const KINDS: readonly string[] = ["story", "task"];
 const BLOCK_RE = new RegExp(`\\n*<!-- ${READ_TAGS} (\\{.*?\\}) -->\\s*$`, "s");
 
 /** JSON that can never contain `-->` (or any `<`, `>`, `&`), so it is safe inside an HTML comment. */
-export function safeJson(value: unknown): string {
+function safeJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, "\\u003c")
     .replace(/>/g, "\\u003e")
@@ -65,7 +65,7 @@ export function withCommentMarker(text: string, data: CommentMarkerBlock): strin
 }
 
 /** Splits a body into the visible text and the parsed JSON of its hidden block, if any. */
-export function splitBody(body: string | null | undefined): { text: string; json?: unknown } {
+function splitBody(body: string | null | undefined): { text: string; json?: unknown } {
   const raw = body ?? "";
   const m = BLOCK_RE.exec(raw);
   if (m?.[1] === undefined) return { text: raw };

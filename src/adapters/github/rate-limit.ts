@@ -11,7 +11,7 @@ export interface RateLimitSnapshot {
   readonly resource?: string | undefined;
 }
 
-export interface RateLimitVerdict {
+interface RateLimitVerdict {
   readonly limit: "primary" | "secondary";
   readonly retryAfterMs: number;
   /** Where the wait came from, for messages. */
@@ -19,7 +19,7 @@ export interface RateLimitVerdict {
 }
 
 /** GitHub's documented minimum wait for a secondary limit without `retry-after`. */
-export const SECONDARY_DEFAULT_WAIT_MS = 60_000;
+const SECONDARY_DEFAULT_WAIT_MS = 60_000;
 
 function num(v: string | number | undefined): number | undefined {
   if (v === undefined || v === "") return undefined;
@@ -40,7 +40,7 @@ export function readRateLimit(headers: Headers): RateLimitSnapshot {
 }
 
 /** Whether an error message is GitHub's secondary-limit message. */
-export function isSecondaryMessage(message: string): boolean {
+function isSecondaryMessage(message: string): boolean {
   return /\bsecondary rate limit/i.test(message) || /abuse detection/i.test(message);
 }
 

@@ -82,5 +82,4 @@ export type RawLabel = z.infer<typeof rawLabelSchema>;
 export type RawMilestone = z.infer<typeof rawMilestoneSchema>;
 export type RawIssue = z.infer<typeof rawIssueSchema>;
 export type RawComment = z.infer<typeof rawCommentSchema>;
-export type RawRepo = z.infer<typeof rawRepoSchema>;
 export type RawImport = z.infer<typeof rawImportSchema>;

@@ -9,7 +9,7 @@ import { fetchOne, parse } from "./requests.js";
  * Profiles read per call at most: one read each, so a large organisation does not spend its
  * hourly budget on names; past this the users are known by login only (the user map covers them).
  */
-export const MAX_PROFILE_READS = 200;
+const MAX_PROFILE_READS = 200;
 
 const profileSchema = z.object({
   login: z.string(),

@@ -26,7 +26,7 @@ export async function createRawIssue(
   return mustIssue(ctx, res.data, operation);
 }
 
-export function mustIssue(ctx: GithubContext, data: unknown, operation: string): RawIssue {
+function mustIssue(ctx: GithubContext, data: unknown, operation: string): RawIssue {
   const issue = readIssue(ctx, data, operation);
   if (issue === undefined) {
     throw new PayloadInvalidError(`GitHub ${operation} returned a pull request`, {

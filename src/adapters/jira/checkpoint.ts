@@ -9,13 +9,13 @@ import type { Checkpoint } from "../../core/tracker.js";
  * `updated >= updatedMs − overlap` (JQL is minute-granular and search is eventually consistent)
  * and drops issues whose hash it already delivered.
  */
-export interface FeedState {
+interface FeedState {
   readonly updatedMs: number;
   /** key → content hash and `updated` (ms), for issues within the overlap window of `updatedMs`. */
   readonly seen: ReadonlyMap<string, SeenItem>;
 }
 
-export interface SeenItem {
+interface SeenItem {
   readonly hash: string;
   readonly at: number;
 }

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { labelled, logHttpRequests } from "./http-log.js";
-import { httpShape, isRecord, toSyncError, type ErrorContext } from "./errors.js";
+import { toSyncError, type ErrorContext } from "./errors.js";
 import type { ApiCallCounts } from "../../core/tracker.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per call). */
@@ -13,7 +13,7 @@ export interface JiraLogger {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
-export interface JiraClientOptions {
+interface JiraClientOptions {
   readonly baseUrl: string;
   readonly email: string;
   readonly token: string;
@@ -27,12 +27,12 @@ export interface JiraClientOptions {
 }
 
 /** The two jira.js clients, seen only inside this file and the calls it makes. */
-export interface JiraApis {
+interface JiraApis {
   readonly v3: Version3Client;
   readonly agile: AgileClient;
 }
 
-export interface CallSpec<T> {
+interface CallSpec<T> {
   /** e.g. `POST /rest/api/3/issue/bulk` (errors, logs). */
   readonly operation: string;
   /** Counted per kind for benchmarks, e.g. `issue.bulkCreate`. */
@@ -135,15 +135,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
   };
 }
 
-/** A created-issues answer: Jira answers 400 with the same body when every element failed. */
-function bulkBody(error: unknown): unknown {
-  const shape = httpShape(error);
-  if (shape?.status === 400 && isRecord(shape.data) && Array.isArray(shape.data.errors))
-    return shape.data;
-  throw error;
-}
-
-export interface SearchRequest {
+interface SearchRequest {
   readonly jql: string;
   readonly fields: readonly string[];
   readonly properties?: readonly string[] | undefined;
@@ -156,14 +148,6 @@ export interface IssueWrite {
   readonly fields?: Record<string, unknown> | undefined;
   readonly update?: Record<string, unknown> | undefined;
   readonly properties?: readonly { key: string; value: unknown }[] | undefined;
-}
-
-function toUpdateDetails(u: IssueWrite) {
-  return {
-    ...(u.fields && { fields: u.fields }),
-    ...(u.update && { update: u.update }),
-    ...(u.properties && { properties: u.properties.map((p) => ({ key: p.key, value: p.value })) }),
-  };
 }
 
 /** Every Jira endpoint the adapter uses; each answers the raw (unvalidated) payload. */
@@ -197,18 +181,6 @@ export function createJiraEndpoints(client: JiraClient) {
             fields: [...fields],
             properties: [...properties],
           }),
-      }),
-    createIssues: (issueUpdates: readonly IssueWrite[]) =>
-      send({
-        operation: "POST /rest/api/3/issue/bulk",
-        kind: "issue.bulkCreate",
-        write: true,
-        call: ({ v3 }) =>
-          v3.issues
-            .createIssues<unknown>({
-              issueUpdates: issueUpdates.map(toUpdateDetails),
-            })
-            .catch(bulkBody),
       }),
     editIssue: (key: string, body: IssueWrite) =>
       send({

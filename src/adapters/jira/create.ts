@@ -10,8 +10,7 @@ import { httpShape, isRecord } from "./errors.js";
 import { firstStepOnCreate, transitionTo } from "./transition.js";
 import type { WorkflowEdge } from "./workflow.js";
 
-export const BULK_CREATE_MAX = 50;
-const FOLLOW_UP_CONCURRENCY = 8;
+const BULK_CREATE_MAX = 50;
 /** At most this many drafts are created alone to learn the workflow (per createItems call). */
 const MAX_PROBES = 8;
 const BULK_OPERATION = "POST /rest/api/3/issue/bulk";
@@ -56,7 +55,7 @@ type Result = WorkItem | Error;
  * the first transition towards the draft's status; the remaining transitions follow, then one
  * read-back per chunk.
  */
-export async function createItems(
+async function createItems(
   ctx: JiraContext,
   drafts: readonly WorkItemDraft[],
   signal?: AbortSignal,
@@ -254,7 +253,7 @@ async function createChunk(
   return results;
 }
 /** Maps a bulk answer onto the drafts: errors by `failedElementNumber`, successes in order. */
-export function splitBulkAnswer(
+function splitBulkAnswer(
   body: RawBulkCreated,
   chunk: readonly WorkItemDraft[],
   results: Result[],
@@ -331,7 +330,7 @@ async function finishCreated(
     if (c.initial && read) ctx.initialStatus.set(issueTypeOf(ctx, c.draft), read.status);
   }
   const unchanged = new Set<string>();
-  await forEachLimit(items, FOLLOW_UP_CONCURRENCY, async (c) => {
+  await eachAtOnce(items, async (c) => {
     const status = c.status ?? before.get(c.key)?.status;
     const issueType = issueTypeOf(ctx, c.draft);
     try {
@@ -357,7 +356,7 @@ async function finishCreated(
           reread.map((c) => c.id),
         )
       : new Map<string, WorkItem>();
-  await forEachLimit(items, FOLLOW_UP_CONCURRENCY, async (c) => {
+  await eachAtOnce(items, async (c) => {
     const error = failed.get(c.key);
     if (error) {
       results[c.index] = error;
@@ -373,20 +372,12 @@ async function finishCreated(
   });
 }
 
-/** Runs `fn` over items with at most `limit` in flight. */
-export async function forEachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+/**
+ * Runs `fn` over every item at once: how many requests are in flight is the request gate's
+ * concern (its `concurrency`), not the adapter's.
+ */
+async function eachAtOnce<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  await Promise.all(items.map(fn));
 }
 
 /**

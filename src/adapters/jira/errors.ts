@@ -21,7 +21,7 @@ export interface ErrorContext {
   readonly id?: string | undefined;
 }
 
-export interface HttpShape {
+interface HttpShape {
   readonly status: number;
   readonly data: unknown;
   readonly headers: Readonly<Record<string, unknown>>;
@@ -52,7 +52,7 @@ function header(shape: HttpShape, name: string): string | undefined {
 }
 
 /** Jira's `{errorMessages, errors}` body, flattened for a message. */
-export function jiraErrorText(data: unknown): string {
+function jiraErrorText(data: unknown): string {
   if (!isRecord(data)) return typeof data === "string" ? data.slice(0, 300) : "";
   const messages = Array.isArray(data.errorMessages) ? data.errorMessages.map(String) : [];
   const fields = isRecord(data.errors)

@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** The call a request belongs to (its operation and item), for the debug line. */
-export interface CallLabel {
+interface CallLabel {
   readonly operation: string;
   readonly id?: string | undefined;
 }
 
 /** A pino-compatible debug logger. */
-export interface DebugLogger {
+interface DebugLogger {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 

@@ -188,5 +188,3 @@ function jiraExtras(ctx: JiraContext) {
     apiCallsByKind: () => ctx.client.countsByKind(),
   };
 }
-
-export type JiraTracker = ReturnType<typeof createJiraTracker>;

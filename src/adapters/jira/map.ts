@@ -44,7 +44,7 @@ export function userRef(user: RawUser | null | undefined): UserRef | undefined {
   };
 }
 
-export function richToMarkdown(value: unknown): string {
+function richToMarkdown(value: unknown): string {
   if (typeof value === "string") return value;
   if (value !== null && typeof value === "object")
     return adfToMarkdown(value as Parameters<typeof adfToMarkdown>[0]);
@@ -72,7 +72,7 @@ export function toTimeEntry(raw: RawWorklog): TimeEntry {
 }
 
 /** The active or future sprint an issue is in (the last one listed), if any. */
-export function currentSprint(value: unknown): RawSprint | undefined {
+function currentSprint(value: unknown): RawSprint | undefined {
   if (!Array.isArray(value)) return undefined;
   const sprints = value.flatMap((v) => {
     const parsed = rawSprint.safeParse(v);
@@ -120,7 +120,7 @@ export function toWorkItem(raw: RawIssue, ctx: MapContext, extras: IssueExtras =
   };
 }
 
-export interface CreateContext {
+interface CreateContext {
   readonly projectKey: string;
   readonly storyPointsField: string | undefined;
   readonly storyType: string;
@@ -130,7 +130,7 @@ export interface CreateContext {
 }
 
 /** What a create sets beyond the draft's own fields (resolved by the caller). */
-export interface CreateExtras {
+interface CreateExtras {
   /** The sprint a story goes into (a sub-task follows its parent's sprint: never set). */
   readonly sprintId?: number | undefined;
   /** Fields the create's transition requires (e.g. the resolution of Reject). */

@@ -33,7 +33,7 @@ const BASE_FIELDS = [
   "worklog",
 ];
 
-export function readFields(site: SiteInfo): string[] {
+function readFields(site: SiteInfo): string[] {
   return [
     ...BASE_FIELDS,
     site.sprintField,

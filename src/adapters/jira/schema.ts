@@ -6,7 +6,7 @@ import type { AdfNode } from "./adf.js";
  * Objects are loose: Jira adds fields freely, and we keep only what `map.ts` needs.
  */
 
-export const adfNode: z.ZodType<AdfNode> = z.lazy(() =>
+const adfNode: z.ZodType<AdfNode> = z.lazy(() =>
   z.looseObject({
     type: z.string(),
     text: z.string().optional(),
@@ -76,7 +76,7 @@ export type RawSprint = z.infer<typeof rawSprint>;
 
 const named = z.looseObject({ id: z.string().optional(), name: z.string() });
 
-export const rawFields = z.looseObject({
+const rawFields = z.looseObject({
   summary: z.string(),
   description: richText,
   status: z.looseObject({
@@ -98,8 +98,6 @@ export const rawFields = z.looseObject({
   comment: rawCommentPage.nullish(),
   worklog: rawWorklogPage.nullish(),
 });
-export type RawFields = z.infer<typeof rawFields>;
-
 export const rawIssue = z.looseObject({
   id: z.string(),
   key: z.string(),
@@ -110,12 +108,6 @@ export type RawIssue = z.infer<typeof rawIssue>;
 
 export const rawSearchPage = z.looseObject({
   issues: z.array(rawIssue),
-  nextPageToken: z.string().nullish(),
-  isLast: z.boolean().optional(),
-});
-
-export const rawIssueKeysPage = z.looseObject({
-  issues: z.array(z.looseObject({ id: z.string(), key: z.string() })),
   nextPageToken: z.string().nullish(),
   isLast: z.boolean().optional(),
 });
@@ -132,7 +124,7 @@ export const rawMarkerScanPage = z.looseObject({
 });
 
 /** A created issue; `transition` answers the create's transition (failed: the issue stays). */
-export const rawCreated = z.looseObject({
+const rawCreated = z.looseObject({
   id: z.string(),
   key: z.string(),
   transition: z
@@ -186,8 +178,6 @@ export const rawTransitions = z.looseObject({
     }),
   ),
 });
-export type RawTransition = z.infer<typeof rawTransitions>["transitions"][number];
-
 export const rawPriorities = z.array(z.looseObject({ id: z.string(), name: z.string() }));
 
 export const rawFieldList = z.array(
@@ -253,6 +243,3 @@ export const rawMarkerProperty = z.looseObject({
     .optional(),
   meta: z.record(z.string(), z.json()).optional(),
 });
-
-/** `GET …/properties/{key}` answers `{key, value}`; search answers the value directly. */
-export const rawPropertyEnvelope = z.looseObject({ key: z.string(), value: z.unknown() });

@@ -22,7 +22,7 @@ const POINTS_TYPES = new Set([
 ]);
 
 /** The story-points field by name and type, when no board says which field estimates. */
-export function findStoryPointsField(fields: readonly RawField[]): string | undefined {
+function findStoryPointsField(fields: readonly RawField[]): string | undefined {
   const numeric = fields.filter((f) => f.schema?.type === "number");
   const byName = (re: RegExp) => numeric.find((f) => re.test(f.name));
   return (
@@ -32,7 +32,7 @@ export function findStoryPointsField(fields: readonly RawField[]): string | unde
   );
 }
 
-export function findSprintField(fields: readonly RawField[]): string | undefined {
+function findSprintField(fields: readonly RawField[]): string | undefined {
   return (
     fields.find((f) => f.schema?.custom === SPRINT_TYPE)?.id ??
     fields.find((f) => f.name === "Sprint")?.id

@@ -18,7 +18,7 @@ export function toIteration(s: RawSprint): Iteration {
 }
 
 /** Start and end of a sprint drafted from an iteration (end = start + duration when absent). */
-export function sprintDates(draft: IterationDraft): { startDate?: string; endDate?: string } {
+function sprintDates(draft: IterationDraft): { startDate?: string; endDate?: string } {
   const start = draft.startDate;
   let end = draft.endDate;
   if (end === undefined && start !== undefined && draft.durationDays !== undefined) {
@@ -58,7 +58,7 @@ export async function listSprints(ctx: JiraContext): Promise<RawSprint[]> {
 }
 
 /** The board's sprints, listed once per adapter (until it creates a sprint). */
-export function cachedSprints(ctx: JiraContext): Promise<RawSprint[]> {
+function cachedSprints(ctx: JiraContext): Promise<RawSprint[]> {
   const cache = ctx.sprints;
   if (cache.promise) return cache.promise;
   const pending: Promise<RawSprint[]> = listSprints(ctx).catch((error: unknown) => {

@@ -9,7 +9,7 @@ const DEFAULT_RESOLUTIONS: Readonly<Record<string, string>> = {
 };
 const MAX_STEPS = 16;
 
-export interface TransitionOptions {
+interface TransitionOptions {
   readonly signal?: AbortSignal | undefined;
   /** The issue's status and type when the caller knows them (saves a read). */
   readonly current?: { readonly status: string; readonly issueType: string } | undefined;

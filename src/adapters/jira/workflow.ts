@@ -15,9 +15,9 @@ export interface WorkflowEdge {
 }
 
 /** Known outgoing transitions per status name (learned from `GET …/transitions`). */
-export type WorkflowGraph = ReadonlyMap<string, readonly WorkflowEdge[]>;
+type WorkflowGraph = ReadonlyMap<string, readonly WorkflowEdge[]>;
 
-export type NextStep =
+type NextStep =
   | { readonly kind: "arrived" }
   | { readonly kind: "step"; readonly edge: WorkflowEdge; readonly exploring: boolean }
   | { readonly kind: "unreachable"; readonly reachable: readonly string[] };
@@ -52,13 +52,4 @@ export function nextTransition(opts: {
   }
   if (frontier) return { kind: "step", edge: frontier, exploring: true };
   return { kind: "unreachable", reachable: [...firstHop.keys()].filter((s) => s !== current) };
-}
-
-/** Records the transitions seen from `status` into a mutable graph. */
-export function learnTransitions(
-  graph: Map<string, readonly WorkflowEdge[]>,
-  status: string,
-  edges: readonly WorkflowEdge[],
-): void {
-  graph.set(status, edges);
 }

@@ -13,9 +13,9 @@ import type {
 import type { ApiCallCounts, ChangePage, Checkpoint, Tracker } from "../../core/tracker.js";
 
 /** A fault the memory tracker throws on its next call (for the contract suite). */
-export type MemoryFault = "rate-limit" | "malformed";
+type MemoryFault = "rate-limit" | "malformed";
 
-export interface MemoryTrackerOptions {
+interface MemoryTrackerOptions {
   /** The system name items claim (default `memory`). */
   readonly system?: SystemName;
   /** Items per `changes()` page (default 50). */
@@ -23,7 +23,7 @@ export interface MemoryTrackerOptions {
   readonly users?: readonly UserRef[];
 }
 
-export interface MemoryTracker extends Tracker {
+interface MemoryTracker extends Tracker {
   /** Makes the next call fail with the given fault. */
   injectFault(fault: MemoryFault): void;
   /** Every item, for assertions. */

@@ -16,18 +16,18 @@ export interface ArchiveUserRef {
   readonly id: string;
   readonly login: string | null;
 }
-export interface ArchiveComment {
+interface ArchiveComment {
   readonly author: string;
   readonly date: string | null;
   readonly body: string;
 }
-export interface ArchiveTimeEntry {
+interface ArchiveTimeEntry {
   readonly date: string;
   readonly timeSpent: number;
   readonly timeLeft: number | null;
   readonly user: ArchiveUserRef | null;
 }
-export interface ArchiveTask {
+interface ArchiveTask {
   readonly id: string;
   readonly name: string;
   readonly description: string | null;
@@ -39,7 +39,7 @@ export interface ArchiveTask {
   readonly comments: readonly ArchiveComment[];
   readonly timeEntries: readonly ArchiveTimeEntry[];
 }
-export interface ArchiveStory {
+interface ArchiveStory {
   readonly id: string;
   readonly name: string;
   readonly description: string | null;
@@ -55,13 +55,13 @@ export interface ArchiveStory {
   readonly comments: readonly ArchiveComment[];
   readonly tasks: readonly ArchiveTask[];
 }
-export interface ArchiveUser {
+interface ArchiveUser {
   readonly id: string;
   readonly login: string | null;
   readonly name: string | null;
   readonly email: string | null;
 }
-export interface ArchiveIteration {
+interface ArchiveIteration {
   readonly id: string;
   readonly name: string;
   readonly goal: string | null;
@@ -94,7 +94,7 @@ export interface TinypmArchive {
   readonly stories: readonly ArchiveStory[];
 }
 
-export interface ExportOptions {
+interface ExportOptions {
   /** Called after each story: `done` of `total` stories read. */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
   readonly signal?: AbortSignal | undefined;

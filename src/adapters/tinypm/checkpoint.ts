@@ -8,7 +8,7 @@ const checkpointSchema = z.strictObject({
   count: z.number().int().nonnegative(),
   hash: z.string().optional(),
 });
-export type TinypmCheckpoint = z.infer<typeof checkpointSchema>;
+type TinypmCheckpoint = z.infer<typeof checkpointSchema>;
 
 /** Validates a stored checkpoint (owned by this adapter). */
 export function parseCheckpoint(from: Checkpoint | undefined): TinypmCheckpoint | undefined {

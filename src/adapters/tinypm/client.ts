@@ -13,7 +13,7 @@ export interface TinypmLogger {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
-export interface ClientOptions {
+interface ClientOptions {
   readonly baseUrl: string;
   readonly token: string;
   readonly concurrency: number;
@@ -25,7 +25,7 @@ export interface ClientOptions {
   readonly gate?: RequestGate | undefined;
 }
 
-export interface RequestSpec {
+interface RequestSpec {
   readonly method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path under the API root, e.g. `/userstory/7`. */
   readonly path: string;
@@ -36,7 +36,7 @@ export interface RequestSpec {
   readonly signal?: AbortSignal | undefined;
 }
 
-export interface ClientResponse {
+interface ClientResponse {
   readonly status: number;
   readonly location: string | undefined;
   readonly body: string;

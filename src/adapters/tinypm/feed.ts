@@ -26,7 +26,7 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export interface FeedOptions {
+interface FeedOptions {
   /** Stories per page (each with its tasks). @default 100 */
   readonly storiesPerPage?: number;
   readonly now?: () => Date;

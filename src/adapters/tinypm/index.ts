@@ -54,7 +54,7 @@ export interface TinypmTrackerOptions {
 }
 
 /** The tinyPM project as `getProject()` returns it. */
-export interface TinypmProject {
+interface TinypmProject {
   readonly id: string;
   readonly code?: string | undefined;
   readonly name: string;
@@ -70,7 +70,7 @@ export interface TinypmProject {
   readonly active?: boolean | undefined;
 }
 
-export interface TinypmProjectSummary {
+interface TinypmProjectSummary {
   readonly id: string;
   readonly code?: string | undefined;
   readonly name: string;

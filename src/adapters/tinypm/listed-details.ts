@@ -1,7 +1,7 @@
 import type { XmlNode, XmlValue } from "./wire.js";
 
 /** The listings whose elements may stand in for a detail read. */
-export type ListedKind = "story" | "task";
+type ListedKind = "story" | "task";
 
 /**
  * Fields a detail of each kind always carries when the server has them at all (enums, and the
@@ -34,7 +34,7 @@ type Verdict =
   { readonly complete: false } | { readonly complete: true; readonly required: readonly string[] };
 
 /** What was decided about one kind's listings during a read, for reports and tests. */
-export type ListVerdict = "complete" | "summary" | "unknown";
+type ListVerdict = "complete" | "summary" | "unknown";
 
 /**
  * Decides, once per read and per kind, whether listings carry complete elements: the first

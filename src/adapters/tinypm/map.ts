@@ -82,7 +82,7 @@ export function toUserRef(
 }
 
 /** A comment author is a display name; it resolves to the unique user of that name, if any. */
-export function resolveAuthor(name: string, users: readonly UserRef[]): UserRef {
+function resolveAuthor(name: string, users: readonly UserRef[]): UserRef {
   const matches = users.filter((u) => u.name === name);
   return matches.length === 1 && matches[0] ? matches[0] : { name };
 }
@@ -188,7 +188,7 @@ export function taskStatusName(
   return raw.name ?? statuses.find((s) => s.id === raw.id.trim())?.name ?? raw.id;
 }
 
-export interface TaskExtras {
+interface TaskExtras {
   readonly storyId?: string | undefined;
   readonly comments?: readonly Comment[] | undefined;
   readonly timeEntries?: readonly TimeEntry[] | undefined;
@@ -216,7 +216,7 @@ export function taskToItem(raw: RawTask, ctx: MapContext, extras: TaskExtras = {
 }
 
 /** Drops keys whose value is `undefined` (exactOptionalPropertyTypes, stable equality). */
-export function dropUndefined<T extends object>(obj: T): T {
+function dropUndefined<T extends object>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 

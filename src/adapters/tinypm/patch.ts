@@ -59,7 +59,7 @@ export function resolveIterationId(ref: IterationRef, ctx: MapContext): string {
 }
 
 /** The wire value of a task status name: `{id}` of the project's status (2.6) or the enum (2.5). */
-export function taskStatusValue(name: string, ctx: MapContext): XmlValue {
+function taskStatusValue(name: string, ctx: MapContext): XmlValue {
   if (ctx.version === "2.5") {
     if ((LEGACY_TASK_STATUSES as readonly string[]).includes(name)) return name;
     throw unknownStatus(name, LEGACY_TASK_STATUSES);

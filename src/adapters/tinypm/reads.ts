@@ -8,7 +8,7 @@ import type { RawDoc, StorySummary, TaskSummary, DocumentCache } from "./documen
 import type { XmlNode } from "./wire.js";
 
 /** A story with its tasks, each carrying comments and time entries. */
-export interface StoryTree {
+interface StoryTree {
   readonly story: WorkItem;
   readonly tasks: readonly WorkItem[];
 }
@@ -69,7 +69,7 @@ export async function readTasksOf(
  * What one read of many stories shares: whether listings are complete (probed once per kind)
  * and the iteration timesheets read so far (each once per read).
  */
-export interface ReadRun {
+interface ReadRun {
   readonly lists: ListedDetails;
   readonly sheets: Map<string, Promise<Map<string, TimeEntry[]>>>;
 }
@@ -148,7 +148,7 @@ async function readListedTask(
 }
 
 /** A listed story and its tasks; `undefined` when the story vanished during the read. */
-export async function readStoryTree(
+async function readStoryTree(
   session: DocumentCache,
   run: ReadRun,
   listed: StorySummary,

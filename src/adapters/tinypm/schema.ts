@@ -8,10 +8,8 @@ import { z } from "zod";
 
 const EMPTY = (value: unknown): unknown => (value === "" ? {} : value);
 
-export const idText = z.string().regex(/^\s*\d+\s*$/, "expected an integer id");
-export const decimalText = z
-  .string()
-  .regex(/^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/, "expected a number");
+const idText = z.string().regex(/^\s*\d+\s*$/, "expected an integer id");
+const decimalText = z.string().regex(/^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/, "expected a number");
 const text = z.string();
 
 /** A list wrapper such as `<tags><tag>…</tag></tags>`, or the empty `<tags/>`. */
@@ -31,10 +29,10 @@ export type RawUser = z.infer<typeof rawUser>;
 
 export const rawUsers = wrapper("user", rawUser);
 
-export const rawStatus = z.looseObject({ id: idText, name: text.optional() });
+const rawStatus = z.looseObject({ id: idText, name: text.optional() });
 export type RawStatus = z.infer<typeof rawStatus>;
 
-export const rawProjectSummary = z.looseObject({
+const rawProjectSummary = z.looseObject({
   id: idText,
   code: text.optional(),
   name: text.optional(),
@@ -59,7 +57,7 @@ export const rawProject = z.looseObject({
 });
 export type RawProject = z.infer<typeof rawProject>;
 
-export const rawIteration = z.looseObject({
+const rawIteration = z.looseObject({
   id: idText,
   name: text.optional(),
   goal: text.optional(),
@@ -79,7 +77,7 @@ export const rawComment = z.looseObject({
 export type RawComment = z.infer<typeof rawComment>;
 export const rawComments = wrapper("comment", rawComment);
 
-export const rawPriority = z.looseObject({
+const rawPriority = z.looseObject({
   id: idText.optional(),
   name: text.optional(),
   priority: text.optional(),
@@ -103,7 +101,7 @@ export const rawStory = z.looseObject({
 });
 export type RawStory = z.infer<typeof rawStory>;
 
-export const rawStorySummary = z.looseObject({
+const rawStorySummary = z.looseObject({
   id: idText,
   name: text.optional(),
   iterationId: idText.optional(),
@@ -114,7 +112,7 @@ export const rawStorySummary = z.looseObject({
 export const rawStories = wrapper("userStory", rawStorySummary);
 
 /** 2.6: `{id, name}` of the project's statuses; 2.0–2.5: the enum text. */
-export const rawTaskStatus = z.union([text, rawStatus]);
+const rawTaskStatus = z.union([text, rawStatus]);
 
 export const rawTask = z.looseObject({
   id: idText,
@@ -129,7 +127,7 @@ export const rawTask = z.looseObject({
 });
 export type RawTask = z.infer<typeof rawTask>;
 
-export const rawTaskSummary = z.looseObject({
+const rawTaskSummary = z.looseObject({
   id: idText,
   name: text.optional(),
   status: rawTaskStatus.optional(),

@@ -5,11 +5,11 @@ import { mapOrdered } from "./ordered.js";
 import { createReadRun, readStory, readStoryTrees, readTask } from "./reads.js";
 import type { StorySummary, DocumentCache } from "./document-cache.js";
 
-export const OPEN_SECTION = "open";
+const OPEN_SECTION = "open";
 const closedKey = (iterationId: string): string => `closed:${iterationId}`;
 
 /** A digest of a story list: ids, names and positions, in listing order. */
-export function storyListSignature(stories: readonly StorySummary[]): string {
+function storyListSignature(stories: readonly StorySummary[]): string {
   const h = createHash("sha256");
   for (const s of stories) h.update(`${s.id}\t${s.position ?? ""}\t${s.name}\n`);
   return h.digest("hex").slice(0, 32);

@@ -82,7 +82,7 @@ function safeCodePoint(cp: number, fallback: string): string {
 }
 
 /** Escapes text for an element body; carriage returns as `&#xD;` (as tinyPM/JAXB does). */
-export function escapeXmlText(text: string): string {
+function escapeXmlText(text: string): string {
   return text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -13,7 +13,7 @@ export interface GithubFieldError {
   readonly message?: string;
 }
 
-export interface GithubErrorBody {
+interface GithubErrorBody {
   readonly message: string;
   readonly documentation_url: string;
   readonly errors?: readonly GithubFieldError[];

@@ -21,7 +21,7 @@ import {
  * `issue_url`) or `failed` (with `errors`). Admin only, at most 1 MB, the preview media type is
  * required. It costs primary quota but is not counted as content creation.
  */
-export interface ImportApi {
+interface ImportApi {
   readonly routes: readonly RouteDef[];
   /** Drops every import and cancels pending processing. */
   reset(): void;

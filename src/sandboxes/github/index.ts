@@ -97,7 +97,7 @@ export const DEFAULT_USERS: readonly string[] = ["alice", "bob", "carol", "dave"
 const READER = "octo-reader";
 
 /** A GitHub personal access token shape: `ghp_` + 36 alphanumerics. */
-export function randomGithubToken(): string {
+function randomGithubToken(): string {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   const bytes = randomBytes(36);
   return `ghp_${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("")}`;

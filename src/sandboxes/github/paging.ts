@@ -2,8 +2,8 @@
  * GitHub pagination: `per_page` (default 30, at most 100) and `page` (default 1), with a `link`
  * header of absolute URLs in GitHub's order (prev, next, last, first), none on a single page.
  */
-export const DEFAULT_PER_PAGE = 30;
-export const MAX_PER_PAGE = 100;
+const DEFAULT_PER_PAGE = 30;
+const MAX_PER_PAGE = 100;
 
 export interface Page<T> {
   readonly items: readonly T[];

@@ -17,7 +17,7 @@
 export type Bucket = "core" | "search" | "creates";
 export type PrimaryResource = "core" | "search";
 
-export interface LimitRule {
+interface LimitRule {
   readonly bucket: Bucket;
   readonly limit: number;
   readonly windowMs: number;
@@ -113,7 +113,7 @@ export interface PrimaryState {
   readonly reset: number;
 }
 
-export type Decision =
+type Decision =
   | { readonly ok: true }
   | { readonly ok: false; readonly kind: "primary"; readonly state: PrimaryState }
   | { readonly ok: false; readonly kind: "secondary"; readonly retryAfterMs: number };

@@ -18,10 +18,10 @@ import {
  */
 type Schemas = components["schemas"];
 export type IssueBody = Schemas["issue"];
-export type LabelBody = Schemas["label"];
-export type MilestoneBody = Schemas["milestone"];
-export type CommentBody = Schemas["issue-comment"];
-export type SimpleUserBody = Schemas["simple-user"];
+type LabelBody = Schemas["label"];
+type MilestoneBody = Schemas["milestone"];
+type CommentBody = Schemas["issue-comment"];
+type SimpleUserBody = Schemas["simple-user"];
 
 /** API versions the sandbox serves (2022-11-28 is the default when no header is sent). */
 export type ApiVersion = "2022-11-28" | "2026-03-10";

@@ -97,7 +97,7 @@ export const MAX_SUB_ISSUES = 100;
 export const MAX_NESTING = 8;
 export const MAX_BODY = 65_536;
 
-export interface StoreOptions {
+interface StoreOptions {
   readonly owner: string;
   readonly repo: string;
   readonly users: readonly GithubSandboxUser[];
@@ -193,10 +193,6 @@ export function createStore(opts: StoreOptions): Store {
 
 export function findUser(store: Store, login: string): UserRecord | undefined {
   return store.users.get(login.toLowerCase());
-}
-
-export function isCollaborator(store: Store, login: string): boolean {
-  return store.collaborators.some((c) => c.toLowerCase() === login.toLowerCase());
 }
 
 /** The canonical spelling of a collaborator's login, or undefined. */

@@ -24,7 +24,7 @@ export interface GithubWebhookOptions {
 }
 
 /** What the pipeline knows of one successful write. */
-export interface WriteInfo {
+interface WriteInfo {
   readonly method: string;
   readonly route: string;
   readonly params: Readonly<Record<string, string>>;

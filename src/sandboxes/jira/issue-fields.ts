@@ -25,7 +25,7 @@ type Setter = (draft: IssueDraft, value: unknown) => string | undefined;
 const NOT_SETTABLE = (field: string): string =>
   `Field '${field}' cannot be set. It is not on the appropriate screen, or unknown.`;
 
-export const ADF_REQUIRED =
+const ADF_REQUIRED =
   "Operation value must be an Atlassian Document (see the Atlassian Document Format)";
 
 function setters(store: JiraStore, mode: "create" | "edit"): Record<string, Setter> {

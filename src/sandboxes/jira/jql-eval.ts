@@ -23,7 +23,7 @@ export interface JqlIssue {
   readonly property: (key: string) => unknown;
 }
 
-export interface JqlEnvironment {
+interface JqlEnvironment {
   readonly now: number;
   readonly projects: readonly {
     readonly id: string;
@@ -34,7 +34,7 @@ export interface JqlEnvironment {
   readonly issueExists: (keyOrId: string) => boolean;
 }
 
-export interface CompiledJql {
+interface CompiledJql {
   /** Whether the query restricts the search (Jira refuses unbounded queries in /search/jql). */
   readonly bounded: boolean;
   matches(issue: JqlIssue): boolean;

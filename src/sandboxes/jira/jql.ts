@@ -9,7 +9,7 @@ export class JqlError extends Error {
   override readonly name = "JqlError";
 }
 
-export type JqlOperator =
+type JqlOperator =
   "=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "!~" | "in" | "not in" | "is" | "is not";
 
 export type JqlValue =

@@ -11,13 +11,13 @@
  * delete, issue-writes, global-quota, tenant-quota and window like `s`, `2s`, `500ms`, `m`, `h`.
  */
 
-export type RateLimitReason =
+type RateLimitReason =
   | "jira-burst-based"
   | "jira-per-issue-on-write"
   | "jira-quota-global-based"
   | "jira-quota-tenant-based";
 
-export interface RateLimitRule {
+interface RateLimitRule {
   readonly limit: number;
   readonly windowMs: number;
 }
@@ -68,7 +68,7 @@ export function parseRateLimitSpec(spec: string): RateLimitConfig {
   return config;
 }
 
-export interface RateLimitRequest {
+interface RateLimitRequest {
   readonly method: string;
   /** The endpoint (route pattern): each endpoint × method has its own bucket. */
   readonly endpoint: string;
@@ -77,7 +77,7 @@ export interface RateLimitRequest {
   readonly write: boolean;
 }
 
-export type RateLimitDecision =
+type RateLimitDecision =
   | { readonly allowed: true; readonly headers: Readonly<Record<string, string>> }
   | {
       readonly allowed: false;

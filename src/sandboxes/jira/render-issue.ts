@@ -18,7 +18,7 @@ import { findAccount, type Site } from "./site.js";
 import type { IssueRecord, JiraStore } from "./store.js";
 
 /** Which fields to return: `*all`, `*navigable`, names, `-name` exclusions (Jira's `fields`). */
-export interface FieldSelection {
+interface FieldSelection {
   readonly all: boolean;
   readonly include: ReadonlySet<string>;
   readonly exclude: ReadonlySet<string>;
@@ -132,12 +132,7 @@ function issueRef(origin: string, site: Site, issue: IssueRecord): Version3Model
   };
 }
 
-/** The names of every field the sandbox can return, in `GET /field` order. */
-export function allFieldIds(site: Site): string[] {
-  return Object.keys(systemFields(site));
-}
-
-export interface RenderIssueOptions {
+interface RenderIssueOptions {
   readonly fields: FieldSelection;
   /** Entity property keys to include (`properties` parameter). */
   readonly properties?: readonly string[] | undefined;

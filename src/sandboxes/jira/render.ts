@@ -16,7 +16,7 @@ export function formatTime(ms: number): string {
 }
 
 /** Agile timestamps: `2015-04-11T15:22:00.000+00:00` (offset with a colon). */
-export function formatAgileTime(ms: number): string {
+function formatAgileTime(ms: number): string {
   return new Date(ms).toISOString().replace("Z", "+00:00");
 }
 
@@ -202,7 +202,7 @@ export function renderWorklog(
 }
 
 /** Jira's duration text: `1w 2d 3h 20m` with 8-hour days and 5-day weeks. */
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   const units: [string, number][] = [
     ["w", 144_000],
     ["d", 28_800],

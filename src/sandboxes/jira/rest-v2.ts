@@ -35,7 +35,7 @@ function v2Handler(route: RouteDef, prefix: string): RouteDef["handler"] {
 }
 
 /** Plain text → a v3 document: one paragraph per line. */
-export function textToAdf(text: string): AdfDocument {
+function textToAdf(text: string): AdfDocument {
   return {
     type: "doc",
     version: 1,

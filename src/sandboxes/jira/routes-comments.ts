@@ -94,7 +94,7 @@ function deleteComment(ctx: RequestContext) {
 const STARTED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})([+-])(\d{2})(\d{2})$/;
 
 /** Jira's worklog `started`: exactly `yyyy-MM-ddTHH:mm:ss.SSS+0000` (RFC 822 offset, no colon). */
-export function parseStarted(value: unknown): number | undefined {
+function parseStarted(value: unknown): number | undefined {
   const m = typeof value === "string" ? STARTED.exec(value) : null;
   if (m === null) return undefined;
   const t = Date.parse(`${m[1] ?? ""}${m[2] ?? ""}${m[3] ?? ""}:${m[4] ?? ""}`);
@@ -102,7 +102,7 @@ export function parseStarted(value: unknown): number | undefined {
 }
 
 /** `3h 20m`, `1d`, `2w 1d` (8-hour days, 5-day weeks) → seconds. */
-export function parseTimeSpent(value: string): number | undefined {
+function parseTimeSpent(value: string): number | undefined {
   const unit = { w: 144_000, d: 28_800, h: 3600, m: 60 };
   if (!/^(\s*\d+(\.\d+)?[wdhm]\s*)+$/.test(value)) return undefined;
   let total = 0;

@@ -16,7 +16,7 @@ import type { IssueRecord, JiraStore, LinkRecord } from "./store.js";
 const API = "/rest/api/3";
 
 /** Jira's default link types. */
-export const LINK_TYPES = [
+const LINK_TYPES = [
   { id: "10000", name: "Blocks", inward: "is blocked by", outward: "blocks" },
   { id: "10001", name: "Cloners", inward: "is cloned by", outward: "clones" },
   { id: "10002", name: "Duplicate", inward: "is duplicated by", outward: "duplicates" },

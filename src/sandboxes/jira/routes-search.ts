@@ -22,7 +22,7 @@ const UNBOUNDED =
 const BAD_TOKEN = "The provided next page token is invalid or expired.";
 
 /** The view of an issue that JQL evaluates. */
-export function toJqlIssue(store: JiraStore, issue: IssueRecord): JqlIssue {
+function toJqlIssue(store: JiraStore, issue: IssueRecord): JqlIssue {
   const { site } = store;
   const parent = issue.parentId === null ? undefined : store.findIssue(String(issue.parentId));
   const type = site.issueTypes.find((t) => t.id === issue.issueTypeId);

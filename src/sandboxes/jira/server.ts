@@ -14,7 +14,7 @@ const JSON_TYPE = "application/json;charset=UTF-8";
 const BODY_LIMIT = 10 * 1024 * 1024;
 
 /** Everything the request pipeline needs, passed in (no module state). */
-export interface ServerDeps {
+interface ServerDeps {
   readonly store: JiraStore;
   readonly router: Router<RouteDef>;
   readonly faults: FaultInjector;

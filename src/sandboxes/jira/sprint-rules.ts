@@ -2,7 +2,7 @@ import { JiraHttpError, fieldErrors, isRecord } from "./context.js";
 import type { SprintRecord, SprintState } from "./store.js";
 
 /** The writable part of a sprint. */
-export type SprintFields = Pick<
+type SprintFields = Pick<
   SprintRecord,
   "name" | "goal" | "startDate" | "endDate" | "completeDate"
 > & {

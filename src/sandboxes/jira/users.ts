@@ -32,11 +32,14 @@ export function accountsFor(users: readonly (string | JiraSandboxUser)[]): Accou
   return users.map((entry, i) => {
     const u = typeof entry === "string" ? { login: entry } : entry;
     if (!/^[A-Za-z0-9._-]+$/.test(u.login))
-      throw new Error(`Jira sandbox user login "${u.login}" must be letters, digits, ".", "_" or "-"`);
+      throw new Error(
+        `Jira sandbox user login "${u.login}" must be letters, digits, ".", "_" or "-"`,
+      );
     const surname = SURNAMES[i % SURNAMES.length] ?? "";
     return {
       accountId: u.accountId ?? `acc-${u.login}`,
-      displayName: u.displayName ?? `${u.login.charAt(0).toUpperCase()}${u.login.slice(1)} ${surname}`,
+      displayName:
+        u.displayName ?? `${u.login.charAt(0).toUpperCase()}${u.login.slice(1)} ${surname}`,
       emailAddress: u.email ?? `${u.login}@example.com`,
       emailVisible: u.emailVisible ?? i % 2 === 0,
       assignable: u.assignable ?? true,

@@ -5,7 +5,7 @@
  */
 
 /** Jira's three status categories (`statusCategory.key`). */
-export type StatusCategoryKey = "new" | "indeterminate" | "done";
+type StatusCategoryKey = "new" | "indeterminate" | "done";
 
 export interface WorkflowStatus {
   readonly id: string;
@@ -70,7 +70,7 @@ export function availableTransitions(
   return spec.transitions.filter((t) => t.from === "any" || t.from.includes(statusId));
 }
 
-export type TransitionLookup =
+type TransitionLookup =
   | { readonly kind: "ok"; readonly transition: WorkflowTransition }
   | { readonly kind: "unknown" }
   | { readonly kind: "not-from-here" };
