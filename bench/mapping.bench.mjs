@@ -13,7 +13,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { compileMapping } from "../dist/mapping/compile.js";
 import { loadMapping } from "../dist/mapping/load.js";
-import { matchUsers } from "../dist/mapping/users.js";
+import { matchUsers } from "../dist/mapping/user-match.js";
 
 const STORIES = Number(process.env.BENCH_MAPPING_STORIES ?? 100_000);
 const TASKS_PER_STORY = 3;

@@ -19,16 +19,21 @@
 // plus a constant few per run (project, iterations, users and each user, the story listing; on 2.5
 // one filtered story listing per closed iteration). Backlog tasks have no iteration timesheet to
 // come from, and the API has no project-wide one: each costs its own timesheet read (2.6).
+// BENCH_TIERS_TARGET=memory puts the in-process memory tracker (the Tracker contract's executable
+// specification, claiming to be GitHub) in the GitHub sandbox's place: the figures are tinyPM's, and
+// a quiet target reports nothing changed either way, but a 10,000-story migration then takes minutes
+// instead of the sandbox's hour on 2 cores. Writes on the target are the tracker's write calls.
 // Usage: npm run bench -- sync-tiers   (`npm run bench -- sync` runs it with sync.bench.mjs)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTarget, createTinypm } from "../dist/adapters/registry.js";
+import { createMemoryTracker } from "../dist/adapters/memory/index.js";
 import { loadMapping } from "../dist/mapping/load.js";
 import { createLanes } from "../dist/queue/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
-import { openStateStore } from "../dist/state/sqlite-store.js";
+import { openSqliteState } from "../dist/state/sqlite-state.js";
 import { runJob } from "../dist/sync/engine.js";
 
 const STORIES = Number(process.env.BENCH_TIERS_STORIES ?? 1000);
@@ -38,6 +43,7 @@ const RUNS = Number(process.env.BENCH_TIERS_RUNS ?? 12);
 // `2.6+complete`: a 2.6 server whose story and task listings carry complete elements.
 const VERSIONS = (process.env.BENCH_TIERS_VERSIONS ?? "2.6,2.5,2.6+complete").split(",");
 const CLOSED_SPEC = CLOSED === "default" ? "" : `,closed=${CLOSED}`;
+const TARGET = process.env.BENCH_TIERS_TARGET ?? "github";
 const TASKS = 4;
 const FULL_SCAN_EVERY = 12;
 
@@ -58,21 +64,22 @@ async function world(version) {
     apiVersion: version.startsWith("2.5") ? "2.5" : "2.6",
     completeLists: version.endsWith("+complete"),
   });
-  const github = await startGithubSandbox({ rateLimits: "off" });
+  const github = TARGET === "memory" ? undefined : await startGithubSandbox({ rateLimits: "off" });
+  const memory = TARGET === "memory" ? createMemoryTracker({ system: "github" }) : undefined;
   const dir = mkdtempSync(join(tmpdir(), "tps-bench-tiers-"));
   const spec = loadMapping(new URL("../mappings/github.yaml", import.meta.url).pathname);
   const run = async (mode) => {
-    const state = openStateStore({ path: join(dir, "state.db") });
+    const state = await openSqliteState({ path: join(dir, "state.db") });
     const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
-    const target = createTarget({
-      type: "github",
-      baseUrl: github.url,
-      owner: github.owner,
-      repo: github.repo,
-      token: github.token,
-      writesPerMinute: 1e9,
-      writesPerHour: 1e9,
-    });
+    const target =
+      memory ??
+      createTarget({
+        type: "github",
+        baseUrl: github.url,
+        owner: github.owner,
+        repo: github.repo,
+        token: github.token,
+      });
     try {
       const report = await runJob({
         mode,
@@ -83,25 +90,25 @@ async function world(version) {
         mappingSpec: spec,
         state,
         lanes: createLanes({
-          limits: { tinypm: { concurrency: 8, pace: "request" }, github: { concurrency: 8 } },
+          limits: { tinypm: { concurrency: 8 }, github: { concurrency: 8 } },
         }),
         fullScanEvery: FULL_SCAN_EVERY,
       });
       if (report.summary.failed > 0) throw new Error(`${mode}: ${report.summary.failed} failed`);
       return report;
     } finally {
-      state.close();
+      await state.close();
       await source.close();
       await target.close();
     }
   };
   return {
     tinypm,
-    github,
+    targetWrites: () => (memory ? memory.apiCalls().writes : github.stats().writes),
     run,
     close: async () => {
       await tinypm.close();
-      await github.close();
+      await github?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -147,13 +154,13 @@ async function versionFigures(version) {
     const runs = [];
     for (let i = 0; i <= RUNS; i++) {
       const t0 = w.tinypm.stats();
-      const g0 = w.github.stats();
+      const g0 = w.targetWrites();
       const report = await w.run("sync");
       const t1 = w.tinypm.stats();
-      const g1 = w.github.stats();
+      const g1 = w.targetWrites();
       runs.push({
         requests: t1.requests - t0.requests,
-        writes: t1.writes - t0.writes + (g1.writes - g0.writes),
+        writes: t1.writes - t0.writes + (g1 - g0),
         changed: report.summary.created + report.summary.updated + report.summary.deleted,
         read: report.tinypmRead,
         routes: routes(t0, t1),

@@ -44,7 +44,7 @@ import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { startJiraSandbox } from "../dist/sandboxes/jira/index.js";
 import { DEFAULT_WORKFLOW, findStatus, shortestPath } from "../dist/sandboxes/jira/workflow.js";
-import { openStateStore } from "../dist/state/sqlite-store.js";
+import { openSqliteState } from "../dist/state/sqlite-state.js";
 import { runJob } from "../dist/sync/engine.js";
 
 const MIGRATE_STORIES = Number(process.env.BENCH_SYNC_STORIES ?? 200);
@@ -64,8 +64,6 @@ const TARGETS = {
         owner: sandbox.owner,
         repo: sandbox.repo,
         token: sandbox.token,
-        writesPerMinute: 1e9,
-        writesPerHour: 1e9,
       }),
     minimum: githubMinimum,
   },
@@ -73,9 +71,8 @@ const TARGETS = {
     label: "Jira",
     mapping: mappingPath("jira.yaml"),
     start: () => startJiraSandbox({ rateLimits: "off" }),
-    // createTarget takes no `endpointRates`/`issuePacing`: a time scale of 10^6 shrinks the
-    // adapter's pacing windows (endpoint bursts, 20 writes per issue per 2 s) to microseconds,
-    // so that pacing never waits, as the sandbox's limits are off.
+    // No request gate is passed (as with GitHub): every request is sent once, unpaced, as the
+    // sandbox's limits are off.
     tracker: (sandbox) =>
       createTarget({
         type: "jira",
@@ -83,7 +80,6 @@ const TARGETS = {
         project: sandbox.projectKey,
         email: sandbox.email,
         token: sandbox.token,
-        timeScale: 1e6,
       }),
     minimum: jiraMinimum,
   },
@@ -96,7 +92,7 @@ async function world(system, generate) {
   const dir = mkdtempSync(join(tmpdir(), "tps-bench-sync-"));
   const spec = loadMapping(t.mapping);
   const run = async (mode) => {
-    const state = openStateStore({ path: join(dir, "state.db") });
+    const state = await openSqliteState({ path: join(dir, "state.db") });
     const tinypmTracker = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
     const target = t.tracker(remote);
     const started = performance.now();
@@ -116,7 +112,7 @@ async function world(system, generate) {
       if (report.summary.failed > 0) throw new Error(`${mode}: ${report.summary.failed} failed`);
       return { report, ms: performance.now() - started };
     } finally {
-      state.close();
+      await state.close();
       await tinypmTracker.close();
       await target.close();
     }
