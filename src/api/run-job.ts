@@ -14,6 +14,8 @@ export interface JobRunOptions {
   readonly repairMarkers?: boolean | undefined;
   /** Syncs: read all of tinyPM this run (`sync --full`). */
   readonly fullScan?: boolean | undefined;
+  /** Syncs: only these target items and their tinyPM counterparts (a webhook's run). */
+  readonly targetItems?: readonly string[] | undefined;
   /** Wait out any limit instead of stopping when a wait exceeds the budget (`--wait-for-limits`). */
   readonly waitForLimits?: boolean | undefined;
   /** Every run event, as it happens (progress, items, waits). */
@@ -79,6 +81,7 @@ export async function runResolvedJob(
         emit: onEvent,
         fullScanEvery: resolved.tinypm.fullScanEvery,
         fullScan: opts.fullScan,
+        targetItems: opts.targetItems,
       });
       log.info({ runId: run.runId, summary: run.summary }, "run finished");
       return run;

@@ -21,6 +21,8 @@ export async function runConfiguredJob(
     dryRun: boolean;
     repairMarkers?: boolean | undefined;
     fullScan?: boolean | undefined;
+    /** Syncs: only these target items and their tinyPM counterparts (a webhook's run). */
+    targetItems?: readonly string[] | undefined;
     /** Wait out any limit instead of stopping when a wait exceeds the budget (`serve` too). */
     waitForLimits?: boolean | undefined;
     /** Also told every event of the run (`serve`: metrics). */

@@ -109,8 +109,14 @@ export interface Tracker {
 
   /** Every matching item, paging internally. Items carry their comments and time entries. */
   list(query: ListQuery, opts?: CallOptions): AsyncIterable<WorkItem>;
-  /** Not found is `undefined`, not an error. */
-  get(ref: ItemRef, opts?: CallOptions): Promise<WorkItem | undefined>;
+  /**
+   * Not found is `undefined`, not an error. A task's `parentId`, when known, spares a tracker
+   * that files tasks under stories (tinyPM) a search for its story.
+   */
+  get(
+    ref: ItemRef & { readonly parentId?: ExternalId | undefined },
+    opts?: CallOptions,
+  ): Promise<WorkItem | undefined>;
   create(draft: WorkItemDraft, opts?: CallOptions): Promise<WorkItem>;
   /**
    * Creates several items in as few calls as the system allows (Jira bulk create). The result has

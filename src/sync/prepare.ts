@@ -37,6 +37,7 @@ import {
 } from "./read-tinypm.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
 import { reconcileIntents } from "./apply/reconcile.js";
+import { readTargeted } from "./targeted-read.js";
 import { readAndMatchUsers } from "./user-read.js";
 import { recheckTargetRead, rechecks } from "./verify-target.js";
 import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
@@ -200,6 +201,12 @@ async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMappin
   const from = await o.state.getCheckpoint(job.name, o.targetSystem);
   const links = await linkViews(o.state, job.name);
   const pending = (await o.state.pendingIntents(job.name)).length;
+  // A webhook's run reads only the items it named, once a first sync has linked the projects
+  // and no create waits to be settled (both need the whole project).
+  if (o.targetItems !== undefined && from !== undefined && o.fullScan !== true && pending === 0) {
+    const targeted = await readTargeted(o, links, o.targetItems);
+    if (targeted !== undefined) return targeted;
+  }
   const tierState = await o.state.getCheckpoint(job.name, TIERS_STATE_KEY);
   const failures = await o.state.failures(job.name);
   const first = await readTinypmTiers({

@@ -15,6 +15,11 @@ export interface SideRead {
    * lag writes; see verify-target.ts).
    */
   readonly fresh?: ReadonlySet<string> | undefined;
+  /**
+   * `kind:id` of items a partial read found deleted (read by id and not found): their links'
+   * deletions are planned as after a complete read.
+   */
+  readonly gone?: ReadonlySet<string> | undefined;
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

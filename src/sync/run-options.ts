@@ -34,4 +34,10 @@ export interface RunJobOptions {
   readonly fullScanEvery?: number | undefined;
   /** Syncs: read all of tinyPM this run (`sync --full`). */
   readonly fullScan?: boolean | undefined;
+  /**
+   * Syncs: limit the run to these target items (ids: GitHub issue numbers, Jira keys) and their
+   * tinyPM counterparts, each read by id (a webhook's run; `targeted-read.ts`). The target's
+   * checkpoint and tinyPM's tiers stay where they were: the next whole run reads what changed.
+   */
+  readonly targetItems?: readonly string[] | undefined;
 }

@@ -36,6 +36,8 @@ export interface World {
       /** `sync --full`: read all of tinyPM. */
       fullScan?: boolean;
       fullScanEvery?: number;
+      /** A webhook's run: only these target items and their tinyPM counterparts. */
+      targetItems?: readonly string[];
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -112,6 +114,7 @@ export async function startWorld(o: {
           ...(job.now === undefined ? {} : { now: job.now }),
           fullScan: job.fullScan,
           fullScanEvery: job.fullScanEvery,
+          targetItems: job.targetItems,
           lanes: createLanes({
             limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 4 } },
           }),

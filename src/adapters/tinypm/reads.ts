@@ -46,12 +46,12 @@ export async function readTask(
 
 export async function readItem(
   session: DocumentCache,
-  ref: ItemRef,
+  ref: ItemRef & { readonly parentId?: string | undefined },
   signal?: AbortSignal,
 ): Promise<WorkItem | undefined> {
   return ref.kind === "story"
     ? readStory(session, ref.id, signal)
-    : readTask(session, ref.id, undefined, signal);
+    : readTask(session, ref.id, ref.parentId, signal);
 }
 
 /** Reads the tasks of a story, concurrently (the request gate bounds the HTTP calls). */

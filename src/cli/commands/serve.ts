@@ -68,15 +68,16 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     const service = createService({
       jobs: loaded.jobs.map(serveJob),
       logger,
-      execute: async (name, _items, onGateEvent) => {
+      execute: async (name, items, onGateEvent) => {
         const resolved = byName.get(name);
         if (resolved === undefined) throw new UsageError(`no job named ${name}`);
-        // A webhook's items are kept with the run; the run itself is the job's incremental sync
-        // (the target's feed since the checkpoint, tinyPM by tiers), as `sync` runs it.
+        // A run for webhooks reads only the items they named and their tinyPM counterparts; any
+        // other run is the job's incremental sync, as `sync` runs it.
         return runConfiguredJob(ctx, session, resolved, {
           mode: "sync",
           dryRun: false,
           onGateEvent,
+          targetItems: items === undefined ? undefined : [...items],
         });
       },
       probe: (onGateEvent) => probeAll(session, onGateEvent),

@@ -31,7 +31,12 @@ export interface PlanInput {
   /** Every tinyPM item (tinyPM is always read in full). */
   readonly tinypm: { readonly items: readonly WorkItem[]; readonly complete: boolean };
   /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
-  readonly target: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  readonly target: {
+    readonly items: readonly WorkItem[];
+    readonly complete: boolean;
+    /** `kind:id` of items a partial read found deleted (read by id, not found). */
+    readonly gone?: ReadonlySet<string> | undefined;
+  };
   readonly links: readonly LinkView[];
   /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
   readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;

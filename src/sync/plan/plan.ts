@@ -93,7 +93,9 @@ export function planJob(input: PlanInput): Plan {
       continue;
     }
     const targetItem = target.get(byKey(link.kind, link.targetId));
-    if (targetItem === undefined && input.target.complete) {
+    const targetGone =
+      input.target.complete || input.target.gone?.has(byKey(link.kind, link.targetId)) === true;
+    if (targetItem === undefined && targetGone) {
       deletes.push(...deletion(input, link, item.title, "target", item));
       continue;
     }
