@@ -8,6 +8,7 @@ const JIRA_EVENT = /^(jira:issue_(created|updated|deleted)|comment_\w+|worklog_\
 
 const Payload = z.looseObject({
   webhookEvent: z.string(),
+  worklog: z.looseObject({ issueId: z.string() }).optional(),
   issue: z
     .looseObject({
       key: z.string(),
@@ -105,10 +106,13 @@ export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
           body: { message: `no job syncs project ${project ?? "?"}` },
           outcome: "ignored",
         };
+      // A worklog event names its issue by id only; sprint events may touch many issues.
       const named =
         p.issue !== undefined && /^(jira:issue_|comment_)/.test(p.webhookEvent)
           ? new Set([p.issue.key])
-          : undefined;
+          : p.worklog !== undefined && p.webhookEvent.startsWith("worklog_")
+            ? new Set([p.worklog.issueId])
+            : undefined;
       return {
         status: 202,
         body: { message: "accepted", jobs: matching },

@@ -136,6 +136,19 @@ describe("Jira deliveries", () => {
     const sprint = judge({ webhookEvent: "sprint_started", sprint: { id: 1 } });
     expect(sprint.run).toMatchObject({ jobs: ["jr"], items: undefined });
   });
+
+  it("names a worklog's issue by its id, and the deleted issue of jira:issue_deleted", () => {
+    const w = judge({
+      webhookEvent: "worklog_created",
+      worklog: { id: "10001", issueId: "10042", timeSpentSeconds: 60 },
+    });
+    expect(w.run).toMatchObject({ jobs: ["jr"], items: new Set(["10042"]) });
+    const d = judge({
+      webhookEvent: "jira:issue_deleted",
+      issue: { key: "WID-9", fields: { project: { key: "WID" } } },
+    });
+    expect(d.run?.items).toEqual(new Set(["WID-9"]));
+  });
 });
 
 describe("the webhook intake", () => {

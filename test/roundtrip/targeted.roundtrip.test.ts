@@ -118,7 +118,7 @@ describe.each(["github", "jira"] as const)("a webhook's run on %s", (kind) => {
       status: kind === "github" ? "open" : "To Do",
       assignees: [],
       labels: [],
-    } as Parameters<Tracker["create"]>[0]);
+    });
     const report = await l.world.run("sync", { targetItems: [created.id] });
     expect(report.summary.created).toBe(1);
     const names = l.world.tinypm.store.storiesOf(1).map((s) => s.name);
