@@ -82,7 +82,7 @@ function only<K extends Manifest["kind"]>(
   kind: K,
 ): Extract<Manifest, { kind: K }> {
   const found = all.filter((m) => m.kind === kind);
-  expect(found, kind).toHaveLength(1);
+  expect(found, `${kind} manifests`).toHaveLength(1);
   return found[0] as Extract<Manifest, { kind: K }>;
 }
 
@@ -139,7 +139,8 @@ describe("deployment examples on a PostgreSQL state", () => {
       expect(c.args[0]).toBe(i === 0 ? "sync" : "serve");
       const env = new Map(c.env.map((e) => [e.name, e]));
       // Secrets only from secrets: no literal values.
-      for (const e of c.env) expect(e.valueFrom?.secretKeyRef, e.name).toBeDefined();
+      for (const e of c.env)
+        expect(e.valueFrom?.secretKeyRef, `${e.name} from a secret`).toBeDefined();
       const needed = envNames(config).filter((n) => i === 1 || n !== "TINYPM_SYNC_SERVE_TOKEN");
       for (const name of needed) expect(env.has(name), `${name} in ${c.args[0]}`).toBe(true);
     }
