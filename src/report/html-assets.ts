@@ -27,6 +27,8 @@ td table { margin: .25rem 0; font-size: 13px; } td table th, td table td { borde
 .a-failed { color: var(--failed); } .a-skip { color: var(--skip); }
 tr.task > td.item { padding-left: 1.75rem; }
 .error { color: var(--failed); } code { font-size: 12px; }
+.links { margin-top: .25rem; } .links a { color: var(--adopt); }
+table.writes caption { text-align: left; color: var(--muted); }
 .old { text-decoration: line-through; color: var(--muted); }
 `;
 

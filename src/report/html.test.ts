@@ -19,7 +19,11 @@ describe("renderHtml", () => {
   });
 
   it("is self-contained: nothing is fetched from the network", () => {
-    const html = renderHtml(planReport());
+    // Links to the items are anchors people follow; nothing else may name an address.
+    const html = renderHtml(planReport()).replace(
+      /<a class="link" href="https?:\/\/[^"]+" rel="noreferrer noopener">/g,
+      "<a>",
+    );
     expect(html).not.toMatch(/\b(src|href)=/);
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/@import|url\(/);
@@ -45,6 +49,26 @@ describe("renderHtml", () => {
     expect(html).toContain(
       '<button type="button" data-filter="create" aria-pressed="false">Create (3)</button>',
     );
+  });
+
+  it("links items to tinyPM and the target, and lists what a create writes", () => {
+    const html = renderHtml(planReport());
+    expect(html).toContain(
+      '<a class="link" href="https://github.com/acme/shop/issues/34" rel="noreferrer noopener">GitHub #34</a>',
+    );
+    expect(html).toContain(
+      '<a class="link" href="http://tinypm.example/tinypm/userStory/show/12" rel="noreferrer noopener">tinyPM #12</a>',
+    );
+    expect(html).toContain("<caption>Would write</caption>");
+    expect(html).toContain('<td>milestone</td><td><span class="new" title="&quot;Sprint 4&quot;">');
+  });
+
+  it("links only to http(s) addresses: a javascript: link is dropped", () => {
+    const report = planReport();
+    const [first, ...rest] = report.items;
+    const bad = { ...first!, links: { target: "javascript:alert(1)" } };
+    const html = renderHtml({ ...report, items: [bad, ...rest] });
+    expect(html).not.toContain("javascript:");
   });
 
   it("lists unchanged items when verbose", () => {

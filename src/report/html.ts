@@ -13,6 +13,7 @@ import {
   ACTIONS,
   durationLabel,
   extrasLabel,
+  itemLinks,
   itemPlaces,
   plural,
   reportTitle,
@@ -20,6 +21,7 @@ import {
   sideLabel,
   systemLabel,
   targetLabel,
+  writesVerb,
 } from "./labels.js";
 import { hasDiff, richLine, shortened } from "./rich-text.js";
 import type { Report, ReportDescription, ReportItem, ReportValue } from "./types.js";
@@ -73,7 +75,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 </header>
 ${summary(report)}
 ${filter(rows)}
-${itemsTable(rows, target)}
+${itemsTable(rows, target, writesVerb(report))}
 ${unchanged > 0 ? `<p class="muted">${plural(unchanged, "unchanged item")} not listed.</p>` : ""}
 ${users(report, target)}
 ${apiCost(report)}
@@ -125,9 +127,9 @@ function filter(rows: readonly ReportItem[]): string {
   return `<nav class="filter" aria-label="Filter by action">${buttons.join("")}</nav>`;
 }
 
-function itemsTable(rows: readonly ReportItem[], target: string): string {
+function itemsTable(rows: readonly ReportItem[], target: string, verb: string): string {
   if (rows.length === 0) return `<p>Nothing to do.</p>`;
-  const body = rows.map((item) => itemRow(item, target)).join("\n");
+  const body = rows.map((item) => itemRow(item, target, verb)).join("\n");
   return `<table class="items">
 <thead><tr><th>Action</th><th>Item</th><th>Where</th><th>Details</th></tr></thead>
 <tbody>
@@ -136,17 +138,29 @@ ${body}
 </table>`;
 }
 
-function itemRow(item: ReportItem, target: string): string {
+function itemRow(item: ReportItem, target: string, verb: string): string {
   const story =
     item.kind === "task" && item.storyTitle !== undefined
       ? ` <span class="muted">in story ${h(item.storyTitle)}</span>`
       : "";
   const where = [itemPlaces(item, target), extrasLabel(item)].filter((s) => s !== "").join(" · ");
-  return `<tr class="${item.kind}" data-action="${item.action}"><td><span class="badge a-${item.action}">${item.action}</span></td><td class="item">${item.kind === "story" ? "Story" : "Task"}: <strong>${h(item.title)}</strong>${story}</td><td>${h(where)}</td><td>${details(item, target)}</td></tr>`;
+  const links = itemLinks(item, target).map(
+    (l) => `<a class="link" href="${h(l.url)}" rel="noreferrer noopener">${h(l.label)}</a>`,
+  );
+  const linked = links.length === 0 ? "" : `<div class="links">${links.join(" · ")}</div>`;
+  return `<tr class="${item.kind}" data-action="${item.action}"><td><span class="badge a-${item.action}">${item.action}</span></td><td class="item">${item.kind === "story" ? "Story" : "Task"}: <strong>${h(item.title)}</strong>${story}</td><td>${h(where)}${linked}</td><td>${details(item, target, verb)}</td></tr>`;
 }
 
-function details(item: ReportItem, target: string): string {
+function details(item: ReportItem, target: string, verb: string): string {
   const parts: string[] = [];
+  if (item.writes !== undefined && item.writes.length > 0) {
+    const rows = item.writes.map(
+      (w) => `<tr class="write"><td>${h(w.field)}</td><td>${value(w.value, "new")}</td></tr>`,
+    );
+    parts.push(
+      `<table class="writes"><caption>${h(verb[0]?.toUpperCase() ?? "")}${h(verb.slice(1))}</caption><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${rows.join("")}</tbody></table>`,
+    );
+  }
   if (item.reason !== undefined) parts.push(`<span class="muted">${h(item.reason)}</span>`);
   if (item.error !== undefined)
     parts.push(

@@ -6,6 +6,7 @@ import type {
   ReportFieldChange,
   ReportItem,
 } from "./types.js";
+import { formatValue } from "./values.js";
 
 const SYSTEMS: Readonly<Record<string, string>> = {
   tinypm: "tinyPM",
@@ -106,4 +107,41 @@ export function durationLabel(report: Report): string | undefined {
   if (!Number.isFinite(ms) || ms < 0) return undefined;
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/**
+ * What a create writes, as one line: `status "open" · labels "bug", "ui" · milestone "S1"`;
+ * `""` when the report lists nothing for it.
+ */
+export function writesLabel(item: ReportItem, max = 160): string {
+  return (item.writes ?? []).map((w) => `${w.field} ${formatValue(w.value, { max })}`).join(" · ");
+}
+
+/** `would write` in a dry run, `wrote` after a run. */
+export function writesVerb(report: Report): string {
+  return report.dryRun ? "would write" : "wrote";
+}
+
+/** A link for people: which side, and where. */
+export interface ItemLink {
+  readonly label: string;
+  readonly url: string;
+}
+
+/**
+ * An item's links, tinyPM first, labelled by side (`GitHub #34`); only http(s) addresses, so a
+ * crafted URL can never run script in the HTML report or hide a scheme in Markdown.
+ */
+export function itemLinks(item: ReportItem, target: string): ItemLink[] {
+  const out: ItemLink[] = [];
+  const add = (label: string, url: string | undefined): void => {
+    if (url !== undefined && /^https?:\/\/[^\s]+$/i.test(url)) out.push({ label, url });
+  };
+  const tinypm = item.tinypmId === undefined ? "tinyPM" : `tinyPM ${idLabel(item.tinypmId)}`;
+  add(item.kind === "task" ? `${tinypm} (its story's page)` : tinypm, item.links?.tinypm);
+  add(
+    item.targetId === undefined ? target : `${target} ${idLabel(item.targetId)}`,
+    item.links?.target,
+  );
+  return out;
 }

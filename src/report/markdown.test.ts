@@ -22,12 +22,16 @@ describe("renderMarkdown", () => {
       ### Create (3)
 
       - Story **Login page** — tinyPM #<ZWSP>12 → GitHub · 2 comments, 1 time entry
+        - Would write: status "open" · labels "auth", "ui" · assignees "alice" · milestone "Sprint 4" · estimate 3
+        - Links: [tinyPM #<ZWSP>12](http://tinypm.example/tinypm/userStory/show/12)
       - Task **Write tests** (story Login page) — tinyPM #<ZWSP>120 → GitHub
+        - Would write: status "open" · parent "Login page"
       - Story **Dark mode** — GitHub #<ZWSP>41 → tinyPM
 
       ### Update (2)
 
       - Story **Checkout flow** — tinyPM #<ZWSP>13 ⇄ GitHub #<ZWSP>34 · 1 comment
+        - Links: [tinyPM #<ZWSP>13](http://tinypm.example/tinypm/userStory/show/13) · [GitHub #<ZWSP>34](https://github.com/acme/shop/issues/34)
 
         | Field | Old | New | Written to |
         | --- | --- | --- | --- |
@@ -190,5 +194,33 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown({ ...planReport(), items: eight }, { maxLength: 500 })).toContain(
       "- …and 3 more",
     );
+  });
+  it("keeps a hint's `settings` as code spans, everything else escaped", () => {
+    const md = renderMarkdown({
+      ...planReport(),
+      estimatedDuration: {
+        durationMs: 3_600_000,
+        boundBy: "GitHub's 80 content writes per minute",
+        text: "about 1 h",
+        hint: "set `importApi: true` on the GitHub target if the *token* is an admin's",
+      },
+    });
+    expect(md).toContain(
+      "> Hint: set `importApi: true` on the GitHub target if the \\*token\\* is an admin's",
+    );
+    expect(md).not.toContain("\\`");
+  });
+
+  it("lists what a create would write and links items (only http(s) links)", () => {
+    const report = planReport();
+    const md = renderMarkdown({
+      ...report,
+      items: report.items.map((i) =>
+        i.title === "Dark mode" ? { ...i, links: { target: "javascript:alert(1)" } } : i,
+      ),
+    });
+    expect(md).toContain('  - Would write: status "open" · labels "auth", "ui"');
+    expect(md).toContain("(https://github.com/acme/shop/issues/34)");
+    expect(md).not.toContain("javascript:");
   });
 });

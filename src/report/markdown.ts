@@ -4,19 +4,22 @@
  * `@mentions` are neutralised, so pasting notifies no one.
  */
 import { tinypmReadLine } from "./tinypm-read.js";
-import { escapeMarkdown as md } from "./escape.js";
+import { escapeMarkdown as md, markdownCode } from "./escape.js";
 import { groupItems, isForeign, isUnchanged } from "./group.js";
 import {
   ACTION_TITLES,
   ACTIONS,
   durationLabel,
   extrasLabel,
+  itemLinks,
   itemPlaces,
   reportTitle,
   resolutionLabel,
   sideLabel,
   systemLabel,
   targetLabel,
+  writesLabel,
+  writesVerb,
 } from "./labels.js";
 import { hasDiff, richLine, shortened } from "./rich-text.js";
 import type { Report, ReportAction, ReportDescription, ReportItem } from "./types.js";
@@ -69,7 +72,8 @@ function renderWithLimit(report: Report, opts: MarkdownOptions, limit: number): 
     const items = report.items.filter(
       (i) => i.action === action && (verbose || (!isUnchanged(i) && !isForeign(i))),
     );
-    if (items.length > 0) parts.push(section({ action, items, target, limit }));
+    if (items.length > 0)
+      parts.push(section({ action, items, target, limit, verb: writesVerb(report) }));
   }
   const unchanged = report.items.filter(isUnchanged).length;
   if (!verbose && unchanged > 0)
@@ -105,13 +109,15 @@ interface SectionInput {
   readonly target: string;
   /** Items listed at most; the others are counted. */
   readonly limit: number;
+  /** `would write` or `wrote`. */
+  readonly verb: string;
 }
 
-function section({ action, items, target, limit }: SectionInput): string[] {
+function section({ action, items, target, limit, verb }: SectionInput): string[] {
   const ordered = groupItems(items, true).groups.flatMap((g) =>
     g.story ? [g.story, ...g.tasks] : g.tasks,
   );
-  const body = ordered.slice(0, limit).flatMap((item) => entry(item, target));
+  const body = ordered.slice(0, limit).flatMap((item) => entry(item, target, verb));
   if (ordered.length > limit)
     body.push(`- …and ${ordered.length - limit} more (the JSON and HTML reports list them all)`);
   if (body.at(-1) !== "") body.push("");
@@ -140,8 +146,16 @@ function itemLine(item: ReportItem, target: string): string {
   return `${kind} **${md(item.title)}**${story}${tail.length > 0 ? ` — ${md(tail.join(" · "))}` : ""}`;
 }
 
-function entry(item: ReportItem, target: string): string[] {
+function entry(item: ReportItem, target: string, verb: string): string[] {
   const lines = [`- ${itemLine(item, target)}`];
+  const writes = writesLabel(item);
+  if (writes !== "")
+    lines.push(`  - ${verb[0]?.toUpperCase() ?? ""}${verb.slice(1)}: ${md(writes)}`);
+  const links = itemLinks(item, target);
+  if (links.length > 0)
+    lines.push(
+      `  - Links: ${links.map((l) => `[${md(l.label)}](${markdownUrl(l.url)})`).join(" · ")}`,
+    );
   if (item.error !== undefined)
     lines.push(`  - Error ${md(item.error.code)}: ${md(item.error.message)}`);
   const descriptions = item.descriptions ?? [];
@@ -250,7 +264,7 @@ function apiCost(report: Report): string[] {
     ...out,
     "",
     `Time the writes would take: ${md(took.text)}.`,
-    ...(took.hint === undefined ? [] : ["", `> Hint: ${md(took.hint)}`]),
+    ...(took.hint === undefined ? [] : ["", `> Hint: ${withCode(took.hint)}`]),
     "",
   ];
 }
@@ -258,4 +272,20 @@ function apiCost(report: Report): string[] {
 function notes(report: Report): string[] {
   if (report.notes.length === 0) return [];
   return ["### Notes", "", ...report.notes.map((n) => `- ${md(n)}`), ""];
+}
+
+/** A URL as a Markdown link target: the characters that would end or break it percent-encoded. */
+function markdownUrl(url: string): string {
+  return url.replace(
+    /[()<>\s\\]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
+}
+
+/** Text whose `backticked` parts are code (settings, commands): code spans kept, the rest escaped. */
+function withCode(text: string): string {
+  return text
+    .split(/(`[^`]+`)/)
+    .map((part, i) => (i % 2 === 1 ? markdownCode(part.slice(1, -1)) : md(part)))
+    .join("");
 }

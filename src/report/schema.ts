@@ -92,6 +92,29 @@ export const reportItemSchema = z
     targetId: z.string().optional(),
     storyTitle: z.string().optional().describe("For tasks: the story's title."),
     changes: z.array(fieldChange),
+    writes: z
+      .array(
+        z.object({
+          field: z
+            .string()
+            .describe(
+              "status, labels, assignees, milestone/sprint/iteration, estimate, priority, parent.",
+            ),
+          value: reportValueSchema.describe("The value the new item gets, in its side's terms."),
+        }),
+      )
+      .optional()
+      .describe("For creates: what the new item gets (its description is in descriptions)."),
+    links: z
+      .object({
+        tinypm: z.string().optional().describe("tinyPM's story page (a task: its story's)."),
+        target: z
+          .string()
+          .optional()
+          .describe("The issue on the target: GitHub html_url, Jira <site>/browse/KEY."),
+      })
+      .optional()
+      .describe("The item's pages; a dry run links the target only for updates."),
     conflicts: z.array(conflict),
     descriptions: z
       .array(description)

@@ -12,6 +12,7 @@ describe("renderText", () => {
       run <run-id> · <time> → <time> (4 s)
 
       ~ update   story "Checkout flow"  tinyPM #13 ⇄ GitHub #34 · 1 comment
+            links: tinyPM #13 http://tinypm.example/tinypm/userStory/show/13 · GitHub #34 https://github.com/acme/shop/issues/34
             title → GitHub: "Checkout" → "Checkout flow"
             labels → GitHub: "shop" → "shop", "ui"
             estimate → tinyPM: 3 → 5
@@ -19,7 +20,10 @@ describe("renderText", () => {
           ! conflict task "Pay with card"  tinyPM #130 ⇄ GitHub #77
                 status conflict: base "open" · tinyPM "closed" · GitHub "in-progress" → parked (conflicts resolve)
       + create   story "Login page"  tinyPM #12 → GitHub · 2 comments, 1 time entry
+            would write: status "open" · labels "auth", "ui" · assignees "alice" · milestone "Sprint 4" · estimate 3
+            links: tinyPM #12 http://tinypm.example/tinypm/userStory/show/12
           + create   task "Write tests"  tinyPM #120 → GitHub
+                would write: status "open" · parent "Login page"
       + create   story "Dark mode"  GitHub #41 → tinyPM
       ✗ failed   story "Export to CSV"  tinyPM #14 → GitHub
             error [payload_invalid]: GitHub refused the issue: title is too long (256)

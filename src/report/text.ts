@@ -7,6 +7,7 @@ import {
   ACTIONS,
   durationLabel,
   extrasLabel,
+  itemLinks,
   itemPlaces,
   plural,
   reportTitle,
@@ -14,6 +15,8 @@ import {
   sideLabel,
   systemLabel,
   targetLabel,
+  writesLabel,
+  writesVerb,
 } from "./labels.js";
 import type { Report, ReportAction, ReportItem } from "./types.js";
 import { hasDiff, richLine, shortened } from "./rich-text.js";
@@ -32,6 +35,8 @@ export interface TextOptions {
 interface Ctx {
   readonly p: Palette;
   readonly target: string;
+  /** `would write` or `wrote`. */
+  readonly verb: string;
 }
 
 const MARKS: Readonly<Record<ReportAction, string>> = {
@@ -68,6 +73,7 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
   const ctx: Ctx = {
     p: createPalette(opts.color ?? false),
     target: targetLabel(report, opts.targetName),
+    verb: writesVerb(report),
   };
   const verbose = opts.verbose ?? false;
   const { groups } = groupItems(report.items, verbose);
@@ -108,6 +114,13 @@ function itemLines(item: ReportItem, indent: string, ctx: Ctx): string[] {
   const head = `${indent}${paint(`${MARKS[item.action]} ${item.action.padEnd(8)}`)} ${item.kind} "${safe(item.title)}"`;
   const lines = [tail === "" ? head : `${head}  ${p.dim(tail)}`];
   const sub = `${indent}      `;
+  const writes = writesLabel(item);
+  if (writes !== "") lines.push(`${sub}${p.dim(`${ctx.verb}:`)} ${safe(writes)}`);
+  const links = itemLinks(item, target);
+  if (links.length > 0)
+    lines.push(
+      `${sub}${p.dim("links:")} ${links.map((l) => `${safe(l.label)} ${safe(l.url)}`).join(" · ")}`,
+    );
   for (const c of item.changes)
     lines.push(
       `${sub}${safe(c.field)} ${p.dim(`→ ${sideLabel(c.toSide, target)}`)}: ${p.red(show(c.from))} → ${p.green(show(c.to))}`,

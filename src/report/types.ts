@@ -55,6 +55,22 @@ export interface ReportDescription {
   readonly rich?: ReportRichText | undefined;
 }
 
+/** One field a create writes: the new item's value, in the written side's terms. */
+export interface ReportWrite {
+  /** `status`, `labels`, `assignees`, `milestone` (GitHub) or `sprint` (Jira) or `iteration`
+   *  (tinyPM), `estimate`, `priority`, `parent` (a task's story, by title). */
+  readonly field: string;
+  readonly value: ReportValue;
+}
+
+/** Links for people: the item's page on each side, where known. */
+export interface ReportLinks {
+  /** tinyPM's story page (a task links to its story). */
+  readonly tinypm?: string | undefined;
+  /** The issue on the target (GitHub `html_url`, Jira `<site>/browse/KEY`). */
+  readonly target?: string | undefined;
+}
+
 export interface ReportItem {
   readonly kind: "story" | "task";
   readonly title: string;
@@ -66,6 +82,10 @@ export interface ReportItem {
   /** For tasks: the story's title, to group by story. */
   readonly storyTitle?: string | undefined;
   readonly changes: readonly ReportFieldChange[];
+  /** For creates: what the new item gets (its description is in `descriptions`). */
+  readonly writes?: readonly ReportWrite[] | undefined;
+  /** The item on each side, for creates and updates (in a dry run, the target's only for updates). */
+  readonly links?: ReportLinks | undefined;
   readonly conflicts: readonly ReportConflict[];
   /** Every description written or parked, with a word diff and the rich-content line. */
   readonly descriptions?: readonly ReportDescription[] | undefined;

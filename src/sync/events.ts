@@ -12,6 +12,8 @@ export type SyncEvent =
       readonly title: string;
       readonly id: string;
       readonly sourceId: string;
+      /** The new item's page, where its system gives one (reports link to it). */
+      readonly url?: string | undefined;
     }
   | {
       readonly type: "adopted";

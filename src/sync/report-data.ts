@@ -13,6 +13,14 @@ import type { SyncEvent } from "./events.js";
 import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { visible } from "./plan/plan-description.js";
 import { userKey } from "./plan/snapshot.js";
+import {
+  createdIndex,
+  createLinks,
+  createWrites,
+  pairLinks,
+  storyTitlesBySide,
+  type CreatedIndex,
+} from "./report-extras.js";
 
 const value = (v: JsonValue | undefined): ReportValue => v ?? null;
 
@@ -23,7 +31,9 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
     case "adopt":
       return {};
     case "delete":
-      return action.mode === "none" ? {} : { [action.side === "tinypm" ? "tinypm" : target]: 1 };
+      return action.mode === "none"
+        ? {}
+        : { [action.side === "tinypm" ? "tinypm" : target]: action.comment === undefined ? 1 : 2 };
     case "create": {
       const side = action.toSide === "tinypm" ? "tinypm" : target;
       // GitHub: a sub-issue is attached with a second call, a closed issue is closed with a third.
@@ -67,10 +77,16 @@ export function estimateRunWrites(
   return estimated;
 }
 
-function item(
-  action: PlanAction,
-  failures: Map<string, { code: string; message: string }>,
-): ReportItem {
+/** What every item of a run's report is built from besides its action. */
+interface ItemInput {
+  readonly failures: ReadonlyMap<string, { code: string; message: string }>;
+  readonly created: CreatedIndex;
+  readonly titles: ReadonlyMap<string, string>;
+  readonly target: string;
+}
+
+function item(action: PlanAction, input: ItemInput): ReportItem {
+  const { failures } = input;
   const base = {
     kind: action.kind,
     title: action.title,
@@ -83,11 +99,18 @@ function item(
     case "create": {
       const id = action.source.id;
       const error = failures.get(`${action.kind}:${action.title}`);
+      const made = input.created.get(`${action.kind}:${id}`)?.id;
+      const links = createLinks(action, input.created);
+      const writes = createWrites(action, input.target, input.titles);
       return {
         ...base,
         action: error ? "failed" : "create",
         direction: action.toSide === "target" ? "to-target" : "to-tinypm",
-        ...(action.toSide === "target" ? { tinypmId: id } : { targetId: id }),
+        ...(action.toSide === "target"
+          ? { tinypmId: id, ...(made !== undefined && { targetId: made }) }
+          : { targetId: id, ...(made !== undefined && { tinypmId: made }) }),
+        ...(writes.length > 0 && { writes }),
+        ...(links !== undefined && { links }),
         ...createdDescription(action),
         comments: action.comments.length,
         timeEntries: action.timeEntries.length,
@@ -99,11 +122,13 @@ function item(
       const writes =
         action.changes.length + action.commentsToTarget.length + action.commentsToTinypm.length;
       const error = failures.get(`${action.kind}:${action.title}`);
+      const links = pairLinks(action.tinypmItem, action.targetItem);
       return {
         ...base,
         action: error ? "failed" : parked && writes === 0 ? "conflict" : "update",
         tinypmId: action.link.tinypmId,
         targetId: action.link.targetId,
+        ...(links !== undefined && { links }),
         changes: action.changes.map((c) => ({
           field: c.field,
           toSide: c.toSide,
@@ -126,21 +151,24 @@ function item(
         error,
       };
     }
-    case "adopt":
+    case "adopt": {
+      const links = pairLinks(action.tinypmItem, action.targetItem);
       return {
         ...base,
         action: "adopt",
         tinypmId: action.tinypmItem.id,
         targetId: action.targetItem.id,
+        ...(links !== undefined && { links }),
         reason: "found by its marker",
       };
+    }
     case "delete":
       return {
         ...base,
         action: "delete",
         tinypmId: action.link.tinypmId,
         targetId: action.link.targetId,
-        reason: `deleted on ${action.side === "target" ? "tinyPM" : "the target"}; ${action.mode === "none" ? "recorded only" : `${action.mode} on the other side`}`,
+        reason: `deleted on ${action.side === "target" ? "tinyPM" : "the target"}; ${action.mode === "none" ? "recorded only" : `${action.mode} on the other side${action.comment === undefined ? "" : ", with a comment saying why"}`}`,
       };
     case "skip":
       return {
@@ -162,6 +190,12 @@ export function toReport(run: RunReport): Report {
   const estimated = estimateRunWrites(run.plan.actions, run.targetSystem);
   const dryRun = run.dryRun;
   const titles = storyTitles(run.plan.actions);
+  const input: ItemInput = {
+    failures,
+    created: createdIndex(run.events),
+    titles: storyTitlesBySide(run.plan.actions),
+    target: run.targetSystem,
+  };
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     runId: run.runId,
@@ -186,7 +220,7 @@ export function toReport(run: RunReport): Report {
       fetched: run.tinypmRead.fetched,
       ...(run.tinypmRead.listings === undefined ? {} : { listings: run.tinypmRead.listings }),
     },
-    items: run.plan.actions.map((a) => withStory(item(a, failures), a, titles)),
+    items: run.plan.actions.map((a) => withStory(item(a, input), a, titles)),
     users: {
       matches: run.users.matches.map((m) => ({
         tinypm: userKey(m.tinypm) ?? "?",
@@ -287,9 +321,9 @@ function identityNotes(run: RunReport): string[] {
  * A create writes its whole description: its word diff is that text, all added (issue 21: every
  * description the plan writes shows its diff). There is nothing on the other side to keep.
  */
-function createdDescription(
-  action: Extract<PlanAction, { type: "create" }>,
-): { descriptions?: ReportDescription[] } {
+function createdDescription(action: Extract<PlanAction, { type: "create" }>): {
+  descriptions?: ReportDescription[];
+} {
   const text = visible(
     action.toSide === "target" ? action.source.description : action.draft.description,
   );

@@ -115,6 +115,50 @@ describe.skipIf(missing)(
       expect(await row("update").first().isVisible()).toBe(true);
     });
 
+    it("shows what a create would write: status, labels, assignees, milestone, estimate, parent", async () => {
+      const story = row("create").filter({ hasText: "Login page" }).first();
+      expect(await story.locator("table.writes caption").innerText()).toBe("Would write");
+      const cells = await story
+        .locator("tr.write")
+        .evaluateAll((rows) =>
+          rows.map((r) => (r as unknown as { innerText: string }).innerText.split("\t")),
+        );
+      expect(cells).toEqual([
+        ["status", '"open"'],
+        ["labels", '"auth", "ui"'],
+        ["assignees", '"alice"'],
+        ["milestone", '"Sprint 4"'],
+        ["estimate", "3"],
+      ]);
+      const task = row("create").filter({ hasText: "Write tests" }).first();
+      expect(await task.locator("tr.write", { hasText: "parent" }).innerText()).toContain(
+        '"Login page"',
+      );
+    });
+
+    it("links an item to its tinyPM story and its issue on the target", async () => {
+      const links = row("update").filter({ hasText: "Checkout flow" }).locator("a.link");
+      expect(await links.allInnerTexts()).toEqual(["tinyPM #13", "GitHub #34"]);
+      expect(await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
+        "http://tinypm.example/tinypm/userStory/show/13",
+        "https://github.com/acme/shop/issues/34",
+      ]);
+      expect(await links.first().isVisible()).toBe(true);
+      // A dry run's create links only to tinyPM: the issue does not exist yet.
+      const create = row("create").filter({ hasText: "Login page" }).locator("a.link");
+      expect(await create.allInnerTexts()).toEqual(["tinyPM #12"]);
+    });
+
+    it("shows a description's word diff: the added words marked, the rest as it was", async () => {
+      const diff = row("update").filter({ hasText: "Search" }).locator(".word-diff");
+      expect(await diff.locator("pre").innerText()).toBe(
+        "Find items by name or tag, fast, even in archived projects.",
+      );
+      expect(await diff.locator("ins").allInnerTexts()).toEqual([
+        " by name or tag, fast, even in archived projects",
+      ]);
+    });
+
     it("fetches nothing: the file is self-contained", () => {
       expect(requests.filter((u) => !u.startsWith("file:"))).toEqual([]);
     });

@@ -3,6 +3,7 @@ import type { ItemKind, WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { openStateStore } from "../../src/state/sqlite-store.js";
 import type { LinkRecord } from "../../src/state/sqlite-store.js";
+import { toReport } from "../../src/sync/report-data.js";
 import { startWorld, type World } from "./world.js";
 
 /** Both directions of a sync through each sandbox: edits, new items, comments, conflicts. */
@@ -137,7 +138,8 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
 
   it("closes the copy of a story deleted on tinyPM (onDelete: close) at the next full read", async () => {
     const p = pair(0);
-    const openStatus = (await get(target, "story", p.targetId)).status;
+    const before = await get(target, "story", p.targetId);
+    const openStatus = before.status;
     await tinypm.delete({ kind: "story", id: p.tinypmId });
     // A tiered read leaves closed iterations out: it is partial and never infers a deletion.
     const partial = await world.run("sync");
@@ -149,6 +151,16 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     expect(kind === "github" ? status : status.toLowerCase()).toBe(
       kind === "github" ? "closed:not_planned" : "rejected",
     );
+    // The issue says why it was closed, once: a later full read does not say it again.
+    const why = `Closed by tinypm-sync: story #${p.tinypmId} was deleted in tinyPM (job widgets).`;
+    const said = async (): Promise<number> =>
+      (await get(target, "story", p.targetId)).comments.filter((c) => c.body.includes(why)).length;
+    expect(await said()).toBe(1);
+    const later = await world.run("sync", { fullScan: true });
+    expect(await said()).toBe(1);
+    // The deleted story keeps its title in later reports (from the link's base in the state).
+    const gone = toReport(later).items.find((i) => i.tinypmId === p.tinypmId);
+    expect(gone).toMatchObject({ kind: "story", action: "skip", title: before.title });
   });
 
   it("settles: one more sync writes nothing anywhere", async () => {

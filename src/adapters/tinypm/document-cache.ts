@@ -10,6 +10,7 @@ import {
   toUserRef,
   type ApiVersion,
   type MapContext,
+  webRootOf,
   type TaskStatus,
 } from "./map.js";
 import {
@@ -186,7 +187,7 @@ export function createDocumentCache(
     }));
     const today = new Date().toISOString().slice(0, 10);
     const iterations: Iteration[] = (its.iteration ?? []).map((i) => toIteration(i, today));
-    return { version: v, statuses, iterations, users };
+    return { version: v, statuses, iterations, users, webRoot: webRootOf(client.baseUrl) };
   }
   const context = memo(readContext);
 

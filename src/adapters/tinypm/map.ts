@@ -32,6 +32,25 @@ export interface MapContext {
   readonly statuses: readonly TaskStatus[];
   readonly iterations: readonly Iteration[];
   readonly users: readonly UserRef[];
+  /**
+   * The tinyPM web application's root (the API root without its `/api`), for the links reports
+   * show (`WorkItem.url`); no links without it.
+   */
+  readonly webRoot?: string | undefined;
+}
+
+/** The API root without its trailing `/api`: `http://h/tinypm/api` → `http://h/tinypm`. */
+export function webRootOf(apiBase: string): string {
+  return apiBase.replace(/\/+$/, "").replace(/\/api$/i, "");
+}
+
+/**
+ * The page of a story in tinyPM's web application (`<root>/userStory/show/<id>`); a task links to
+ * its story's page, where tinyPM shows its tasks. Undefined without a web root or a story.
+ */
+export function storyPageUrl(ctx: MapContext, storyId: string | undefined): string | undefined {
+  if (ctx.webRoot === undefined || storyId === undefined || storyId === "") return undefined;
+  return `${ctx.webRoot}/userStory/show/${encodeURIComponent(storyId)}`;
 }
 
 export const PRIORITIES = ["MUST_HAVE", "SHOULD_HAVE", "COULD_HAVE", "WONT_HAVE"] as const;
@@ -175,6 +194,7 @@ export function storyToItem(
     comments: comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
     timeEntries: [],
     metadata: {},
+    url: storyPageUrl(ctx, raw.id.trim()),
   });
 }
 
@@ -212,6 +232,7 @@ export function taskToItem(raw: RawTask, ctx: MapContext, extras: TaskExtras = {
     comments: extras.comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
     timeEntries: extras.timeEntries ?? [],
     metadata: {},
+    url: storyPageUrl(ctx, extras.storyId),
   });
 }
 

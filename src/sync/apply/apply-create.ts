@@ -130,6 +130,7 @@ export async function finishCreate(
     title: action.title,
     id: created.id,
     sourceId: action.source.id,
+    ...(created.url !== undefined && { url: created.url }),
   });
   await copyExtras(ctx, action, created);
   const marked = toTarget

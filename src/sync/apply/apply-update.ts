@@ -164,6 +164,14 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
       idempotent: true,
       run: () => tracker.update(ref, { set }),
     });
+    // Why it was closed, for people reading the issue; once: the link is marked deleted below,
+    // and a rerun after a crash before that finds the comment on the issue (see plan-delete).
+    if (a.comment !== undefined)
+      await addComment(ctx, a.side, ref, {
+        author: { name: "tinypm-sync" },
+        createdAt: ctx.now().toISOString(),
+        body: a.comment,
+      });
   }
   const gone = (s: Snapshot): Snapshot => ({ ...s, deleted: true });
   const t = onTarget ? gone(a.link.baseTinypm) : a.link.baseTinypm;

@@ -38,6 +38,9 @@ export function deletion(
     (deletedOn === "tinypm" ? input.target.complete : input.tinypm.complete);
   const mode =
     !flows || input.job.onDelete === "ignore" || survivorGone ? "none" : input.job.onDelete;
+  const comment =
+    mode === "close" && side === "target" ? closeComment(input.job.name, link) : undefined;
+  const said = comment !== undefined && survivor?.comments.some((c) => c.body.includes(comment));
   return [
     {
       type: "delete",
@@ -47,8 +50,17 @@ export function deletion(
       side,
       mode,
       set: mode === "close" ? closeFields(input, side, link.kind) : undefined,
+      ...(comment !== undefined && said !== true && { comment }),
     },
   ];
+}
+
+/**
+ * What a target issue closed because its tinyPM item was deleted says, so that people reading
+ * the issue know why: `Closed by tinypm-sync: story #123 was deleted in tinyPM (job main).`
+ */
+export function closeComment(job: string, link: Pick<LinkView, "kind" | "tinypmId">): string {
+  return `Closed by tinypm-sync: ${link.kind} #${link.tinypmId} was deleted in tinyPM (job ${job}).`;
 }
 
 /** What marks an item closed: the target's closed status, or a rejected tinyPM story. */

@@ -117,6 +117,11 @@ export interface DeleteAction {
   readonly mode: "close" | "delete" | "none";
   /** For `close` on tinyPM or the target: the fields that mark it closed. */
   readonly set?: Partial<WorkItemFields> | undefined;
+  /**
+   * For `close` on the target: a comment saying why the issue was closed, posted once (absent
+   * when the issue read this run already carries it).
+   */
+  readonly comment?: string | undefined;
 }
 
 export type SkipReason =

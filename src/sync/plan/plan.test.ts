@@ -233,6 +233,35 @@ describe("planJob", () => {
     expect(a && actionBucket(a)).toBe("unchanged");
   });
 
+  it("names a story gone from tinyPM by its title at the last sync when the issue was not read", () => {
+    const gone = plan({ ...linked, tinypm: [], target: [], targetComplete: false });
+    expect(gone).toEqual([expect.objectContaining({ type: "delete", title: s1.title })]);
+    const mirrored = linkOf(s1, g1);
+    const later = plan({
+      tinypm: [],
+      target: [],
+      targetComplete: false,
+      links: [{ ...mirrored, baseTinypm: { ...mirrored.baseTinypm, deleted: true } }],
+    });
+    expect(later).toEqual([
+      expect.objectContaining({ type: "skip", reason: "deleted", title: s1.title }),
+    ]);
+  });
+
+  it("says on the closed issue why it was closed, unless the issue already says so", () => {
+    const why = `Closed by tinypm-sync: story #${s1.id} was deleted in tinyPM (job ${JOB}).`;
+    const [close] = plan({ ...linked, tinypm: [] });
+    expect(close).toMatchObject({ type: "delete", mode: "close", comment: why });
+    const said = copyOf(s1, "101", {
+      comments: [{ id: "c1", author: {}, createdAt: NOW.toISOString(), body: why }],
+    });
+    const [again] = plan({ ...linked, tinypm: [], target: [said] });
+    expect(again).toMatchObject({ type: "delete", mode: "close" });
+    expect(again).not.toHaveProperty("comment");
+    const [deleted] = plan({ ...linked, tinypm: [], onDelete: "delete" });
+    expect(deleted).not.toHaveProperty("comment");
+  });
+
   it("infers no deletion from a partial tinyPM scan", () => {
     expect(plan({ ...linked, tinypm: [], tinypmComplete: false })).toEqual([]);
   });

@@ -105,9 +105,7 @@ export function planJob(input: PlanInput): Plan {
   for (const link of input.links) {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
-    deletes.push(
-      ...deletion(input, link, targetItem?.title ?? `#${link.targetId}`, "tinypm", targetItem),
-    );
+    deletes.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
 
   return {
@@ -115,6 +113,16 @@ export function planJob(input: PlanInput): Plan {
     targetSystem: input.targetSystem,
     actions: [...creates.sort(createOrder), ...others, ...deletes],
   };
+}
+
+/**
+ * The title of an item gone from tinyPM: its copy's, when read this run, else the title both sides
+ * had at the last sync (the link's base, kept in the state), so that later reports still name it.
+ */
+function goneTitle(link: LinkView, targetItem: WorkItem | undefined): string {
+  if (targetItem !== undefined) return targetItem.title;
+  const base = link.baseTinypm.fields.title ?? link.baseTarget.fields.title;
+  return typeof base === "string" && base !== "" ? base : `#${link.targetId}`;
 }
 
 /**
