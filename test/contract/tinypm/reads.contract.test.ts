@@ -87,7 +87,11 @@ describe("tinyPM 2.6 full reads", () => {
     const routes = await routesOf(f, async () => {
       items = await collect(f.tracker.list({}));
     });
-    expect(items).toEqual(expected);
+    // The two servers listen on different ports: the items' web links differ by origin only.
+    const samePort = (i: WorkItem): WorkItem =>
+      i.url === undefined ? i : { ...i, url: new URL(i.url).pathname };
+    expect(items.map(samePort)).toEqual(expected.map(samePort));
+    expect(items.find((i) => i.kind === "story")?.url).toMatch(/\/userStory\/show\/\d+$/);
     expect(routes["GET /userstory/:id"]).toBe(1);
     expect(routes["GET /task/:id"]).toBe(1);
     expect(routes["GET /userstory/:id/comments"]).toBeUndefined();
