@@ -42,9 +42,11 @@ const inline: fc.Arbitrary<AdfNode> = fc.oneof(
   word.map((w) => ({ type: "status", attrs: { text: w.toUpperCase(), color: "blue" } })),
   fc.constant({ type: "emoji", attrs: { shortName: ":rocket:", text: "🚀" } }),
 );
-const inlines = fc.array(inline, { minLength: 1, maxLength: 3 }).map((c) => [t("x "), ...c]);
 let ids = 0;
 const id = (): string => `id-${++ids}`;
+// Every item, task and cell starts with a word of its own: of two identical twins, which one an
+// edit touched is anyone's guess (both readings give the same text and nodes, but other ids).
+const inlines = fc.array(inline, { minLength: 1, maxLength: 3 }).map((c) => [t(`x${id()} `), ...c]);
 
 const task: fc.Arbitrary<AdfNode> = fc.tuple(inlines, fc.boolean()).map(([content, done]) => ({
   type: "taskItem",
