@@ -6,7 +6,13 @@ import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
 import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
-import { openSharedGate } from "../queue/gate-registry.js";
+import {
+  firstTimeWarned,
+  openSharedGate,
+  tokenLimits,
+  type GateOwner,
+  type TokenUse,
+} from "../queue/gate-registry.js";
 import type { Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
 import type { MappingSpec } from "../mapping/schema.js";
@@ -87,15 +93,30 @@ export function openJob(
     maxWaitMs: options.waitForLimits === true ? Infinity : undefined,
   };
   // Limits belong to a token: jobs of this process using the same one share its gate.
+  // …and two jobs of one config that configure the token differently both get the strictest.
+  const uses = tokenUses(loaded.jobs);
+  const limitsOf = (owner: GateOwner, own: GateLimits): GateLimits => {
+    const { limits, warning } = tokenLimits(owner, own, uses);
+    if (warning !== undefined && firstTimeWarned(warning)) logger.warn(warning);
+    return limits;
+  };
+  const tinypmOwner = {
+    system: "tinypm" as const,
+    baseUrl: resolved.tinypm.baseUrl,
+    token: resolved.tinypm.token,
+  };
   const tinypmGate = openSharedGate(
-    { system: "tinypm", baseUrl: resolved.tinypm.baseUrl, token: resolved.tinypm.token },
-    gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs),
+    tinypmOwner,
+    limitsOf(tinypmOwner, gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs)),
     run,
     { label: `tinyPM (${resolved.tinypm.baseUrl})`, budget: options.budget },
   );
   const targetGate = openSharedGate(
     { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
-    gateLimits(targetSystem, t.limits, t.timeoutMs),
+    limitsOf(
+      { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
+      gateLimits(targetSystem, t.limits, t.timeoutMs),
+    ),
     run,
     {
       label: `${targetSystem === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
@@ -180,6 +201,22 @@ export function gateLimits(
   timeoutMs: number | undefined,
 ): GateLimits {
   return { ...limitsFor(system, limits), ...serviceShape(system), timeoutMs };
+}
+
+/** Every job's use of its tinyPM token and its target's token, with the limits it configures. */
+function tokenUses(jobs: readonly ResolvedJob[]): TokenUse[] {
+  return jobs.flatMap((j) => [
+    {
+      job: j.job.name,
+      owner: { system: "tinypm" as const, baseUrl: j.tinypm.baseUrl, token: j.tinypm.token },
+      limits: gateLimits("tinypm", j.tinypm.limits, j.tinypm.timeoutMs),
+    },
+    {
+      job: j.job.name,
+      owner: { system: j.target.type, baseUrl: j.target.baseUrl, token: j.target.token },
+      limits: gateLimits(j.target.type, j.target.limits, j.target.timeoutMs),
+    },
+  ]);
 }
 
 /** The gate's events as run events: waits, and retries of requests. */

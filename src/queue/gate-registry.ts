@@ -76,3 +76,70 @@ export function openSharedGate(
 export function sharedGateHolders(owner: GateOwner): number {
   return gates.get(gateKey(owner))?.holders ?? 0;
 }
+
+/** One job's use of a token: the limits its config gives the token's system. */
+export interface TokenUse {
+  readonly job: string;
+  readonly owner: GateOwner;
+  readonly limits: GateLimits;
+}
+
+/** The limits where a smaller number is stricter. */
+const NUMERIC_LIMITS = [
+  "concurrency",
+  "readsPerSecond",
+  "writesPerMinute",
+  "writesPerHour",
+  "timeoutMs",
+] as const;
+
+/**
+ * The limits of `owner`'s gate, given every job of the config that may open it: the strictest
+ * value of each limit among the jobs using the same token (limits belong to a token, so the
+ * first job to open the gate must not decide alone). `warning` names two jobs that disagree and
+ * the limits they disagree on; it is undefined when every job configures the same limits.
+ */
+export function tokenLimits(
+  owner: GateOwner,
+  own: GateLimits,
+  uses: readonly TokenUse[],
+): { limits: GateLimits; warning?: string | undefined } {
+  const key = gateKey(owner);
+  const sharing = uses.filter((u) => gateKey(u.owner) === key);
+  const merged: Record<string, unknown> = { ...own };
+  const differ = new Set<string>();
+  let other: TokenUse | undefined;
+  let first: TokenUse | undefined;
+  for (const use of sharing) {
+    first ??= use;
+    for (const name of NUMERIC_LIMITS) {
+      const value = use.limits[name];
+      const current = merged[name] as number | undefined;
+      if (value === undefined) continue;
+      if (current !== undefined && current !== value) {
+        differ.add(name);
+        if (use !== first) other ??= use;
+      }
+      merged[name] = current === undefined ? value : Math.min(current, value);
+    }
+  }
+  if (differ.size === 0 || first === undefined) return { limits: merged };
+  const second = other ?? sharing.find((u) => u !== first) ?? first;
+  const names = [...differ].sort();
+  const what = names.map((n) => `${n} ${String(merged[n])}`).join(", ");
+  return {
+    limits: merged,
+    warning:
+      `Jobs "${first.job}" and "${second.job}" use the same ${owner.system} token (${owner.baseUrl}) ` +
+      `with different limits (${names.join(", ")}); both use the strictest: ${what}.`,
+  };
+}
+
+const warned = new Set<string>();
+
+/** True the first time `warning` is seen in this process: the warning is logged once. */
+export function firstTimeWarned(warning: string): boolean {
+  if (warned.has(warning)) return false;
+  warned.add(warning);
+  return true;
+}
