@@ -174,12 +174,12 @@ async function idle(url, quietMs = 1500, timeoutMs = 300_000, served = undefined
   }
 }
 
-function job(name, project, target, schedule) {
+function job(name, project, target, schedule, kind = target) {
   return {
     name,
     tinypmProject: project,
     target,
-    mapping: mapping(target.startsWith("github") ? "github.yaml" : "jira.yaml"),
+    mapping: mapping(kind === "github" ? "github.yaml" : "jira.yaml"),
     direction: "both",
     conflicts: "manual",
     onDelete: "close",
@@ -319,7 +319,7 @@ async function memory(dir) {
     env[`GITHUB_TOKEN_${i}`] = w.sandbox.token;
     env[`TINYPM_TOKEN_${i}`] = w.tinypm.token;
     config.jobs.push({
-      ...job(`job${i}`, 1, `gh${i}`, { every }),
+      ...job(`job${i}`, 1, `gh${i}`, { every }, "github"),
       tinypm: { baseUrl: w.tinypm.url, tokenEnv: `TINYPM_TOKEN_${i}` },
     });
   });
