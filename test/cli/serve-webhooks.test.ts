@@ -103,6 +103,41 @@ describe("serve with the GitHub sandbox delivering webhooks", () => {
     }, "the webhook run in /api/runs");
     expect(runs.runs.filter(named).length).toBeGreaterThan(0);
   });
+
+  it("brings a comment made on GitHub to tinyPM in a run for that issue", async () => {
+    const story = tinypm.store.storiesOf(1)[1]!;
+    const list = await fetch(
+      `${github.url}/repos/${github.owner}/${github.repo}/issues?state=all`,
+      { headers: { authorization: `token ${github.token}` } },
+    );
+    const issue = ((await list.json()) as { number: number; title: string }[]).find(
+      (i) => i.title === story.name,
+    )!;
+    const text = `Commented on GitHub ${randomUUID()}`;
+    const res = await fetch(
+      `${github.url}/repos/${github.owner}/${github.repo}/issues/${issue.number}/comments`,
+      {
+        method: "POST",
+        headers: { authorization: `token ${github.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ body: text }),
+      },
+    );
+    expect(res.status).toBe(201);
+    await eventually(
+      () =>
+        tinypm.store.commentsOf("story", story.id).some((c) => c.body.includes(text))
+          ? true
+          : undefined,
+      "the comment in tinyPM",
+    );
+    const runs = await eventually(async () => {
+      const r = await getJson<RunsAnswer>(`${served.url}/api/runs`);
+      return r.runs.some((x) => x.items?.includes(String(issue.number)) === true) ? r : undefined;
+    }, "the comment's run in /api/runs");
+    expect(runs.runs.find((x) => x.items?.includes(String(issue.number)) === true)?.outcome).toBe(
+      "ok",
+    );
+  });
 });
 
 describe("the sandbox's deliveries", () => {
