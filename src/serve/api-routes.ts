@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConflictRecord, RunRecord, StateStore } from "../state/sqlite-store.js";
+import type { ConflictRecord, RunRecord, StateStore } from "../state/store.js";
 import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
 import type { Service } from "./service.js";
 
@@ -48,6 +48,10 @@ const JobApi = z
     target: z.strictObject({ name: z.string(), type: z.enum(["github", "jira"]) }),
     schedule: z.string().describe("`every 5m` or `cron …`."),
     running: z.boolean(),
+    runningOn: z
+      .string()
+      .nullable()
+      .describe("Another worker (`host pid N`) held the job's lease at this worker's last try."),
     pending: z.boolean().describe("A follow-up run is waiting."),
     nextRun: z.string().nullable(),
     lastRun: RunApi.nullable(),
@@ -102,36 +106,42 @@ export function conflictApi(c: ConflictRecord): ConflictApi {
   };
 }
 
-export function jobsApi(service: Service, state: StateStore): JobApi[] {
-  return service.jobs.map((job) => {
+export async function jobsApi(service: Service, state: StateStore): Promise<JobApi[]> {
+  const jobs: JobApi[] = [];
+  for (const job of service.jobs) {
     const q = service.jobState(job.name);
-    const recent = state.runs({ job: job.name, limit: 20 });
+    const recent = await state.runs({ job: job.name, limit: 20 });
     const last = recent[0];
     const success = recent.find((r) => r.outcome === "ok");
-    return {
+    jobs.push({
       name: job.name,
       target: { name: job.target.name, type: job.target.type },
       schedule: scheduleLabel(job.schedule ?? DEFAULT_SCHEDULE),
       running: q.running !== undefined,
+      runningOn: q.runningOn ?? null,
       pending: q.pending !== undefined,
       nextRun: q.nextRun?.toISOString() ?? null,
       lastRun: last === undefined ? null : runApi(service, last),
       lastSuccessAt: success?.finishedAt ?? null,
-      items: { ...state.countLinksByKind(job.name) },
-      conflictsOpen: state.conflicts({ job: job.name, status: "open" }).length,
-      failuresParked: state.failures(job.name).length,
-    };
-  });
+      items: { ...(await state.countLinksByKind(job.name)) },
+      conflictsOpen: (await state.conflicts({ job: job.name, status: "open" })).length,
+      failuresParked: (await state.failures(job.name)).length,
+    });
+  }
+  return jobs;
 }
 
-export function runsApi(service: Service, state: StateStore, job?: string): RunApi[] {
-  return state
-    .runs({ ...(job === undefined ? {} : { job }), limit: RUNS_LISTED })
-    .map((r) => runApi(service, r));
+export async function runsApi(
+  service: Service,
+  state: StateStore,
+  job?: string,
+): Promise<RunApi[]> {
+  const runs = await state.runs({ ...(job === undefined ? {} : { job }), limit: RUNS_LISTED });
+  return runs.map((r) => runApi(service, r));
 }
 
-export function conflictsApi(state: StateStore): ConflictApi[] {
-  return state.conflicts({ status: "open" }).map(conflictApi);
+export async function conflictsApi(state: StateStore): Promise<ConflictApi[]> {
+  return (await state.conflicts({ status: "open" })).map(conflictApi);
 }
 
 const BASE = "https://github.com/tinypm-sync/tinypm-sync/schemas";

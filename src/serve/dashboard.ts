@@ -75,7 +75,9 @@ function jobRow(j: JobApi, ctx: PageContext): string {
     ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}`
     : j.pending
       ? `<span class="running">queued</span>`
-      : `<span class="muted">idle</span>`;
+      : j.runningOn !== null
+        ? `<span class="running">running on ${h(j.runningOn)}</span>`
+        : `<span class="muted">idle</span>`;
   const last =
     j.lastRun === null
       ? `<span class="muted">never</span>`

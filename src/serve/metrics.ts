@@ -34,7 +34,9 @@ export interface ServeMetrics {
  * requests and rate-limit waits are counted from the request gate's events, as they happen:
  * every request of every adapter passes the gate, so a run's requests show up while it runs.
  */
-export function createServeMetrics(opts: { figures: () => readonly JobFigures[] }): ServeMetrics {
+export function createServeMetrics(opts: {
+  figures: () => Promise<readonly JobFigures[]>;
+}): ServeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const runs = new Counter({
@@ -118,8 +120,9 @@ export function createServeMetrics(opts: { figures: () => readonly JobFigures[] 
       deliveries.inc({ source, outcome });
     },
     async render() {
+      const figures = await opts.figures();
       items.reset();
-      for (const f of opts.figures()) {
+      for (const f of figures) {
         for (const [kind, n] of Object.entries(f.items)) items.set({ job: f.job, kind }, n);
         conflicts.set({ job: f.job }, f.conflictsOpen);
         failures.set({ job: f.job }, f.failuresParked);

@@ -186,11 +186,11 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
     .add(
       "GET",
       "/",
-      guarded((req, res, _p, url) => {
-        const data = service.readState((state) => ({
-          jobs: jobsApi(service, state),
-          runs: runsApi(service, state),
-          conflicts: conflictsApi(state),
+      guarded(async (req, res, _p, url) => {
+        const data = await service.readState(async (state) => ({
+          jobs: await jobsApi(service, state),
+          runs: await runsApi(service, state),
+          conflicts: await conflictsApi(state),
         }));
         sendHtml(
           res,
@@ -258,23 +258,23 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
     .add(
       "GET",
       "/api/jobs",
-      guarded((_req, res) => {
-        sendJson(res, 200, { jobs: service.readState((s) => jobsApi(service, s)) });
+      guarded(async (_req, res) => {
+        sendJson(res, 200, { jobs: await service.readState((s) => jobsApi(service, s)) });
       }),
     )
     .add(
       "GET",
       "/api/runs",
-      guarded((_req, res, _p, url) => {
+      guarded(async (_req, res, _p, url) => {
         const job = url.searchParams.get("job") ?? undefined;
-        sendJson(res, 200, { runs: service.readState((s) => runsApi(service, s, job)) });
+        sendJson(res, 200, { runs: await service.readState((s) => runsApi(service, s, job)) });
       }),
     )
     .add(
       "GET",
       "/api/conflicts",
-      guarded((_req, res) => {
-        sendJson(res, 200, { conflicts: service.readState((s) => conflictsApi(s)) });
+      guarded(async (_req, res) => {
+        sendJson(res, 200, { conflicts: await service.readState((s) => conflictsApi(s)) });
       }),
     )
     .add(

@@ -1,7 +1,7 @@
-import { InterruptedError, SyncError } from "../core/errors.js";
+import { InterruptedError, StateError, SyncError } from "../core/errors.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { Logger } from "../log/logger.js";
-import type { ConflictRecord, StateStore } from "../state/sqlite-store.js";
+import type { ConflictRecord, StateStore } from "../state/store.js";
 import type { RunReport } from "../sync/engine.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
@@ -29,9 +29,9 @@ export interface ServiceDeps {
   /** Probes every system of every job (readiness); its requests go to `onGateEvent`. */
   probe(onGateEvent: (e: GateEvent) => void): Promise<readonly SystemCheck[]>;
   /** Opens the state read-only, runs `fn`, closes it. */
-  readState<T>(fn: (state: StateStore) => T): T;
+  readState<T>(fn: (state: StateStore) => Promise<T>): Promise<T>;
   /** Opens the state for writing (between runs), runs `fn`, closes it. */
-  writeState<T>(fn: (state: StateStore) => T): T;
+  writeState<T>(fn: (state: StateStore) => Promise<T>): Promise<T>;
   readonly logger: Logger;
 }
 
@@ -61,12 +61,14 @@ export interface Service {
     running: QueuedRun | undefined;
     pending: QueuedRun | undefined;
     nextRun: Date | undefined;
+    /** The worker that held the job's lease when this process last tried to run it, if any. */
+    runningOn: string | undefined;
   };
   /** Finished runs of this process, newest first (all jobs, or one). */
   finished(job?: string): readonly FinishedRun[];
   /** A finished run by its id, with its report while it is kept. */
   findRun(runId: string): FinishedRun | undefined;
-  readState<T>(fn: (state: StateStore) => T): T;
+  readState<T>(fn: (state: StateStore) => Promise<T>): Promise<T>;
   /** Resolves a conflict between runs (the state has one writer); the next run applies it. */
   resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
   /** Resolves once no run is going on or waiting (tests, benchmarks). */
@@ -82,19 +84,25 @@ export function createService(deps: ServiceDeps): Service {
   const names = new Set(deps.jobs.map((j) => j.name));
   const metrics = createServeMetrics({
     figures: () =>
-      deps.readState((state) =>
-        deps.jobs.map((j) => ({
-          job: j.name,
-          items: state.countLinksByKind(j.name),
-          conflictsOpen: state.conflicts({ job: j.name, status: "open" }).length,
-          failuresParked: state.failures(j.name).length,
-        })),
-      ),
+      deps.readState(async (state) => {
+        const figures = [];
+        for (const j of deps.jobs) {
+          figures.push({
+            job: j.name,
+            items: await state.countLinksByKind(j.name),
+            conflictsOpen: (await state.conflicts({ job: j.name, status: "open" })).length,
+            failuresParked: (await state.failures(j.name)).length,
+          });
+        }
+        return figures;
+      }),
   });
   const readiness = createReadiness(
     deps.jobs.map((j) => ({ job: j.name, systems: ["tinypm", j.target.type] })),
   );
   const history: FinishedRun[] = [];
+  // Jobs whose lease another worker held at this process's last attempt: "host pid N".
+  const heldElsewhere = new Map<string, string>();
   const schedules = new Map<string, ScheduledJob>();
   let probeTimer: NodeJS.Timeout | undefined;
   let stopping = false;
@@ -127,8 +135,16 @@ export function createService(deps: ServiceDeps): Service {
     let error: string | undefined;
     try {
       report = await deps.execute(run.job, run.items, metrics.gateListener());
+      heldElsewhere.delete(run.job);
       outcome = stopping ? "interrupted" : report.summary.failed > 0 ? "partial" : "ok";
     } catch (e) {
+      const holder = leaseHolder(e, run.job);
+      if (holder !== undefined) {
+        // Another worker runs the job: nothing was done here; its run is that worker's.
+        heldElsewhere.set(run.job, holder);
+        jobLog.info({ runningOn: holder }, "run skipped: the job is running on another worker");
+        return;
+      }
       outcome = e instanceof InterruptedError || stopping ? "interrupted" : "failed";
       error = e instanceof SyncError ? `[${e.code}] ${e.message}` : String(e);
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
@@ -154,7 +170,7 @@ export function createService(deps: ServiceDeps): Service {
     probeTimer = undefined;
     if (stopping) return;
     try {
-      deps.readState(() => undefined);
+      await deps.readState(() => Promise.resolve());
       readiness.stateOpened();
     } catch (e) {
       readiness.stateFailed(e instanceof Error ? e.message : String(e));
@@ -180,7 +196,11 @@ export function createService(deps: ServiceDeps): Service {
       return true;
     },
     jobState(job) {
-      return { ...queue.status(job), nextRun: schedules.get(job)?.nextRun() };
+      return {
+        ...queue.status(job),
+        nextRun: schedules.get(job)?.nextRun(),
+        runningOn: heldElsewhere.get(job),
+      };
     },
     finished(job) {
       return job === undefined ? [...history] : history.filter((h) => h.job === job);
@@ -213,4 +233,12 @@ export function createService(deps: ServiceDeps): Service {
       await queue.stop();
     },
   };
+}
+
+/** The worker named by a refused lease claim of `job` ("host pid N"), or undefined. */
+function leaseHolder(error: unknown, job: string): string | undefined {
+  if (!(error instanceof StateError) || error.code !== "state_locked") return undefined;
+  const d = error.details;
+  if (d.job !== job || typeof d.pid !== "number") return undefined;
+  return `${typeof d.host === "string" ? d.host : "?"} pid ${String(d.pid)}`;
 }

@@ -15,6 +15,7 @@ const DATA_METHODS = [
   "getLinkByTinypm",
   "getLinkByTarget",
   "countLinks",
+  "countLinksByKind",
   "putLink",
   "updateBase",
   "deleteLink",

@@ -39,6 +39,8 @@ export interface StateData {
    */
   links(job: string, kind?: ItemKind): AsyncIterable<LinkRecord>;
   countLinks(job: string): Promise<number>;
+  /** Links of a job per kind (kinds without links are absent). */
+  countLinksByKind(job: string): Promise<Partial<Record<ItemKind, number>>>;
   /** Inserts or replaces the link of `(job, kind, tinypmId)`; a target id links to one item only. */
   putLink(link: LinkRecord): Promise<void>;
   /** Replaces the base snapshot after a sync of the pair; the link must exist. */

@@ -5,11 +5,10 @@ import { createAccess } from "../../serve/auth.js";
 import { startServeServer } from "../../serve/server.js";
 import { createService } from "../../serve/service.js";
 import type { ServeJob, SystemCheck } from "../../serve/types.js";
-import { openStateStore } from "../../state/sqlite-store.js";
 import { writeLine } from "../context.js";
 import { runConfiguredJob } from "../job-run.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig, openJob, type ConfigSession, type LogFlags } from "../session.js";
+import { openConfig, openJob, openState, type ConfigSession, type LogFlags } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 /** The port `serve` listens on when --port is not given. */
@@ -81,23 +80,20 @@ export const registerServe: RegisterCommand = (program, ctx) => {
         });
       },
       probe: (onGateEvent) => probeAll(session, onGateEvent),
-      readState: (fn) => {
-        const state = openStateStore({ path: servedStatePath(loaded), readOnly: true });
+      readState: async (fn) => {
+        const state = await openState(loaded, true);
         try {
-          return fn(state);
+          return await fn(state);
         } finally {
-          state.close();
+          await state.close();
         }
       },
-      writeState: (fn) => {
-        const state = openStateStore({
-          path: servedStatePath(loaded),
-          waitForLockMs: loaded.config.state.waitForLockMs,
-        });
+      writeState: async (fn) => {
+        const state = await openState(loaded, false);
         try {
-          return fn(state);
+          return await fn(state);
         } finally {
-          state.close();
+          await state.close();
         }
       },
     });
@@ -187,18 +183,4 @@ async function probeAll(
     }
   }
   return checks;
-}
-
-/**
- * The SQLite file `serve` reads and writes between runs (its dashboard and API use the
- * synchronous store); a PostgreSQL state is not served yet.
- */
-function servedStatePath(loaded: ConfigSession["loaded"]): string {
-  if (loaded.state.backend === "sqlite") return loaded.state.path;
-  throw new ConfigError(
-    `The config file ${loaded.file} puts the state in PostgreSQL (${loaded.statePath}); \`serve\` runs on an SQLite state only in this build.`,
-    {
-      hint: "Use `state.path` for serve; `sync`, `migrate`, `status` and `conflicts` run on PostgreSQL.",
-    },
-  );
 }

@@ -77,6 +77,13 @@ export function pgLinks(db: Db, now: () => Date) {
       );
       return rows[0]?.n ?? 0;
     },
+    async countLinksByKind(job: string): Promise<Partial<Record<ItemKind, number>>> {
+      const { rows } = await db.query<{ kind: ItemKind; n: number }>(
+        "SELECT kind, count(*)::int AS n FROM links WHERE job = $1 GROUP BY kind",
+        [job],
+      );
+      return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+    },
     putLink: (link: LinkRecord): Promise<void> => db.atomic((tx) => put(tx, link)),
     async updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot) {
       const { rowCount } = await db.query(
