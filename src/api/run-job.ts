@@ -52,6 +52,8 @@ export async function runResolvedJob(
     const job = openJob(session, resolved, onEvent, opts.signal, {
       waitForLimits: opts.waitForLimits,
       onGateEvent: opts.onGateEvent,
+      // PostgreSQL: other workers may use the same tokens; their writes are booked together.
+      budget: state.budget,
     });
     log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
     try {
