@@ -38,6 +38,8 @@ export interface World {
       fullScanEvery?: number;
       /** A webhook's run: only these target items and their tinyPM counterparts. */
       targetItems?: readonly string[];
+      /** Wraps the run's target tracker (e.g. to act as a person at a precise moment). */
+      wrapTarget?: (tracker: Tracker) => Tracker;
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -87,6 +89,7 @@ export async function startWorld(o: {
         projectId: 1,
       });
       const targetTracker = createTarget(connection());
+      const runTarget = job.wrapTarget === undefined ? targetTracker : job.wrapTarget(targetTracker);
       const system: SystemName = target.kind;
       try {
         return await runJob({
@@ -108,7 +111,7 @@ export async function startWorld(o: {
           },
           targetSystem: system,
           tinypm: tinypmTracker,
-          target: targetTracker,
+          target: runTarget,
           mappingSpec: loadMapping(MAPPINGS[target.kind]),
           state,
           ...(job.now === undefined ? {} : { now: job.now }),

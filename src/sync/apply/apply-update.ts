@@ -65,7 +65,7 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     timeEntries: [...a.tinypmItem.timeEntries, ...a.timeToTinypm],
   };
   const targetItem: WorkItem = {
-    ...targetAfter,
+    ...writtenOver(a, targetAfter),
     comments: [...a.targetItem.comments, ...a.commentsToTarget.map((c) => ({ ...c }))],
     timeEntries: [...a.targetItem.timeEntries, ...a.timeToTarget],
   };
@@ -94,6 +94,27 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
       conflicts: a.conflicts,
     });
   }
+}
+
+/**
+ * The target item the base is taken from: the fields this update wrote as the service answered
+ * them (its own normalisation of what was sent), every other field as the run read it. The write's
+ * answer is the whole item as it is now, so it also carries what a person changed on the target
+ * between the run's read and this write (GitHub's PATCH takes no If-Match); taking those values
+ * into the base would make the next run see them as already synced and drop them for good.
+ */
+function writtenOver(a: UpdateAction, answered: WorkItem): WorkItem {
+  if (answered === a.targetItem) return answered;
+  const wrote = new Set<string>(Object.keys(a.targetSet));
+  if (wrote.has("description")) wrote.add("richDescription");
+  if (a.targetMetadata !== undefined) wrote.add("metadata");
+  if (a.targetMarker !== undefined) wrote.add("marker");
+  const item: Record<string, unknown> = { ...a.targetItem };
+  const after = answered as unknown as Record<string, unknown>;
+  for (const key of wrote) item[key] = after[key];
+  item.updatedAt = answered.updatedAt;
+  item.url = answered.url ?? a.targetItem.url;
+  return item as unknown as WorkItem;
 }
 
 /** Keeps a copy of the block the target item now holds (the state stands in if it is lost). */
