@@ -55,6 +55,12 @@ const JobApi = z
     pending: z.boolean().describe("A follow-up run is waiting."),
     nextRun: z.string().nullable(),
     lastRun: RunApi.nullable(),
+    lastError: z
+      .strictObject({ at: z.string(), error: z.string() })
+      .nullable()
+      .describe(
+        "This worker's newest run of the job, when it failed before it could be journalled (bad mapping, state or system unreachable at start) and is newer than lastRun; null otherwise.",
+      ),
     lastSuccessAt: z.string().nullable(),
     items: z.record(z.string(), count).describe("Linked items by kind."),
     conflictsOpen: count,
@@ -122,6 +128,7 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
       pending: q.pending !== undefined,
       nextRun: q.nextRun?.toISOString() ?? null,
       lastRun: last === undefined ? null : runApi(service, last),
+      lastError: unjournalledFailure(service, job.name, last),
       lastSuccessAt: success?.finishedAt ?? null,
       items: { ...(await state.countLinksByKind(job.name)) },
       conflictsOpen: (await state.conflicts({ job: job.name, status: "open" })).length,
@@ -129,6 +136,19 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
     });
   }
   return jobs;
+}
+
+/** A failure of this process newer than the journal's last run, which it never reached. */
+function unjournalledFailure(
+  service: Service,
+  job: string,
+  last: RunRecord | undefined,
+): { at: string; error: string } | null {
+  const mine = service.finished(job)[0];
+  if (mine === undefined || mine.runId !== undefined || mine.outcome !== "failed") return null;
+  const lastAt = last === undefined ? 0 : Date.parse(last.finishedAt ?? last.startedAt);
+  if (Date.parse(mine.finishedAt) < lastAt) return null;
+  return { at: mine.finishedAt, error: mine.error ?? "unknown error" };
 }
 
 export async function runsApi(

@@ -79,9 +79,11 @@ function jobRow(j: JobApi, ctx: PageContext): string {
         ? `<span class="running">running on ${h(j.runningOn)}</span>`
         : `<span class="muted">idle</span>`;
   const last =
-    j.lastRun === null
-      ? `<span class="muted">never</span>`
-      : `${outcome(j.lastRun.outcome)} ${when(j.lastRun.finishedAt ?? j.lastRun.startedAt)}<br><span class="muted">${counts(j.lastRun.counts)}</span>`;
+    j.lastError !== null
+      ? `${outcome("failed")} ${when(j.lastError.at)}<br><span class="failed" data-last-error>${h(j.lastError.error)}</span>`
+      : j.lastRun === null
+        ? `<span class="muted">never</span>`
+        : `${outcome(j.lastRun.outcome)} ${when(j.lastRun.finishedAt ?? j.lastRun.startedAt)}<br><span class="muted">${counts(j.lastRun.counts)}</span>`;
   return `<tr data-job="${h(j.name)}">
 <td><strong>${h(j.name)}</strong><br><span class="muted">→ ${h(j.target.name)} (${h(j.target.type)})</span></td>
 <td>${state}</td>
