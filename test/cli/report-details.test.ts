@@ -80,7 +80,9 @@ describe.each([
     const again = await run("sync", "--job", job);
     expect(again.items.filter((i) => i.action === "delete")).toEqual([]);
     const bodies = await commentsOn(kind, story.targetId);
-    const closing = bodies.filter((b) => b.includes(`story #${story.tinypmId} was deleted in tinyPM`));
+    const closing = bodies.filter((b) =>
+      b.includes(`story #${story.tinypmId} was deleted in tinyPM`),
+    );
     expect(closing).toHaveLength(1);
     expect(closing[0]).toContain(`job ${job}`);
   });
