@@ -89,7 +89,8 @@ export async function startWorld(o: {
         projectId: 1,
       });
       const targetTracker = createTarget(connection());
-      const runTarget = job.wrapTarget === undefined ? targetTracker : job.wrapTarget(targetTracker);
+      const runTarget =
+        job.wrapTarget === undefined ? targetTracker : job.wrapTarget(targetTracker);
       const system: SystemName = target.kind;
       try {
         return await runJob({

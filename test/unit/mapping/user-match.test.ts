@@ -88,7 +88,10 @@ describe("matchUsers rules", () => {
 
   it("matches inactive tinyPM users like others (their items still need an assignee)", () => {
     const old = { login: "old", email: "old@example.com", active: false };
-    const r = matchUsers({ tinypmUsers: [old], targetUsers: [{ id: "o", email: "old@example.com" }] });
+    const r = matchUsers({
+      tinypmUsers: [old],
+      targetUsers: [{ id: "o", email: "old@example.com" }],
+    });
     expect(row(r)).toEqual(["old → o (email)"]);
   });
 
