@@ -1,18 +1,9 @@
-import { createTarget, createTinypm } from "../adapters/registry.js";
 import type { SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
-import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
-import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
-import {
-  firstTimeWarned,
-  openSharedGate,
-  tokenLimits,
-  type GateOwner,
-  type TokenUse,
-} from "../queue/gate-registry.js";
+import { openTrackers } from "./job-trackers.js";
 import type { Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
 import type { MappingSpec } from "../mapping/schema.js";
@@ -59,7 +50,7 @@ export function openJob(
     budget?: SharedBudget | undefined;
   } = {},
 ): JobSession {
-  const { loaded, logger } = session;
+  const { loaded } = session;
   const mappingSpec = loadMapping(resolved.mappingPath);
   if (mappingSpec.to !== resolved.target.type) {
     throw new MappingError(
@@ -78,86 +69,22 @@ export function openJob(
   }
   const userMap = loaded.usersPath === undefined ? undefined : loadUserMap(loaded.usersPath);
   const targetSystem: SystemName = resolved.target.type;
-  const t = resolved.target;
   const toRun = gateEventsTo(onEvent);
   const tap = options.onGateEvent;
-  const run = {
+  const trackers = openTrackers(session, resolved, {
     signal,
-    onEvent:
+    waitForLimits: options.waitForLimits,
+    budget: options.budget,
+    onGateEvent:
       tap === undefined
         ? toRun
         : (e: GateEvent): void => {
             toRun(e);
             tap(e);
           },
-    maxWaitMs: options.waitForLimits === true ? Infinity : undefined,
-  };
-  // Limits belong to a token: jobs of this process using the same one share its gate.
-  // …and two jobs of one config that configure the token differently both get the strictest.
-  const uses = tokenUses(loaded.jobs);
-  const limitsOf = (owner: GateOwner, own: GateLimits): GateLimits => {
-    const { limits, warning } = tokenLimits(owner, own, uses);
-    if (warning !== undefined && firstTimeWarned(warning)) logger.warn(warning);
-    return limits;
-  };
-  const tinypmOwner = {
-    system: "tinypm" as const,
-    baseUrl: resolved.tinypm.baseUrl,
-    token: resolved.tinypm.token,
-  };
-  const tinypmGate = openSharedGate(
-    tinypmOwner,
-    limitsOf(tinypmOwner, gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs)),
-    run,
-    { label: `tinyPM (${resolved.tinypm.baseUrl})`, budget: options.budget },
-  );
-  const targetGate = openSharedGate(
-    { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
-    limitsOf(
-      { system: targetSystem, baseUrl: t.baseUrl, token: t.token },
-      gateLimits(targetSystem, t.limits, t.timeoutMs),
-    ),
-    run,
-    {
-      label: `${targetSystem === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
-      budget: options.budget,
-    },
-  );
-  const tinypm = createTinypm({
-    baseUrl: resolved.tinypm.baseUrl,
-    token: resolved.tinypm.token,
-    projectId: resolved.job.tinypmProject,
-    concurrency: limitsFor("tinypm", resolved.tinypm.limits).concurrency,
-    timeoutMs: resolved.tinypm.timeoutMs,
-    logger: logger.child({ system: "tinypm" }),
-    gate: tinypmGate,
   });
-  const target =
-    t.type === "github"
-      ? createTarget({
-          type: "github",
-          baseUrl: t.baseUrl,
-          owner: t.owner,
-          repo: t.repo,
-          token: t.token,
-          tokenEnv: t.tokenEnv,
-          importApi: t.importApi,
-          logger: logger.child({ system: "github" }),
-          gate: targetGate,
-        })
-      : createTarget({
-          type: "jira",
-          baseUrl: t.baseUrl,
-          project: t.project,
-          email: t.email ?? "",
-          token: t.token,
-          emailEnv: t.emailEnv,
-          tokenEnv: t.tokenEnv,
-          boardId: t.boardId,
-          storyPointsField: t.storyPointsField,
-          logger: logger.child({ system: "jira" }),
-          gate: targetGate,
-        });
+  const { tinypm, target, tinypmGate, targetGate } = trackers;
+  const t = resolved.target;
   const lanes = createLanes({
     // Item operations in parallel; the request limits are the gates' alone.
     limits: {
@@ -186,37 +113,8 @@ export function openJob(
     mappingSpec,
     userMap,
     lanes,
-    async close() {
-      await Promise.allSettled([tinypm.close(), target.close()]);
-      tinypmGate.close();
-      targetGate.close();
-    },
+    close: () => trackers.close(),
   };
-}
-
-/** A system's gate limits: the config's (with the vendor's defaults) in the service's shape. */
-export function gateLimits(
-  system: "tinypm" | "github" | "jira",
-  limits: LimitsConfig | undefined,
-  timeoutMs: number | undefined,
-): GateLimits {
-  return { ...limitsFor(system, limits), ...serviceShape(system), timeoutMs };
-}
-
-/** Every job's use of its tinyPM token and its target's token, with the limits it configures. */
-function tokenUses(jobs: readonly ResolvedJob[]): TokenUse[] {
-  return jobs.flatMap((j) => [
-    {
-      job: j.job.name,
-      owner: { system: "tinypm" as const, baseUrl: j.tinypm.baseUrl, token: j.tinypm.token },
-      limits: gateLimits("tinypm", j.tinypm.limits, j.tinypm.timeoutMs),
-    },
-    {
-      job: j.job.name,
-      owner: { system: j.target.type, baseUrl: j.target.baseUrl, token: j.target.token },
-      limits: gateLimits(j.target.type, j.target.limits, j.target.timeoutMs),
-    },
-  ]);
 }
 
 /** The gate's events as run events: waits, and retries of requests. */

@@ -1,4 +1,3 @@
-import { createTarget, createTinypm } from "../../adapters/registry.js";
 import { loadConfig, type LoadedConfig, type ResolvedJob } from "../../config/load.js";
 import {
   MappingError,
@@ -12,8 +11,9 @@ import { loadUserMap } from "../../mapping/users.js";
 import type { CliContext } from "../context.js";
 import { configOption, configPath, logOptions } from "../options.js";
 import { credentialVars } from "../../api/credential-vars.js";
+import type { ConfigSession } from "../../api/job-session.js";
+import { openTrackers } from "../../api/job-trackers.js";
 import { sessionLogger, type LogFlags } from "../session.js";
-import type { Logger } from "../../log/logger.js";
 import type { RegisterCommand } from "./index.js";
 
 /**
@@ -37,8 +37,8 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
     );
     if (flags.offline === true) return;
     let failed = 0;
-    const logger = sessionLogger(ctx, loaded, flags);
-    for (const job of loaded.jobs) failed += await probeJob(ctx, job, logger);
+    const session = { loaded, logger: sessionLogger(ctx, loaded, flags) };
+    for (const job of loaded.jobs) failed += await probeJob(ctx, session, job);
     ctx.exitCode = failed > 0 ? 3 : 0;
   });
 };
@@ -76,57 +76,36 @@ function validateFiles(loaded: LoadedConfig): void {
   }
 }
 
-/** Probes tinyPM and the target of one job, prints a line for each; returns how many failed. */
-async function probeJob(ctx: CliContext, job: ResolvedJob, logger: Logger): Promise<number> {
-  const trackers: [string, Tracker][] = [
-    [
-      "tinyPM",
-      createTinypm({
-        baseUrl: job.tinypm.baseUrl,
-        token: job.tinypm.token,
-        projectId: job.job.tinypmProject,
-        timeoutMs: job.tinypm.timeoutMs ?? 15_000,
-        logger: logger.child({ system: "tinypm" }),
-      }),
-    ],
-    [job.target.name, targetOf(job.target, logger)],
+/**
+ * Probes tinyPM and the target of one job, prints a line for each; returns how many failed.
+ * The trackers are the job commands' own (every connection setting of the config honoured),
+ * and each probe request is sent once: a probe reports what it sees, it does not retry.
+ */
+async function probeJob(ctx: CliContext, session: ConfigSession, job: ResolvedJob): Promise<number> {
+  const trackers = openTrackers(session, job, {
+    onGateEvent: () => undefined,
+    retries: false,
+  });
+  const probed: [string, Tracker][] = [
+    ["tinyPM", trackers.tinypm],
+    [job.target.name, trackers.target],
   ];
   let failed = 0;
-  for (const [name, tracker] of trackers) {
-    // Writes are needed only on the side(s) the job's direction writes to.
-    const writes =
-      tracker.system === "tinypm"
-        ? job.job.direction !== "to-target"
-        : job.job.direction !== "to-tinypm";
-    const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
-    if (line.startsWith("FAIL")) failed++;
-    ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
-    await tracker.close();
+  try {
+    for (const [name, tracker] of probed) {
+      // Writes are needed only on the side(s) the job's direction writes to.
+      const writes =
+        tracker.system === "tinypm"
+          ? job.job.direction !== "to-target"
+          : job.job.direction !== "to-tinypm";
+      const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
+      if (line.startsWith("FAIL")) failed++;
+      ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
+    }
+  } finally {
+    await trackers.close();
   }
   return failed;
-}
-
-function targetOf(t: ResolvedJob["target"], logger: Logger): Tracker {
-  return t.type === "github"
-    ? createTarget({
-        type: "github",
-        baseUrl: t.baseUrl,
-        owner: t.owner,
-        repo: t.repo,
-        token: t.token,
-        tokenEnv: t.tokenEnv,
-        logger: logger.child({ system: "github" }),
-      })
-    : createTarget({
-        type: "jira",
-        baseUrl: t.baseUrl,
-        project: t.project,
-        email: t.email ?? "",
-        token: t.token,
-        emailEnv: t.emailEnv,
-        tokenEnv: t.tokenEnv,
-        logger: logger.child({ system: "jira" }),
-      });
 }
 
 /**

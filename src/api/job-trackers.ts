@@ -1,0 +1,163 @@
+import { createTarget, createTinypm } from "../adapters/registry.js";
+import type { Tracker } from "../core/tracker.js";
+import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import type { LimitsConfig } from "../config/schema.js";
+import type { GateEvent } from "../core/request-gate.js";
+import type { SharedBudget } from "../core/shared-budget.js";
+import type { Logger } from "../log/logger.js";
+import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
+import type { RunGate } from "../queue/gate.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../queue/retry.js";
+import {
+  firstTimeWarned,
+  openSharedGate,
+  tokenLimits,
+  type GateOwner,
+  type TokenUse,
+} from "../queue/gate-registry.js";
+
+/** A job's two trackers and their request gates (shared per token within the process). */
+export interface JobTrackers {
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly tinypmGate: RunGate;
+  readonly targetGate: RunGate;
+  close(): Promise<void>;
+}
+
+export interface TrackerRun {
+  /** Every request gate event (waits, retries, requests). */
+  readonly onGateEvent: (e: GateEvent) => void;
+  readonly signal?: AbortSignal | undefined;
+  /** Wait out any limit instead of stopping when a wait exceeds the budget. */
+  readonly waitForLimits?: boolean | undefined;
+  /** The state's budget shared with other processes (PostgreSQL). */
+  readonly budget?: SharedBudget | undefined;
+  /** `false`: send each request once (a probe reports what it sees); default: the gate's retries. */
+  readonly retries?: false | undefined;
+}
+
+/** One attempt per request, refusals included. */
+const NO_RETRIES: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 };
+
+/**
+ * The one builder of a job's connections: tinyPM and the target as the resolved config
+ * describes them (limits, timeouts, importApi, boardId, storyPointsField), each behind the
+ * request gate of its token. Every command that contacts the systems (sync, serve, check) opens
+ * them here, so none of them drops a setting.
+ */
+export function openTrackers(
+  session: { readonly loaded: LoadedConfig; readonly logger: Logger },
+  resolved: ResolvedJob,
+  run: TrackerRun,
+): JobTrackers {
+  const { loaded, logger } = session;
+  const t = resolved.target;
+  const policy = run.retries === false ? NO_RETRIES : undefined;
+  const gateRun = {
+    signal: run.signal,
+    onEvent: run.onGateEvent,
+    maxWaitMs: run.waitForLimits === true ? Infinity : undefined,
+  };
+  // Limits belong to a token: jobs of this process using the same one share its gate,
+  // and two jobs of one config that configure the token differently both get the strictest.
+  const uses = tokenUses(loaded.jobs);
+  const limitsOf = (owner: GateOwner, own: GateLimits): GateLimits => {
+    const { limits, warning } = tokenLimits(owner, own, uses);
+    if (warning !== undefined && firstTimeWarned(warning)) logger.warn(warning);
+    return limits;
+  };
+  const tinypmOwner = {
+    system: "tinypm" as const,
+    baseUrl: resolved.tinypm.baseUrl,
+    token: resolved.tinypm.token,
+  };
+  const tinypmGate = openSharedGate(
+    tinypmOwner,
+    limitsOf(tinypmOwner, gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs)),
+    gateRun,
+    { label: `tinyPM (${resolved.tinypm.baseUrl})`, budget: run.budget, policy },
+  );
+  const targetOwner = { system: t.type, baseUrl: t.baseUrl, token: t.token };
+  const targetGate = openSharedGate(
+    targetOwner,
+    limitsOf(targetOwner, gateLimits(t.type, t.limits, t.timeoutMs)),
+    gateRun,
+    {
+      label: `${t.type === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
+      budget: run.budget,
+      policy,
+    },
+  );
+  const tinypm = createTinypm({
+    baseUrl: resolved.tinypm.baseUrl,
+    token: resolved.tinypm.token,
+    projectId: resolved.job.tinypmProject,
+    concurrency: limitsFor("tinypm", resolved.tinypm.limits).concurrency,
+    timeoutMs: resolved.tinypm.timeoutMs,
+    logger: logger.child({ system: "tinypm" }),
+    gate: tinypmGate,
+  });
+  const target =
+    t.type === "github"
+      ? createTarget({
+          type: "github",
+          baseUrl: t.baseUrl,
+          owner: t.owner,
+          repo: t.repo,
+          token: t.token,
+          tokenEnv: t.tokenEnv,
+          importApi: t.importApi,
+          logger: logger.child({ system: "github" }),
+          gate: targetGate,
+        })
+      : createTarget({
+          type: "jira",
+          baseUrl: t.baseUrl,
+          project: t.project,
+          email: t.email ?? "",
+          token: t.token,
+          emailEnv: t.emailEnv,
+          tokenEnv: t.tokenEnv,
+          boardId: t.boardId,
+          storyPointsField: t.storyPointsField,
+          logger: logger.child({ system: "jira" }),
+          gate: targetGate,
+        });
+  return {
+    tinypm,
+    target,
+    tinypmGate,
+    targetGate,
+    async close() {
+      await Promise.allSettled([tinypm.close(), target.close()]);
+      tinypmGate.close();
+      targetGate.close();
+    },
+  };
+}
+
+/** A system's gate limits: the config's (with the vendor's defaults) in the service's shape. */
+export function gateLimits(
+  system: "tinypm" | "github" | "jira",
+  limits: LimitsConfig | undefined,
+  timeoutMs: number | undefined,
+): GateLimits {
+  return { ...limitsFor(system, limits), ...serviceShape(system), timeoutMs };
+}
+
+/** Every job's use of its tinyPM token and its target's token, with the limits it configures. */
+function tokenUses(jobs: readonly ResolvedJob[]): TokenUse[] {
+  return jobs.flatMap((j) => [
+    {
+      job: j.job.name,
+      owner: { system: "tinypm" as const, baseUrl: j.tinypm.baseUrl, token: j.tinypm.token },
+      limits: gateLimits("tinypm", j.tinypm.limits, j.tinypm.timeoutMs),
+    },
+    {
+      job: j.job.name,
+      owner: { system: j.target.type, baseUrl: j.target.baseUrl, token: j.target.token },
+      limits: gateLimits(j.target.type, j.target.limits, j.target.timeoutMs),
+    },
+  ]);
+}
