@@ -128,13 +128,6 @@ export function gateEventsTo(onEvent: (e: SyncEvent) => void): (e: GateEvent) =>
         until: e.until,
         operation: e.name,
       });
-      if (e.reason !== "retry")
-        onEvent({
-          type: "rate_limited",
-          system: e.system,
-          waitMs: Math.max(0, e.until - Date.now()),
-          operation: e.name,
-        });
     } else if (e.type === "wait_end") {
       onEvent({ type: "wait_end", system: e.system, waitedMs: e.waitedMs });
     } else if (e.type === "retry") {

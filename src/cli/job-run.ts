@@ -57,12 +57,6 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
     case "failed":
       log.warn({ kind: e.kind, title: e.title, code: e.code }, `parked: ${e.message}`);
       return;
-    case "rate_limited":
-      log.warn(
-        { system: e.system, waitMs: e.waitMs, operation: e.operation },
-        "rate limited: waiting",
-      );
-      return;
     case "wait_start":
       log.info(
         {

@@ -117,10 +117,17 @@ describe("createProgress", () => {
   it("draws on a terminal and clears the line at the end", () => {
     const { ctx, text } = context(true);
     const p = createProgress(ctx);
-    p.event({ type: "rate_limited", system: "github", waitMs: 3000, operation: "create" });
+    p.event({
+      type: "wait_start",
+      system: "github",
+      reason: "minute",
+      until: Date.now() + 3000,
+      operation: "create",
+    });
+    p.event({ type: "wait_end", system: "github", waitedMs: 3000 });
     p.event(created);
     p.done();
-    expect(text()).toContain("rate limit: waiting 3 s");
+    expect(text()).toContain("waiting for GitHub's per-minute limit");
     expect(text().endsWith("\r\x1b[2K")).toBe(true);
   });
 

@@ -84,7 +84,6 @@ export function createProgress(
   let done = 0;
   let failed = 0;
   let total: number | undefined;
-  let waitUntil = 0;
   /** Open gate waits by system (a system waits for one thing at a time). */
   const waits = new Map<string, OpenWait>();
   /** Time with at least one wait open, for the rate: closed spans plus the open one's start. */
@@ -103,7 +102,7 @@ export function createProgress(
       failed,
       total,
       elapsedMs: Math.max(0, now - from - waiting),
-      waitMs: Math.max(0, waitUntil - now, (wait?.until ?? 0) - now),
+      waitMs: Math.max(0, (wait?.until ?? 0) - now),
       waitText: wait === undefined ? undefined : waitLine(wait, now),
     };
   };
@@ -133,7 +132,6 @@ export function createProgress(
       }
       const changedPhase = e.type === "phase" && e.phase !== phase;
       if (e.type === "phase") phase = e.phase;
-      if (e.type === "rate_limited") waitUntil = Date.now() + e.waitMs;
       if (e.type === "wait_start") {
         if (waits.size === 0) waitingSince = Date.now();
         waits.set(e.system, {
@@ -150,7 +148,7 @@ export function createProgress(
         waitingSince = undefined;
       }
       const waitChanged = e.type === "wait_start" || e.type === "wait_end";
-      draw(e.type === "rate_limited" || changedPhase || waitChanged);
+      draw(changedPhase || waitChanged);
     },
     done() {
       if (timer !== undefined) clearInterval(timer);

@@ -59,12 +59,6 @@ export type SyncEvent =
       readonly message: string;
     }
   | {
-      readonly type: "rate_limited";
-      readonly system: string;
-      readonly waitMs: number;
-      readonly operation: string;
-    }
-  | {
       readonly type: "retry";
       readonly system: string;
       readonly attempt: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PlanAction } from "./plan/plan-types.js";
-import { estimateRunWrites } from "./report-data.js";
+import { estimateRunWrites, waitNotes } from "./report-data.js";
 
 /** A create of `kind` on the target, with `comments` comments. */
 const create = (kind: "story" | "task", comments = 0, status = "open"): PlanAction =>
@@ -27,5 +27,31 @@ describe("estimateRunWrites", () => {
   it("counts GitHub's creates one by one, with the sub-issue link and the closing", () => {
     const actions = [create("story", 2), create("task", 0, "closed:completed")];
     expect(estimateRunWrites(actions, "github")).toEqual({ github: 1 + 2 + 1 + 1 + 1 });
+  });
+});
+
+describe("waitNotes", () => {
+  it("sums the waits for limits from the gate's wait events, not a retry's backoff", () => {
+    const until = Date.now();
+    expect(
+      waitNotes([
+        { type: "wait_start", system: "github", reason: "minute", until, operation: "POST" },
+        { type: "wait_end", system: "github", waitedMs: 2000 },
+        { type: "wait_start", system: "jira", reason: "retry", until, operation: "GET" },
+        { type: "wait_end", system: "jira", waitedMs: 9000 },
+        { type: "wait_start", system: "jira", reason: "service", until, operation: "PUT" },
+        { type: "wait_end", system: "jira", waitedMs: 500 },
+      ]),
+    ).toEqual(["Waited 2.5 s for rate limits (2 pauses)."]);
+  });
+
+  it("says nothing when the run only waited for retries", () => {
+    const until = Date.now();
+    expect(
+      waitNotes([
+        { type: "wait_start", system: "jira", reason: "retry", until, operation: "GET" },
+        { type: "wait_end", system: "jira", waitedMs: 9000 },
+      ]),
+    ).toEqual([]);
   });
 });

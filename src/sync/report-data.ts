@@ -236,7 +236,7 @@ export function toReport(run: RunReport): Report {
         },
       }),
     },
-    notes: [...notes(run.events), ...identityNotes(run)],
+    notes: [...waitNotes(run.events), ...identityNotes(run)],
   };
 }
 
@@ -275,13 +275,24 @@ function withStory(
   return storyTitle === undefined ? reportItem : { ...reportItem, storyTitle };
 }
 
-function notes(events: readonly SyncEvent[]): string[] {
-  const waits = events.filter((e) => e.type === "rate_limited");
-  if (waits.length === 0) return [];
+/** The time the run's waits for limits took (a retry's backoff is not a limit), from the gate's wait events. */
+export function waitNotes(events: readonly SyncEvent[]): string[] {
+  const open = new Map<string, boolean>();
+  let pauses = 0;
   let total = 0;
-  for (const e of waits) total += e.waitMs;
+  for (const e of events) {
+    if (e.type === "wait_start") open.set(e.system, e.reason !== "retry");
+    else if (e.type === "wait_end") {
+      if (open.get(e.system) === true) {
+        pauses++;
+        total += e.waitedMs;
+      }
+      open.delete(e.system);
+    }
+  }
+  if (pauses === 0) return [];
   return [
-    `Waited ${Math.round(total / 100) / 10} s for rate limits (${waits.length} pause${waits.length === 1 ? "" : "s"}).`,
+    `Waited ${Math.round(total / 100) / 10} s for rate limits (${pauses} pause${pauses === 1 ? "" : "s"}).`,
   ];
 }
 
