@@ -70,11 +70,25 @@ export function renderTable(table: AdfNode, r: Renderers): string {
   return out.join("\n");
 }
 
-/** A media node: its alt text or file name, in brackets. */
+/**
+ * A media node as `[attachment: name]`: its alt text or file name, an external image's URL, or
+ * `file` (a file's id is an opaque number that means nothing to a reader, so it is never shown).
+ */
 export function renderMedia(node: AdfNode): string {
   const attrs = node.attrs ?? {};
-  const name = [attrs.alt, attrs.name, attrs.url, attrs.id].find((v) => typeof v === "string");
-  return `[attachment: ${typeof name === "string" && name !== "" ? name : "file"}]`;
+  const external = attrs.type === "external" ? attrs.url : undefined;
+  const name = [attrs.alt, attrs.name, external].find((v) => typeof v === "string" && v !== "");
+  return `[attachment: ${typeof name === "string" ? name : "file"}]`;
+}
+
+/** A mediaSingle or mediaGroup: each attachment, then the caption's text (if any). */
+export function renderMediaBlock(node: AdfNode, r: Renderers): string {
+  return (node.content ?? [])
+    .map((child) =>
+      child.type === "caption" ? oneLine(r.inline(child.content ?? [])) : renderMedia(child),
+    )
+    .filter((text) => text !== "")
+    .join(" ");
 }
 
 const GRAPHEMES = new Intl.Segmenter("en", { granularity: "grapheme" });

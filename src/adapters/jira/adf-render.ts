@@ -4,6 +4,7 @@ import {
   renderCheckList,
   renderExpand,
   renderMedia,
+  renderMediaBlock,
   renderPanel,
   renderTable,
   type Renderers,
@@ -73,7 +74,7 @@ export function renderBlock(node: AdfNode): string {
       return renderCheckList(node, 0, RENDERERS);
     case "mediaSingle":
     case "mediaGroup":
-      return (node.content ?? []).map(renderMedia).join(" ");
+      return renderMediaBlock(node, RENDERERS);
     case "blockCard":
     case "embedCard":
       return renderInline([node]);
