@@ -39,12 +39,11 @@ describe("markdownBlocks", () => {
     expect(markdownBlocks(TEMPLATE).length).toBeGreaterThan(10);
   });
 
-  it("cuts lists into their items (nested items stay with theirs) and tables into rows", () => {
+  it("cuts lists into their items (nested items are units of their own) and tables into rows", () => {
     const blocks = markdownBlocks(TEMPLATE);
     expect(blocks).toContain("- [x] Open the board\n");
-    expect(blocks).toContain(
-      "- [ ] Rename a story to `🚀 launch`\n  - [ ] Press <kbd>Enter</kbd>\n",
-    );
+    expect(blocks).toContain("- [ ] Rename a story to `🚀 launch`\n");
+    expect(blocks).toContain("  - [ ] Press <kbd>Enter</kbd>\n");
     expect(blocks).toContain("| Firefox | fails  |\n");
   });
 });
@@ -81,7 +80,7 @@ describe("composeDescription on GitHub", () => {
     expect(c?.text).toBe(
       TEMPLATE.replace("- [x] Open the board", `- [x] Open the board as @${J}erin`),
     );
-    // The list's three lines are two items (the nested task stays with its item): one rewritten.
+    // The list's three lines are three units (the nested task is one of its own): one rewritten.
     expect(c).toMatchObject({ rewritten: 1, removed: 0, lost: [] });
     expect(c?.kept).toBe(markdownBlocks(TEMPLATE).length - 1);
   });

@@ -9,6 +9,7 @@ import { escapeMentions, liveMentions, type MentionRef } from "./mentions.js";
 import { markdownBlocks } from "./markdown-blocks.js";
 import { composeBlocks, excerpt, type ComposeBlock, type LostBlock } from "./rich-compose.js";
 import { composeParts } from "./rich-parts.js";
+import { inContext, partsInContext } from "./text-lines.js";
 import type { FieldRule } from "./schema.js";
 import { appendSummary, stripSummary } from "./time-entries.js";
 import {
@@ -61,14 +62,33 @@ export function composeDescription(
   const rich = target.richDescription;
   const own =
     o.summaryOn && rich === undefined ? stripSummary(target.description) : target.description;
+  const own0 = own ?? "";
+  const raws = rich === undefined ? markdownBlocks(own0) : [];
+  // Markdown blocks read in their text's context (a nested item alone would read as code).
   const blocks: ComposeBlock[] =
     rich === undefined
-      ? markdownBlocks(own ?? "").map((raw) => ({ targetText: raw, text: inverse(raw), lost: [] }))
+      ? partsInContext(raws, inverse).map((text, i) => ({
+          targetText: raws[i] ?? "",
+          text,
+          lost: [],
+        }))
       : rich.blocks.map((b) => ({ targetText: b.text, text: inverse(b.text), lost: b.lost }));
   const separator = rich?.separator ?? "";
-  const c = composeBlocks(blocks, separator, next.description ?? "");
-  const write = (text: string, replaced: readonly string[]): string =>
-    forward(names, text, new Set(replaced.flatMap((t) => liveMentions(t))), o.text);
+  const nextText = next.description ?? "";
+  const c = composeBlocks(blocks, separator, nextText);
+  // Mentions live in a replaced block stay live (a Markdown block read in its text's context).
+  const starts: number[] = [];
+  raws.reduce((at, raw) => (starts.push(at), at + raw.length), 0);
+  const liveIn = (i: number): string[] => {
+    const s = starts[i];
+    const own = blocks[i]?.targetText ?? "";
+    return s === undefined ? liveMentions(own) : liveMentions(own0, s, s + own.length);
+  };
+  const write = (text: string, replaced: readonly number[], at: number): string => {
+    const live = new Set(replaced.flatMap(liveIn));
+    const fn = (s: string): string => forward(names, s, live, o.text);
+    return rich === undefined ? inContext(nextText, at, text, fn) : fn(text);
+  };
   const texts: string[] = [];
   const pieces: RichPiece[] = [];
   const lost: LostBlock[] = [];
@@ -81,8 +101,7 @@ export function composeDescription(
       continue;
     }
     // One changed list or table: only its changed items, rows or cells are rewritten.
-    const replaced = seg.replaces.map((i) => blocks[i]?.targetText ?? "");
-    const text = write(seg.text, replaced);
+    const text = write(seg.text, seg.replaces, seg.at);
     const at = seg.replaces.length === 1 ? (seg.replaces[0] ?? -1) : -1;
     const block = rich?.blocks[at];
     const sub =

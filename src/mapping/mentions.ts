@@ -87,12 +87,16 @@ export function restoreMentions(text: string): string {
   );
 }
 
-/** Live mentions and references outside code (`@ana`, `#12`), in order, for reports. */
-export function liveMentions(text: string): string[] {
+/**
+ * Live mentions and references outside code (`@ana`, `#12`), in order, for reports; only those
+ * starting in `[from, to)` when given (a part of `text` read in its context).
+ */
+export function liveMentions(text: string, from = 0, to = text.length): string[] {
   if (!text.includes("@") && !text.includes("#")) return [];
   const ranges = protectedRanges(text);
   const out: string[] = [];
   for (const m of text.matchAll(MENTION)) {
+    if (m.index < from || m.index >= to) continue;
     if (m[2] !== "" || m[3] === "" || m[3] === undefined) continue;
     if (!inside(ranges, m.index)) out.push(`${m[1] ?? ""}${m[3]}`);
   }
