@@ -175,4 +175,6 @@ export interface ProbeResult {
   readonly canWrite: boolean;
   /** What was probed, for people: "tinyPM 2.6 at http://…, project 1 'Widgets'". */
   readonly details: string;
+  /** On a failed probe, what to do: the hint of the error the probe mapped. */
+  readonly hint?: string | undefined;
 }

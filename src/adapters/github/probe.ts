@@ -1,3 +1,4 @@
+import { SyncError } from "../../core/errors.js";
 import type { ProbeResult } from "../../core/tracker.js";
 import type { GithubContext } from "./context.js";
 import { fetchOne, parse } from "./requests.js";
@@ -31,6 +32,7 @@ export async function probeRepo(
   } catch (err) {
     const code = err instanceof Error && "code" in err ? String(err.code) : "internal";
     const details = `GitHub at ${where.baseUrl}, repository ${name}: ${err instanceof Error ? err.message : String(err)}`;
+    const hint = err instanceof SyncError ? err.hint : undefined;
     if (code === "auth_failed")
       return {
         ...base,
@@ -39,6 +41,7 @@ export async function probeRepo(
         projectVisible: false,
         canWrite: false,
         details,
+        hint,
       };
     if (code === "not_found" || code === "permission_denied")
       return {
@@ -48,6 +51,7 @@ export async function probeRepo(
         projectVisible: false,
         canWrite: false,
         details,
+        hint,
       };
     if (code === "remote_unavailable")
       return {
@@ -57,6 +61,7 @@ export async function probeRepo(
         projectVisible: false,
         canWrite: false,
         details,
+        hint,
       };
     throw err;
   }

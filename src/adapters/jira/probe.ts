@@ -17,8 +17,14 @@ export async function probeSite(ctx: JiraContext): Promise<ProbeResult> {
     await ctx.api.myself();
   } catch (error) {
     if (error instanceof AuthError)
-      return { ...base, reachable: true, details: `${where}: ${error.message}` };
-    if (error instanceof SyncError) return { ...base, details: `${where}: ${error.message}` };
+      return {
+        ...base,
+        reachable: true,
+        details: `${where}: ${error.message}`,
+        hint: error.hint,
+      };
+    if (error instanceof SyncError)
+      return { ...base, details: `${where}: ${error.message}`, hint: error.hint };
     throw error;
   }
   try {
@@ -44,6 +50,7 @@ export async function probeSite(ctx: JiraContext): Promise<ProbeResult> {
       authenticated: true,
       projectVisible: denied,
       details: `${where}: ${error.message}`,
+      hint: error.hint,
     };
   }
 }

@@ -33,11 +33,17 @@ export async function probe(session: DocumentCache): Promise<ProbeResult> {
         reachable: false,
         authenticated: false,
         details: `${where}: ${error.message}`,
+        hint: error.hint,
       };
     if (error instanceof AuthError)
-      return { ...base, authenticated: false, details: `${where}: ${error.message}` };
+      return {
+        ...base,
+        authenticated: false,
+        details: `${where}: ${error.message}`,
+        hint: error.hint,
+      };
     if (error instanceof PermissionError || error instanceof NotFoundError)
-      return { ...base, details: `${where}: ${error.message}` };
+      return { ...base, details: `${where}: ${error.message}`, hint: error.hint };
     throw error;
   }
 }

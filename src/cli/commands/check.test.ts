@@ -22,6 +22,15 @@ describe("probeLine", () => {
     );
   });
 
+  it("ends with the hint of the error the probe mapped, so the user knows what to do", () => {
+    const hint = "Check the token in GITHUB_TOKEN: it may be expired, revoked or mistyped.";
+    expect(probeLine({ ...ok, authenticated: false, hint }, ["GITHUB_TOKEN"])).toBe(
+      `FAIL [auth_failed] ${ok.details} (credentials from $GITHUB_TOKEN) — hint: ${hint}`,
+    );
+    // A passing probe has no hint to show.
+    expect(probeLine({ ...ok, hint }, ["GITHUB_TOKEN"])).toBe(`ok   ${ok.details}`);
+  });
+
   it("asks for write permission only on a side the job writes to", () => {
     const readOnly = { ...ok, canWrite: false };
     expect(probeLine(readOnly, ["GITHUB_TOKEN"], true)).toMatch(/^FAIL \[permission_denied\]/);

@@ -81,7 +81,11 @@ function validateFiles(loaded: LoadedConfig): void {
  * The trackers are the job commands' own (every connection setting of the config honoured),
  * and each probe request is sent once: a probe reports what it sees, it does not retry.
  */
-async function probeJob(ctx: CliContext, session: ConfigSession, job: ResolvedJob): Promise<number> {
+async function probeJob(
+  ctx: CliContext,
+  session: ConfigSession,
+  job: ResolvedJob,
+): Promise<number> {
   const trackers = openTrackers(session, job, {
     onGateEvent: () => undefined,
     retries: false,
@@ -109,8 +113,9 @@ async function probeJob(ctx: CliContext, session: ConfigSession, job: ResolvedJo
 }
 
 /**
- * `ok   details`, or `FAIL [code] details (the variables holding the credentials)`. A side the
- * job only reads from passes without write permission.
+ * `ok   details`, or `FAIL [code] details (the variables holding the credentials) — hint: what
+ * to do` (the hint of the error the probe mapped). A side the job only reads from passes without
+ * write permission.
  */
 export function probeLine(result: ProbeResult, vars: readonly string[], needsWrite = true): string {
   const code = !result.reachable
@@ -129,17 +134,16 @@ export function probeLine(result: ProbeResult, vars: readonly string[], needsWri
     /^\[(auth_failed|permission_denied|not_found)\]/.test(tagged) && named.length > 0
       ? ` (credentials from ${named.map((v) => `$${v}`).join(" and ")})`
       : "";
-  return `FAIL ${tagged}${credentials}`;
+  const hint =
+    result.hint === undefined || tagged.includes(result.hint) ? "" : ` — hint: ${result.hint}`;
+  return `FAIL ${tagged}${credentials}${hint}`;
 }
 
 async function probe(tracker: Tracker): Promise<ProbeResult> {
   try {
     return await tracker.probe();
   } catch (error) {
-    const message =
-      error instanceof SyncError
-        ? `[${error.code}] ${error.message}${error.hint ? ` (${error.hint})` : ""}`
-        : String(error);
+    const message = error instanceof SyncError ? `[${error.code}] ${error.message}` : String(error);
     return {
       system: tracker.system,
       reachable: false,
@@ -147,6 +151,7 @@ async function probe(tracker: Tracker): Promise<ProbeResult> {
       projectVisible: false,
       canWrite: false,
       details: message,
+      hint: error instanceof SyncError ? error.hint : undefined,
     };
   }
 }

@@ -168,7 +168,13 @@ async function probeAll(
         try {
           const p = await tracker.probe();
           const ok = p.reachable && p.authenticated && p.projectVisible;
-          checks.push({ job: resolved.job.name, system: tracker.system, ok, detail: p.details });
+          const hint = ok || p.hint === undefined ? "" : ` — hint: ${p.hint}`;
+          checks.push({
+            job: resolved.job.name,
+            system: tracker.system,
+            ok,
+            detail: `${p.details}${hint}`,
+          });
         } catch (error) {
           checks.push({
             job: resolved.job.name,
