@@ -5,7 +5,7 @@ import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import { planJob } from "./plan.js";
 import type { UpdateAction } from "./plan-types.js";
-import { targetSnapshot, tinypmSnapshot } from "./snapshot.js";
+import { normalizeField, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
 const ann: UserRef = { id: "1", login: "ann", name: "Ann Smith" };
 const bob: UserRef = { id: "2", login: "bob", name: "Bob Jones" };
@@ -129,12 +129,22 @@ const REACHES: Record<"github" | "jira", Record<WorkItemFieldName, string[]>> = 
 function planEdit(target: "github" | "jira", field: WorkItemFieldName): UpdateAction {
   const m = compiled(target);
   const before = story();
-  const g = copyOf(m, before, target);
+  return planPair(target, before, copyOf(m, before, target), story(EDITS[field]));
+}
+
+/** The plan for a synced pair (`before` in tinyPM, `g` on the target) once tinyPM holds `after`. */
+function planPair(
+  target: "github" | "jira",
+  before: WorkItem,
+  g: WorkItem,
+  after: WorkItem,
+): UpdateAction {
+  const m = compiled(target);
   const plan = planJob({
     job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close" },
     mapping: m,
     targetSystem: target,
-    tinypm: { items: [story(EDITS[field])], complete: true },
+    tinypm: { items: [after], complete: true },
     target: { items: [g], complete: true },
     links: [
       {
@@ -171,3 +181,91 @@ describe.each(["github", "jira"] as const)("a one-field tinyPM edit on %s", (tar
     },
   );
 });
+
+/**
+ * Every field whose target value can read back as tinyPM's value while differing from what the
+ * mapping writes today. The others cannot differ that way under the default mappings: title,
+ * iteration (by name), acceptingUser/position/startedAt/completedAt (metadata, compared as JSON)
+ * are written as they read; labels and assignees are compared as sorted sets; a label or login
+ * in another letter case, or a Jira label `color-White`, reads as another value (a target edit).
+ */
+/**
+ * A target value that reads back as tinyPM's own value (so nothing changed there since the last
+ * sync) but that the mapping would render otherwise today: `field` is the tinyPM field,
+ * `targetField` the target field it lives in.
+ */
+interface Variant {
+  readonly field: WorkItemFieldName;
+  readonly targetField: WorkItemFieldName;
+  readonly tinypm?: Partial<WorkItem>;
+  readonly target: (copy: WorkItem) => Partial<WorkItem>;
+}
+
+const swapLabel = (copy: WorkItem, from: string, to: string): Partial<WorkItem> => {
+  expect(copy.labels).toContain(from);
+  return { labels: copy.labels.map((l) => (l === from ? to : l)) };
+};
+
+const VARIANTS: Record<"github" | "jira", readonly Variant[]> = {
+  github: [
+    // The person's live @mentions and #references (today's rendering adds joiners).
+    { field: "description", targetField: "description", target: () => ({}) },
+    // Closed as duplicate reads as REJECTED; REJECTED is written as closed as not planned.
+    {
+      field: "status",
+      targetField: "status",
+      tinypm: { status: "REJECTED" },
+      target: () => ({ status: "closed:duplicate" }),
+    },
+    {
+      field: "estimate",
+      targetField: "labels",
+      target: (c) => swapLabel(c, "estimate: 3", "estimate: 3.0"),
+    },
+  ],
+  jira: [
+    {
+      field: "description",
+      targetField: "description",
+      tinypm: { description: "Ping @Ann Smith." },
+      target: () => ({ description: "Ping [@Ann Smith](mention:ann-id)." }),
+    },
+    {
+      field: "status",
+      targetField: "status",
+      target: () => ({ status: "In Progress" }),
+    },
+    {
+      field: "priority",
+      targetField: "priority",
+      tinypm: { priority: "WONT_HAVE" },
+      target: () => ({ priority: "Lowest" }),
+    },
+  ],
+};
+
+describe.each(["github", "jira"] as const)(
+  "a field that did not change in tinyPM on %s, held on the target in a form the mapping would not write today",
+  (target) => {
+    it.each(VARIANTS[target].map((v) => [v.field, v] as const))(
+      "%s: an edit of another field leaves it as the target holds it",
+      (_field, v) => {
+        const m = compiled(target);
+        const before = story(v.tinypm);
+        const copy = copyOf(m, before, target);
+        const g: WorkItem = { ...copy, ...v.target(copy) };
+        // The target's value reads back as tinyPM's (nothing changed there)…
+        expect(targetSnapshot(m, g).fields[v.field]).toEqual(
+          tinypmSnapshot(m, before).fields[v.field],
+        );
+        // …yet today's rendering of tinyPM's value differs from what the target holds.
+        const f = v.targetField;
+        expect(normalizeField(f, m.toTarget(before)[f])).not.toEqual(normalizeField(f, g[f]));
+        const other = v.field === "title" ? "estimate" : "title";
+        const action = planPair(target, before, g, story({ ...v.tinypm, ...EDITS[other] }));
+        expect(action.changes.map((c) => c.field)).toEqual([other]);
+        expect(Object.keys(action.targetSet)).not.toContain(f);
+      },
+    );
+  },
+);
