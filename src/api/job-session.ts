@@ -3,6 +3,7 @@ import type { Tracker } from "../core/tracker.js";
 import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
+import type { WriteFence } from "../core/write-fence.js";
 import { openTrackers } from "./job-trackers.js";
 import type { Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
@@ -48,6 +49,8 @@ export function openJob(
     onGateEvent?: ((e: GateEvent) => void) | undefined;
     /** The state's budget shared with other processes (PostgreSQL): every token's writes are booked there too. */
     budget?: SharedBudget | undefined;
+    /** The run's job lease as a fence: its loss stops the run's writes and requests. */
+    fence?: WriteFence | undefined;
   } = {},
 ): JobSession {
   const { loaded } = session;
@@ -75,6 +78,7 @@ export function openJob(
     signal,
     waitForLimits: options.waitForLimits,
     budget: options.budget,
+    fence: options.fence,
     onGateEvent:
       tap === undefined
         ? toRun
@@ -92,7 +96,7 @@ export function openJob(
       [targetSystem]: { concurrency: limitsFor(targetSystem, t.limits).concurrency },
     },
     gates: { tinypm: tinypmGate, [targetSystem]: targetGate },
-    signal,
+    signal: stopSignal(signal, options.fence),
     onEvent: (e) => {
       onEvent({
         type: "retry",
@@ -115,6 +119,15 @@ export function openJob(
     lanes,
     close: () => trackers.close(),
   };
+}
+
+/** The run stops when it is stopped, or when its lease is lost. */
+function stopSignal(
+  signal: AbortSignal | undefined,
+  fence: WriteFence | undefined,
+): AbortSignal | undefined {
+  if (fence === undefined) return signal;
+  return signal === undefined ? fence.signal : AbortSignal.any([signal, fence.signal]);
 }
 
 /** The gate's events as run events: waits, and retries of requests. */

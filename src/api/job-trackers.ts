@@ -4,6 +4,7 @@ import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.j
 import type { LimitsConfig } from "../config/schema.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
+import type { WriteFence } from "../core/write-fence.js";
 import type { Logger } from "../log/logger.js";
 import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
 import type { RunGate } from "../queue/gate.js";
@@ -33,6 +34,8 @@ export interface TrackerRun {
   readonly waitForLimits?: boolean | undefined;
   /** The state's budget shared with other processes (PostgreSQL). */
   readonly budget?: SharedBudget | undefined;
+  /** The run's job lease as a fence: no write once it is lost (src/core/write-fence.ts). */
+  readonly fence?: WriteFence | undefined;
   /** `false`: send each request once (a probe reports what it sees); default: the gate's retries. */
   readonly retries?: false | undefined;
 }
@@ -58,6 +61,7 @@ export function openTrackers(
     signal: run.signal,
     onEvent: run.onGateEvent,
     maxWaitMs: run.waitForLimits === true ? Infinity : undefined,
+    fence: run.fence,
   };
   // Limits belong to a token: jobs of this process using the same one share its gate,
   // and two jobs of one config that configure the token differently both get the strictest.

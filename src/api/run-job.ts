@@ -1,5 +1,6 @@
 import type { ResolvedJob } from "../config/load.js";
 import { instanceFingerprint } from "../core/identity.js";
+import { createWriteFence } from "../core/write-fence.js";
 import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
@@ -48,8 +49,11 @@ export async function runResolvedJob(
   const forget = opts.beforeForcedExit?.(() => {
     state.stopNow(!opts.dryRun);
   });
+  // Tied to the job's lease once the engine claims it: no write of the run once it is lost.
+  const fence = createWriteFence();
   try {
     const job = openJob(session, resolved, onEvent, opts.signal, {
+      fence,
       waitForLimits: opts.waitForLimits,
       onGateEvent: opts.onGateEvent,
       // PostgreSQL: other workers may use the same tokens; their writes are booked together.
@@ -79,6 +83,7 @@ export async function runResolvedJob(
         unmappedUsers: resolved.job.unmappedUsers,
         state,
         leaseWaitMs: session.loaded.config.state.waitForLockMs,
+        fence,
         lanes: job.lanes,
         emit: onEvent,
         fullScanEvery: resolved.tinypm.fullScanEvery,

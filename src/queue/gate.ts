@@ -1,6 +1,8 @@
+import { setMaxListeners } from "node:events";
 import { RateLimitError, RemoteUnavailableError, SyncError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
 import type { GateEvent, GateRequest, RequestGate, WaitReason } from "../core/request-gate.js";
+import type { WriteFence } from "../core/write-fence.js";
 import { createCompletionPacer } from "./completion-pacer.js";
 import type { GateLimits } from "./gate-limits.js";
 import { checkGateLimits, DEFAULT_TIMEOUT_MS } from "./gate-limits.js";
@@ -52,6 +54,12 @@ export interface RunGateOptions {
    * @default DEFAULT_WAIT_BUDGET_MS
    */
   readonly maxWaitMs?: number | undefined;
+  /**
+   * The run's job lease, as a fence: once it closes, no write of the run is sent (checked before
+   * the write waits for its limits and again just before it goes out), and every other request
+   * and wait of the run stops as if `signal` had aborted.
+   */
+  readonly fence?: WriteFence | undefined;
 }
 
 /** The gate as one run sees it: its requests, counted. */
@@ -256,12 +264,28 @@ export function createGate(o: GateOptions): Gate {
     }
   };
 
-  const request = async <T>(req: GateRequest<T>, run: RunWaits): Promise<T> => {
+  const request = async <T>(
+    req: GateRequest<T>,
+    run: RunWaits,
+    fence: WriteFence | undefined,
+  ): Promise<T> => {
     const started = clock.now();
     let refusals = 0;
     for (let attempt = 1; ; attempt++) {
+      // A lost lease stops the run with its own reason, whatever else stopped.
+      if (fence?.signal.aborted === true) throw fence.signal.reason as Error;
+      if (req.kind === "write") fence?.check();
       if (run.signal.aborted) throw run.interrupted(req.name, run.signal.reason);
       const release = await admit(req, run);
+      if (req.kind === "write" && fence !== undefined) {
+        // The wait for the limits may have outlasted the lease: not one write without it.
+        try {
+          fence.check();
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
       const sentAt = Date.now();
       if (req.kind === "write") run.counters.writes++;
       else run.counters.reads++;
@@ -329,17 +353,21 @@ export function createGate(o: GateOptions): Gate {
     system,
     limits,
     forRun(r = {}) {
+      const own = r.signal ?? new AbortController().signal;
+      const signal = r.fence === undefined ? own : AbortSignal.any([own, r.fence.signal]);
+      // Each request waiting for its turn listens to it.
+      if (signal !== own) setMaxListeners(0, signal);
       const run = createRunWaits({
         system,
         label,
         clock,
-        signal: r.signal ?? new AbortController().signal,
+        signal,
         maxWaitMs: r.maxWaitMs ?? DEFAULT_WAIT_BUDGET_MS,
         onEvent: r.onEvent,
       });
       return {
         system,
-        request: (req) => request(req, run),
+        request: (req) => request(req, run, r.fence),
         counters: () => ({ ...run.counters }),
       };
     },

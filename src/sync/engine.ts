@@ -16,6 +16,7 @@ import type { TinypmReadInfo } from "./read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import type { JobLease } from "../state/store.js";
+import { guardStateWrites } from "./lease-guard.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -62,7 +63,21 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   // workers) runs the job meanwhile. A dry run writes nothing, so it holds nothing.
   const lease = dry ? undefined : await o.state.claimJob(job.name, { waitMs: o.leaseWaitMs ?? 0 });
   try {
-    return await runHeld(o, job, dry, now, lease);
+    if (lease === undefined) return await runHeld(o, job, dry, now, undefined);
+    // Every write of the run — each request the gates send with `kind: "write"`, each record of
+    // an intent, a link, a base, a checkpoint — first asks the lease; once it is lost, none goes.
+    o.fence?.hold(lease);
+    const check = (): void => {
+      if (o.fence === undefined) lease.assertHeld();
+      else o.fence.check();
+    };
+    return await runHeld({ ...o, state: guardStateWrites(o.state, check) }, job, dry, now, lease, {
+      journal: o.state,
+    });
+  } catch (error) {
+    // Whatever the lease's loss broke (an aborted request, a refused record), the run stopped
+    // because of it: say so, naming the job and why.
+    throw lease?.signal.aborted === true ? (lease.signal.reason as Error) : error;
   } finally {
     await lease?.release();
   }
@@ -74,6 +89,8 @@ async function runHeld(
   dry: boolean,
   now: () => Date,
   lease: JobLease | undefined,
+  /** Where the run's start and end are journalled: the state itself, never the guarded view. */
+  { journal }: { journal: RunJobOptions["state"] } = { journal: o.state },
 ): Promise<RunReport> {
   const startedAt = now().toISOString();
   const events: SyncEvent[] = [];
@@ -81,7 +98,7 @@ async function runHeld(
     events.push(e);
     o.emit?.(e);
   };
-  const runId = dry ? `dry-${Date.now().toString(36)}` : await o.state.startRun(job.name, o.mode);
+  const runId = dry ? `dry-${Date.now().toString(36)}` : await journal.startRun(job.name, o.mode);
   const summary = emptySummary();
   try {
     const prepared = await prepare(o, job, dry, now);
@@ -118,7 +135,7 @@ async function runHeld(
       now,
     });
     if (!dry)
-      await o.state.finishRun(runId, {
+      await journal.finishRun(runId, {
         outcome: summary.failed > 0 ? "partial" : "ok",
         counts: {
           ...summary,
@@ -130,8 +147,16 @@ async function runHeld(
     return report;
   } catch (error) {
     if (!dry) {
-      const outcome = error instanceof InterruptedError ? "interrupted" : "failed";
-      await o.state.finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) });
+      // A lost lease fails the run (exit 3, like an unreachable state): it did not finish, and
+      // the next holder settles what it left. The database may be unreachable: then the run
+      // stays `running` until the next holder's claim marks it interrupted.
+      const lost = lease?.signal.aborted === true;
+      const outcome = error instanceof InterruptedError && !lost ? "interrupted" : "failed";
+      await journal
+        .finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) })
+        .catch((journalError: unknown) => {
+          if (!lost) throw journalError;
+        });
     }
     throw error;
   }

@@ -1,4 +1,5 @@
 import type { SystemName } from "../core/model.js";
+import type { LeaseFence } from "../core/write-fence.js";
 import type { Tracker } from "../core/tracker.js";
 import type { MappingSpec } from "../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
@@ -27,6 +28,11 @@ export interface RunJobOptions {
    * by several workers), in ms, before failing with `state_locked`. @default 0
    */
   readonly leaseWaitMs?: number | undefined;
+  /**
+   * The fence the run's request gates were opened with: the engine ties it to the job's lease,
+   * so that once the lease is lost no further write of the run reaches any system.
+   */
+  readonly fence?: LeaseFence | undefined;
   readonly lanes: Lanes;
   readonly emit?: ((event: SyncEvent) => void) | undefined;
   readonly now?: (() => Date) | undefined;

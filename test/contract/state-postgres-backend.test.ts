@@ -146,7 +146,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
           const reason = await aborted;
           expect(reason).toBeInstanceOf(StateError);
           expect((reason as StateError).message).toMatch(
-            /lease of job w was lost: the database did not answer/,
+            /lease of job w was lost: the database confirmed no heartbeat/,
           );
           expect(() => {
             lease.assertHeld();

@@ -6,6 +6,7 @@ import {
   jobLockedError,
   LEASE_TTL_MS,
   leaseLostError,
+  vouchedMs,
   type JobLease,
   type WorkerRecord,
 } from "../lease.js";
@@ -78,10 +79,13 @@ export async function joinAsWorker(
     if (held.get(job) === h) held.delete(job);
     h.controller.abort(leaseLostError(job, why));
   };
-  const silence = `the database did not answer for ${ttl} ms`;
+  // Vouched for only while renewals succeed: given up well before the lease can expire on the
+  // server, so no other worker can take the job while this one may still write.
+  const vouched = vouchedMs(ttl);
+  const silence = `the database confirmed no heartbeat for ${vouched} ms (the lease lives ${ttl} ms)`;
   const loseExpired = (): void => {
     const at = performance.now();
-    for (const [job, h] of held) if (at - h.confirmedAt >= ttl) lose(job, h, silence);
+    for (const [job, h] of held) if (at - h.confirmedAt >= vouched) lose(job, h, silence);
   };
   let beating = false;
   const beat = async (): Promise<void> => {
@@ -102,7 +106,7 @@ export async function joinAsWorker(
         else lose(job, h, "another worker took it over");
       }
     } catch {
-      // Unreachable: each lease stays held here until its `confirmedAt + ttl` (checked below).
+      // Unreachable: each lease stays held here until `confirmedAt + vouched` (checked below).
     } finally {
       beating = false;
       loseExpired();
@@ -110,7 +114,7 @@ export async function joinAsWorker(
   };
   const timer = setInterval(() => void beat(), Math.min(timing.heartbeatMs, ttl / 3));
   timer.unref();
-  const watchdog = setInterval(loseExpired, Math.max(100, Math.min(1000, ttl / 10)));
+  const watchdog = setInterval(loseExpired, Math.max(50, Math.min(500, ttl / 20)));
   watchdog.unref();
 
   const tryClaim = (job: string) =>

@@ -4,6 +4,7 @@ import {
   LimitWaitError,
   PermissionError,
   RemoteUnavailableError,
+  StateError,
 } from "../../core/errors.js";
 
 /**
@@ -17,6 +18,8 @@ export function isFatal(error: unknown): boolean {
     error instanceof LimitWaitError ||
     error instanceof AuthError ||
     error instanceof PermissionError ||
-    error instanceof RemoteUnavailableError
+    error instanceof RemoteUnavailableError ||
+    // The state cannot record (unreachable), or the run's lease is lost: no item can finish.
+    error instanceof StateError
   );
 }
