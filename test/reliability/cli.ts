@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,9 +8,14 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /**
  * A private build of the CLI: `dist/` is rebuilt by other test runs at any moment, and a
- * half-written `dist/` makes a child process fail for reasons that are not the test's.
+ * half-written `dist/` makes a child process fail for reasons that are not the test's. One per
+ * checkout: two working copies of the project never run each other's build.
  */
-const BUILD = join(tmpdir(), `tinypm-sync-reliability-build-${process.getuid?.() ?? 0}`);
+const CHECKOUT = createHash("sha256").update(ROOT).digest("hex").slice(0, 8);
+const BUILD = join(
+  tmpdir(),
+  `tinypm-sync-reliability-build-${process.getuid?.() ?? 0}-${CHECKOUT}`,
+);
 export const CLI = join(BUILD, "dist/cli/main.js");
 
 function newestSource(dir: string): number {
