@@ -82,3 +82,45 @@ describe("tokenLimits", () => {
     second.close();
   });
 });
+
+describe("openSharedGate across runs", () => {
+  const write = (clock: { now(): number }, at: number[]): GateRequest<void> => ({
+    system: "github",
+    kind: "write",
+    name: "w",
+    idempotent: false,
+    send: () => {
+      at.push(clock.now());
+      return Promise.resolve();
+    },
+  });
+
+  it("keeps a token's windows after its last run closes: the next job's writes count the last one's", async () => {
+    const clock = createVirtualClock(0);
+    const me = { ...owner, token: "tok-runs" };
+    const at: number[] = [];
+    const first = openSharedGate(me, { writesPerMinute: 2 }, { maxWaitMs: Infinity }, { clock });
+    await first.request(write(clock, at));
+    await first.request(write(clock, at));
+    first.close();
+    const second = openSharedGate(me, { writesPerMinute: 2 }, { maxWaitMs: Infinity }, { clock });
+    await second.request(write(clock, at));
+    second.close();
+    // A new gate would have sent the third write at once.
+    expect(at).toEqual([0, 30_000, 60_000]);
+  });
+
+  it("rebuilds an idle gate for other limits (a reloaded config)", async () => {
+    const clock = createVirtualClock(0);
+    const me = { ...owner, token: "tok-idle" };
+    const at: number[] = [];
+    const first = openSharedGate(me, { writesPerMinute: 1 }, { maxWaitMs: Infinity }, { clock });
+    await first.request(write(clock, at));
+    first.close();
+    // Other limits (a reloaded config): a new gate, empty windows.
+    const relaxed = openSharedGate(me, { writesPerMinute: 60 }, { maxWaitMs: Infinity }, { clock });
+    await relaxed.request(write(clock, at));
+    relaxed.close();
+    expect(at).toEqual([0, 0]);
+  });
+});

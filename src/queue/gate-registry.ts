@@ -9,6 +9,7 @@ import {
   type RunGateOptions,
 } from "./gate.js";
 import type { GateLimits } from "./gate-limits.js";
+import { realClock, type Clock } from "./virtual-clock.js";
 
 /** Who a gate belongs to: limits are a token's, not a job's. */
 export interface GateOwner {
@@ -26,6 +27,15 @@ interface SharedRunGate extends RunGate {
 interface Entry {
   readonly gate: Gate;
   holders: number;
+  /** What the gate was built with: an idle gate built otherwise is replaced. */
+  readonly built: {
+    readonly limits: string;
+    readonly clock: Clock;
+    readonly policy: unknown;
+    readonly budget: SharedBudget | undefined;
+  };
+  /** Clock time the last run let go of it (its windows still count until they have passed). */
+  idleSince: number;
 }
 
 const gates = new Map<string, Entry>();
@@ -39,7 +49,9 @@ export function gateKey(owner: GateOwner): string {
 /**
  * The process-wide gate of `owner`'s token, created with `limits` by its first user: several
  * jobs (or `serve`'s scheduled runs) using one token share one budget. Each run gets its own
- * view (signal, events, counters, wait budget); the gate is dropped when the last run closes.
+ * view (signal, events, counters, wait budget). The gate outlives its runs for as long as its
+ * windows remember their requests (an hour): the next job or run of the token starts where the
+ * last one left the windows, not with empty ones.
  * With `budget` (a state several processes share), the token's writes are also booked there
  * under the same key, so that all the processes together keep its write limits.
  */
@@ -52,11 +64,24 @@ export function openSharedGate(
   } = {},
 ): SharedRunGate {
   const key = gateKey(owner);
+  const { budget, ...options } = extra;
+  const built = {
+    limits: JSON.stringify(limits),
+    clock: options.clock ?? realClock,
+    policy: options.policy,
+    budget,
+  };
+  dropExpired();
   let entry = gates.get(key);
+  if (entry !== undefined && entry.holders === 0 && !sameBuild(entry.built, built)) {
+    // Idle and built for other limits (a reloaded config), another clock or state: rebuilt.
+    gates.delete(key);
+    entry = undefined;
+  }
   if (entry === undefined) {
-    const { budget, ...options } = extra;
     const shared = budget === undefined ? undefined : { budget, key };
-    entry = { gate: createGate({ system: owner.system, limits, ...options, shared }), holders: 0 };
+    const gate = createGate({ system: owner.system, limits, ...options, shared });
+    entry = { gate, holders: 0, built, idleSince: 0 };
     gates.set(key, entry);
   }
   const held = entry;
@@ -67,9 +92,33 @@ export function openSharedGate(
     close() {
       if (closed) return;
       closed = true;
-      if (--held.holders === 0 && gates.get(key) === held) gates.delete(key);
+      // Kept while its windows may still hold writes: the next job or run of the same token
+      // (the next job of `sync`, serve's next scheduled run) counts them too.
+      if (--held.holders === 0) held.idleSince = held.built.clock.now();
     },
   };
+}
+
+function sameBuild(a: Entry["built"], b: Entry["built"]): boolean {
+  return (
+    a.limits === b.limits && a.clock === b.clock && a.policy === b.policy && a.budget === b.budget
+  );
+}
+
+/** Real ms a gate's windows remember a request: its longest window (an hour, or a keyed one). */
+function memoryMs(limits: GateLimits): number {
+  const keyed = Math.max(0, ...(limits.keyWindows ?? []).map((w) => w.ms));
+  return Math.max(3_600_000, keyed) / (limits.timeScale ?? 1);
+}
+
+/** Forgets the idle gates whose windows no longer hold any request (bounded memory). */
+function dropExpired(): void {
+  for (const [key, entry] of gates) {
+    const idleMs = entry.built.clock.now() - entry.idleSince;
+    if (entry.holders === 0 && idleMs > memoryMs(entry.gate.limits)) {
+      gates.delete(key);
+    }
+  }
 }
 
 /** How many runs hold the gate of `owner` (0: none open). For tests and `serve`'s metrics. */

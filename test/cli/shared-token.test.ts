@@ -4,6 +4,15 @@ import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/gith
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
+/**
+ * The numbers are chosen so that the sharing is what keeps the limit. Each job alone writes no
+ * more than the token's minute allows (a milestone or two, 4 issues and a few updates: its own
+ * gate never holds it back by the window), but the two jobs together create 11 pieces of content
+ * within a minute, more than GitHub's 8. With one gate per job, the second job's gate starts
+ * with an empty window while the first job's creations still fill GitHub's: GitHub refuses
+ * (checked by keying the gate registry per job: the test then fails on `rateLimited`). With one
+ * gate per token, the second job's writes wait for the first job's window to clear.
+ */
 const STORIES = 4;
 /** GitHub's content creations a minute, in the sandbox and in the config alike. */
 const CREATES_PER_MINUTE = 8;
@@ -13,7 +22,8 @@ let github: GithubSandbox;
 const tmp = tempDir();
 
 beforeAll(async () => {
-  servers = await startServers(`stories=${String(STORIES)},tasks=0,comments=0`);
+  // No closed stories: no closing writes, so that one job's writes fit in one minute's window.
+  servers = await startServers(`stories=${String(STORIES)},tasks=0,comments=0,closed=0`);
   github = await startGithubSandbox({
     token: servers.github.token,
     rateLimits: `creates=${String(CREATES_PER_MINUTE)}/min,creates=1000/h`,
