@@ -57,12 +57,13 @@ export function openTrackers(
   const { loaded, logger } = session;
   const t = resolved.target;
   const policy = run.retries === false ? NO_RETRIES : undefined;
-  const gateRun = {
+  // The run's wait budget per system (`limits.maxWaitMs`); --wait-for-limits waits whatever it takes.
+  const gateRun = (system: "tinypm" | "github" | "jira", limits: LimitsConfig | undefined) => ({
     signal: run.signal,
     onEvent: run.onGateEvent,
-    maxWaitMs: run.waitForLimits === true ? Infinity : undefined,
+    maxWaitMs: run.waitForLimits === true ? Infinity : limitsFor(system, limits).maxWaitMs,
     fence: run.fence,
-  };
+  });
   // Limits belong to a token: jobs of this process using the same one share its gate,
   // and two jobs of one config that configure the token differently both get the strictest.
   const uses = tokenUses(loaded.jobs);
@@ -79,14 +80,14 @@ export function openTrackers(
   const tinypmGate = openSharedGate(
     tinypmOwner,
     limitsOf(tinypmOwner, gateLimits("tinypm", resolved.tinypm.limits, resolved.tinypm.timeoutMs)),
-    gateRun,
+    gateRun("tinypm", resolved.tinypm.limits),
     { label: `tinyPM (${resolved.tinypm.baseUrl})`, budget: run.budget, policy },
   );
   const targetOwner = { system: t.type, baseUrl: t.baseUrl, token: t.token };
   const targetGate = openSharedGate(
     targetOwner,
     limitsOf(targetOwner, gateLimits(t.type, t.limits, t.timeoutMs)),
-    gateRun,
+    gateRun(t.type, t.limits),
     {
       label: `${t.type === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
       budget: run.budget,
@@ -147,7 +148,9 @@ export function gateLimits(
   limits: LimitsConfig | undefined,
   timeoutMs: number | undefined,
 ): GateLimits {
-  return { ...limitsFor(system, limits), ...serviceShape(system), timeoutMs };
+  // The wait budget is a run's, not the token's: it is not one of the gate's limits.
+  const { maxWaitMs: _budget, ...own } = limitsFor(system, limits);
+  return { ...own, ...serviceShape(system), timeoutMs };
 }
 
 /** Every job's use of its tinyPM token and its target's token, with the limits it configures. */

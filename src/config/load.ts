@@ -263,15 +263,18 @@ function optionalSecret(
   return value;
 }
 
-/** The lane limits of a system, with the vendor's published defaults. */
+/** A run waits up to 10 minutes for a system's limits before it stops (`limits.maxWaitMs`). */
+export const DEFAULT_MAX_WAIT_MS = 600_000;
+
+/** The limits of a system, with the vendor's published defaults. */
 export function limitsFor(
   system: "tinypm" | "github" | "jira",
   limits: LimitsConfig | undefined,
 ): Required<LimitsConfig> {
-  const defaults: Record<typeof system, Required<LimitsConfig>> = {
+  const defaults: Record<typeof system, Required<Omit<LimitsConfig, "maxWaitMs">>> = {
     tinypm: { concurrency: 4, writesPerMinute: 6000, writesPerHour: 360000, readsPerSecond: 500 },
     github: { concurrency: 4, writesPerMinute: 80, writesPerHour: 500, readsPerSecond: 20 },
     jira: { concurrency: 4, writesPerMinute: 1200, writesPerHour: 72000, readsPerSecond: 50 },
   };
-  return { ...defaults[system], ...limits };
+  return { ...defaults[system], maxWaitMs: DEFAULT_MAX_WAIT_MS, ...limits };
 }

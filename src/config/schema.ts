@@ -11,6 +11,14 @@ const LimitsSchema = z
       .describe("Content-creating writes per minute."),
     writesPerHour: z.number().positive().optional().describe("Content-creating writes per hour."),
     readsPerSecond: z.number().positive().optional().describe("Reads per second."),
+    maxWaitMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "Longest wait for this system's limits a run accepts, in milliseconds (default 600000, 10 minutes): a longer one stops the run before its next request with exit code 3, unless --wait-for-limits.",
+      ),
   })
   .describe(
     "Rate and concurrency limits of this system's requests (shared by every job using the same token).",

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { paintedLines, runUnderPty } from "./pty.js";
 import { runCliProcess } from "./spawn.js";
 
 const STORIES = 6;
@@ -123,21 +124,49 @@ describe("a wait over the run's budget stops the run cleanly (exit 3, limit_wait
 
 describe("--wait-for-limits", () => {
   it(
-    "waits for GitHub's creation window instead (a wait event), then finishes with exit 0, each issue once",
-    { timeout: 240_000 },
+    "a wait past the budget: without the flag exit 3 naming when to rerun; with it the run waits, repaints the wait, and finishes with each issue once",
+    { timeout: 300_000 },
     async () => {
-      // 3 creations per minute at 30× speed: a 2 s window in real time.
-      const { github } = await sandbox("creates=3/min", 30);
-      const file = config("waits", github, { writesPerMinute: 100000, writesPerHour: 1000000 });
-      const r = await runCliProcess(
-        ["sync", "--config", file, "--job", "gh", "--wait-for-limits", "--log-level", "info"],
-        { env: servers.env },
+      // 3 creations a minute at 4× speed: GitHub asks for waits of up to 15 s in real time,
+      // longer than the 3 s budget this config gives a run (limits.maxWaitMs).
+      const { github } = await sandbox("creates=3/min", 4);
+      const file = config("waits", github, {
+        writesPerMinute: 100000,
+        writesPerHour: 1000000,
+        maxWaitMs: 3_000,
+      });
+      const stopped = await runCliProcess(["sync", "--config", file, "--job", "gh", "--json"], {
+        env: servers.env,
+      });
+      expect(stopped).toMatchObject({ code: 3 });
+      expect(stopped.stderr).toContain("the service's own rate limit");
+      expect(stopped.stderr).toContain("longer than the run's wait budget of 3 s");
+      const at = rerunAfter(stopped.stderr);
+      expect(at).toBeGreaterThan(Date.now() - 60_000);
+      expect(github.stats().rateLimited).toBeGreaterThan(0);
+      const before = await issues(github);
+      expect(before.length).toBeLessThan(STORIES);
+      expect(new Set(before.map((i) => i.title)).size).toBe(before.length);
+
+      // The same wait with the flag: the run waits it out, on the terminal's progress line.
+      const refusedBefore = github.stats().rateLimited;
+      const waited = await runUnderPty(
+        ["sync", "--config", file, "--job", "gh", "--wait-for-limits"],
+        servers.env,
       );
-      expect(r).toMatchObject({ code: 0 });
-      expect(r.stderr).toContain('"msg":"waiting for GitHub');
-      const list = await issues(github);
-      expect(list).toHaveLength(STORIES);
-      expect(new Set(list.map((i) => i.title)).size).toBe(STORIES);
+      expect(waited.code).toBe(0);
+      expect(github.stats().rateLimited).toBeGreaterThan(refusedBefore);
+      // The wait line is repainted while it lasts: its countdown moves.
+      const waits = paintedLines(waited.output)
+        .map((line) => /waiting for GitHub's [^·]+ · resumes [\d:]+ \(in (\d+) s\)/.exec(line))
+        .filter((m) => m !== null)
+        .map((m) => Number(m[1]));
+      expect(waits.length).toBeGreaterThan(2);
+      expect(new Set(waits).size).toBeGreaterThan(1);
+      const after = await issues(github);
+      expect(after).toHaveLength(STORIES);
+      expect(new Set(after.map((i) => i.title)).size).toBe(STORIES);
+      for (const issue of before) expect(after.map((i) => i.title)).toContain(issue.title);
     },
   );
 });

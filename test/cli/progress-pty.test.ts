@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
-import { CLI, runCliProcess } from "./spawn.js";
+import { paintedLines, PTY_AVAILABLE, runUnderPty as runPty } from "./pty.js";
+import { runCliProcess } from "./spawn.js";
 
 let servers: Servers;
 const tmp = tempDir();
-const SCRIPT = "/usr/bin/script";
 
 beforeAll(async () => {
   servers = await startServers("stories=12,tasks=1,comments=0");
@@ -16,31 +14,17 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
-
 /** Runs the built CLI under a real pseudo-terminal (util-linux `script`); stdout and stderr share it. */
 function runUnderPty(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, CLI, ...args].map(quote).join(" ");
-  return new Promise((resolve, reject) => {
-    execFile(
-      SCRIPT,
-      ["-qec", command, "/dev/null"],
-      { env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...servers.env }, encoding: "utf8" },
-      (error, stdout) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
-        if (error !== null && code === null) reject(new Error(`script failed: ${error.message}`));
-        else resolve({ code, output: stdout });
-      },
-    );
-  });
+  return runPty(args, servers.env);
 }
 
-describe.runIf(existsSync(SCRIPT))("progress on a terminal", () => {
+describe.runIf(PTY_AVAILABLE)("progress on a terminal", () => {
   it("repaints one progress line below the logs, clears it, then prints the summary", async () => {
     const config = writeConfig(tmp.dir, servers, { file: "pty.json" });
     const r = await runUnderPty(["migrate", "--config", config, "--job", "gh"]);
     expect(r.code).toBe(0);
-    const painted = r.output.split("\r\x1b[2K").slice(1);
+    const painted = paintedLines(r.output);
     // Repainted in place (carriage return + erase line), with the bar, percentage and phase.
     expect(painted.length).toBeGreaterThan(2);
     expect(painted.some((p) => /^\[[█░]{20}\] +\d+% · /.test(p))).toBe(true);
