@@ -104,7 +104,7 @@ async function world(version) {
   };
   return {
     tinypm,
-    targetWrites: () => (memory ? memory.apiCalls().writes : github.stats().writes),
+    targetWrites: () => (memory ? memory.calls().writes : github.stats().writes),
     run,
     close: async () => {
       await tinypm.close();

@@ -12,6 +12,7 @@
 // Usage: npm run bench -- tinypm-read   (BENCH_STORIES, BENCH_DURATION to scale it down)
 import autocannon from "autocannon";
 import { createTinypmTracker } from "../dist/adapters/tinypm/index.js";
+import { createGate } from "../dist/queue/gate.js";
 import { once } from "node:events";
 import { availableParallelism, loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -123,11 +124,14 @@ export async function run() {
     generate: `stories=${STORIES},tasks=4,comments=1`,
     seed: 1,
   });
+  // A request gate with the client's concurrency and no windows: its counters are the reads.
+  const gate = createGate({ system: "tinypm", limits: { concurrency: CONCURRENCY } }).forRun();
   const tracker = createTinypmTracker({
     baseUrl: server.url,
     token: server.token,
     projectId: 1,
     concurrency: CONCURRENCY,
+    gate,
   });
   try {
     const mix = await requestMix(server.url, server.token);
@@ -146,7 +150,7 @@ export async function run() {
     load.push(loadavg()[0]);
     const after = await serverMax(server, mix);
     load.push(loadavg()[0]);
-    const requests = tracker.apiCalls().reads;
+    const requests = gate.counters().reads;
     const rate = requests / seconds;
     const maxRate = (before.onMix + after.onMix) / 2;
     const detailRate = (before.onDetail + after.onDetail) / 2;

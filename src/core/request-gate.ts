@@ -17,6 +17,11 @@ export interface GateRequest<T> {
   readonly kind: RequestKind;
   /** For events, logs and errors, e.g. `POST /repos/o/r/issues` or `GET story 12`. */
   readonly name: string;
+  /**
+   * What the request does, as the run's counts per operation name it (`issue.bulkCreate`,
+   * `issues.create`); absent = counted only as a read or a write.
+   */
+  readonly operation?: string | undefined;
   /** A keyed window (Jira: writes to one issue); absent = the system's windows only. */
   readonly key?: string | undefined;
   /** Safe to send again after an ambiguous failure (GET, PUT of a whole document, DELETE). */

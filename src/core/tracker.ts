@@ -91,14 +91,6 @@ export interface TrackerCapabilities {
   readonly bulkCreate: number;
 }
 
-/** Counts of the calls an adapter made, by kind, for reports and benchmarks. */
-export interface ApiCallCounts {
-  readonly reads: number;
-  readonly writes: number;
-  /** Conditional reads answered 304 (free on GitHub). */
-  readonly notModified: number;
-}
-
 /**
  * The one interface every adapter implements (`index.ts` returns `{…} satisfies Tracker`).
  * Adapters throw the typed errors of `errors.ts`, never vendor errors.
@@ -161,8 +153,6 @@ export interface Tracker {
   /** Reachable, token accepted, project visible, permissions enough (used by `check`). */
   probe(opts?: CallOptions): Promise<ProbeResult>;
 
-  /** Calls made so far. */
-  apiCalls(): ApiCallCounts;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

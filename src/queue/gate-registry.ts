@@ -73,7 +73,7 @@ export function openSharedGate(
   };
   dropExpired();
   let entry = gates.get(key);
-  if (entry !== undefined && entry.holders === 0 && !sameBuild(entry.built, built)) {
+  if (entry?.holders === 0 && !sameBuild(entry.built, built)) {
     // Idle and built for other limits (a reloaded config), another clock or state: rebuilt.
     gates.delete(key);
     entry = undefined;

@@ -6,11 +6,18 @@ import type { Clock } from "./virtual-clock.js";
 /** Waits shorter than this are pacing, not waits: no event (GitHub's 750 ms write spacing). */
 const VISIBLE_WAIT_MS = 1_000;
 
-/** The requests, retries and waits of one run on one gate. */
+/**
+ * The requests, retries and waits of one run on one gate: the run's one count of API use (its
+ * report's `apiCalls`, the benchmarks' figures), kept from the requests as they are answered.
+ */
 export interface GateCounters {
-  /** Requests sent (reads and searches), each attempt counted. */
+  /** Requests sent (reads and searches), each attempt counted; conditional reads answered 304 apart. */
   reads: number;
   writes: number;
+  /** Conditional reads answered 304 Not Modified (free on GitHub). */
+  notModified: number;
+  /** Attempts per operation, for the requests that name theirs (`issue.bulkCreate`). */
+  byOperation: Record<string, number>;
   retries: number;
   /** Waits of a second or more for a limit (a window or the service's own word). */
   rateLimitWaits: number;
@@ -57,6 +64,8 @@ export function createRunWaits(o: {
   const counters: GateCounters = {
     reads: 0,
     writes: 0,
+    notModified: 0,
+    byOperation: {},
     retries: 0,
     rateLimitWaits: 0,
     waitedMs: 0,

@@ -35,6 +35,28 @@ function setup(limits: GateOptions["limits"], run: { maxWaitMs?: number } = {}) 
 }
 
 describe("createGate", () => {
+  it("counts the run's API use as requests are answered: reads, writes, 304s and operations", async () => {
+    const { gate, req } = setup({});
+    await gate.request(req("read", { operation: "issue.get" }));
+    await gate.request(req("read", { operation: "issue.get" }));
+    await gate.request(req("search"));
+    await gate.request(req("write", { operation: "issue.bulkCreate" }));
+    // A conditional read answered 304: counted apart, not as a read.
+    await gate.request(req("read", { send: () => Promise.resolve({ status: 304 }) as never }));
+    const failing = req("write", {
+      operation: "issue.edit",
+      idempotent: false,
+      send: () => Promise.reject(new Error("refused")),
+    });
+    await expect(gate.request(failing)).rejects.toThrow("refused");
+    expect(gate.counters()).toMatchObject({
+      reads: 3,
+      writes: 2,
+      notModified: 1,
+      byOperation: { "issue.get": 2, "issue.bulkCreate": 1, "issue.edit": 1 },
+    });
+  });
+
   it("paces reads per second, request by request", async () => {
     const { gate, starts, req } = setup({ readsPerSecond: 5 });
     await Promise.all(Array.from({ length: 10 }, () => gate.request(req("read"))));

@@ -287,17 +287,15 @@ export function createGate(o: GateOptions): Gate {
         }
       }
       const sentAt = Date.now();
-      if (req.kind === "write") run.counters.writes++;
-      else run.counters.reads++;
       let failure: unknown;
       try {
         const value = await sendOnce(req, run);
-        run.emit(event(req, statusOf(value), sentAt));
+        answered(req, statusOf(value), sentAt, run);
         return value;
       } catch (error) {
         failure = error;
         const status = error instanceof SyncError ? error.details.status : undefined;
-        run.emit(event(req, typeof status === "number" ? status : "error", sentAt));
+        answered(req, typeof status === "number" ? status : "error", sentAt, run);
       } finally {
         release();
       }
@@ -336,18 +334,30 @@ export function createGate(o: GateOptions): Gate {
     }
   };
 
-  const event = (
+  /** Counts one attempt (the run's API use) and tells the run about it. */
+  const answered = (
     req: GateRequest<unknown>,
     status: number | "error",
     sentAt: number,
-  ): GateEvent => ({
-    type: "request",
-    system,
-    kind: req.kind,
-    name: req.name,
-    status,
-    durationMs: Date.now() - sentAt,
-  });
+    run: RunWaits,
+  ): void => {
+    const c = run.counters;
+    if (status === 304) c.notModified++;
+    else if (req.kind === "write") c.writes++;
+    else c.reads++;
+    if (req.operation !== undefined) {
+      c.byOperation[req.operation] = (c.byOperation[req.operation] ?? 0) + 1;
+    }
+    const e: GateEvent = {
+      type: "request",
+      system,
+      kind: req.kind,
+      name: req.name,
+      status,
+      durationMs: Date.now() - sentAt,
+    };
+    run.emit(e);
+  };
 
   return {
     system,
@@ -368,7 +378,7 @@ export function createGate(o: GateOptions): Gate {
       return {
         system,
         request: (req) => request(req, run, r.fence),
-        counters: () => ({ ...run.counters }),
+        counters: () => ({ ...run.counters, byOperation: { ...run.counters.byOperation } }),
       };
     },
   };

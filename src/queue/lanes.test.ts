@@ -111,7 +111,15 @@ describe("createLanes: item operations only", () => {
   });
 
   it("adds the run's gate counters to its own retries, and rejects bad limits", async () => {
-    const use = { reads: 3, writes: 2, retries: 1, rateLimitWaits: 1, waitedMs: 500 };
+    const use = {
+      reads: 3,
+      writes: 2,
+      notModified: 1,
+      byOperation: { "issues.create": 2 },
+      retries: 1,
+      rateLimitWaits: 1,
+      waitedMs: 500,
+    };
     const { lanes } = setup({}, { gates: { github: { counters: () => use } } });
     const create = scripted<string>([timeout(), "created"], {
       idempotent: false,

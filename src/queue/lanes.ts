@@ -97,7 +97,15 @@ function createLane(system: SystemName, limits: LaneLimits): Lane {
   };
 }
 
-const NO_USE: GateCounters = { reads: 0, writes: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
+const NO_USE: GateCounters = {
+  reads: 0,
+  writes: 0,
+  notModified: 0,
+  byOperation: {},
+  retries: 0,
+  rateLimitWaits: 0,
+  waitedMs: 0,
+};
 
 /**
  * Creates the lanes: one p-queue of item operations per system, with its concurrency. Requests

@@ -1,6 +1,5 @@
 import { InterruptedError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
-import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { UserMatch } from "../mapping/user-match.js";
 import { applyPlan } from "./apply/apply.js";
@@ -197,20 +196,20 @@ function countPlan(plan: Plan, summary: RunSummary): void {
   }
 }
 
+/** The run's API use: its request gates' counts (plus the lanes' own retries), per system. */
 function apiUse(o: RunJobOptions): Record<string, ApiUse> {
   const lanes = o.lanes.counters();
-  const use = (system: string, tracker: Tracker): ApiUse => {
-    const calls = tracker.apiCalls();
+  const use = (system: string): ApiUse => {
     const lane = lanes[system];
     return {
-      reads: calls.reads,
-      writes: calls.writes,
-      notModified: calls.notModified,
+      reads: lane?.reads ?? 0,
+      writes: lane?.writes ?? 0,
+      notModified: lane?.notModified ?? 0,
       retries: lane?.retries ?? 0,
       rateLimitWaits: lane?.rateLimitWaits ?? 0,
     };
   };
-  return { tinypm: use("tinypm", o.tinypm), [o.targetSystem]: use(o.targetSystem, o.target) };
+  return { tinypm: use("tinypm"), [o.targetSystem]: use(o.targetSystem) };
 }
 
 function finish(a: {

@@ -9,6 +9,7 @@ import type { Tracker } from "../../src/core/tracker.js";
 import { parseUserMap } from "../../src/mapping/users.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { readAndMatchUsers } from "../../src/sync/user-read.js";
+import { countingGate } from "../support/counting-gate.js";
 
 const tinypmUsers: UserRef[] = ["alice", "bob", "carol"].map((login, i) => ({
   id: String(i + 1),
@@ -19,6 +20,8 @@ const tinypmUsers: UserRef[] = ["alice", "bob", "carol"].map((login, i) => ({
 
 let github: GithubSandbox;
 let target: Tracker;
+/** The target's request gate: its counters are the reads the tests count. */
+const gate = countingGate("github");
 
 beforeAll(async () => {
   github = await startGithubSandbox({
@@ -37,6 +40,7 @@ beforeAll(async () => {
     owner: github.owner,
     repo: github.repo,
     token: github.token,
+    gate,
   });
 });
 afterAll(async () => {
@@ -45,14 +49,14 @@ afterAll(async () => {
 });
 
 async function readsFor(users: readonly UserRef[], map?: string) {
-  const before = target.apiCalls().reads;
+  const before = gate.counters().reads;
   const out = await readAndMatchUsers({
     tinypmUsers: users,
     target,
     userMap: map === undefined ? undefined : parseUserMap(map, "users.yaml"),
     read: (_name, run) => run({}),
   });
-  return { ...out, reads: target.apiCalls().reads - before };
+  return { ...out, reads: gate.counters().reads - before };
 }
 
 describe("GitHub user profile reads", () => {

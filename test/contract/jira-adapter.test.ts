@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { AgileClient } from "jira.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGate } from "../../src/queue/gate.js";
+import { createGate, type RunGate } from "../../src/queue/gate.js";
+import { countingGate } from "../support/counting-gate.js";
 import { serviceShape } from "../../src/queue/gate-limits.js";
 import { AuthError, PayloadInvalidError, RateLimitError } from "../../src/core/errors.js";
 import type { WorkItem, WorkItemDraft } from "../../src/core/model.js";
@@ -25,15 +26,34 @@ async function setup(
 ) {
   const sandbox = await startJiraSandbox(sandboxOptions);
   opened.push(sandbox);
+  const gate = extra.gate ?? countingGate("jira");
   const tracker = createJiraTracker({
     baseUrl: sandbox.url,
     email: sandbox.email,
     token: sandbox.token,
     projectKey: sandbox.projectKey,
     ...extra,
+    gate,
   });
   opened.push(tracker);
+  if ("counters" in gate) gates.set(tracker, gate as RunGate);
   return { sandbox, tracker };
+}
+
+/** Each tracker's gate: the run's one count of its calls, per operation. */
+const gates = new WeakMap<object, RunGate>();
+
+/** Calls `tracker` made of `operation` (`issue.bulkCreate`), as its request gate counted them. */
+function calls(tracker: object, operation: string): number {
+  const gate = gates.get(tracker);
+  if (gate === undefined) throw new Error("this tracker was built without a counting gate");
+  return gate.counters().byOperation[operation] ?? 0;
+}
+
+/** Calls of an operation made from now on. */
+function counter(tracker: object): (operation: string) => number {
+  const start = gates.get(tracker)?.counters().byOperation ?? {};
+  return (operation) => calls(tracker, operation) - (start[operation] ?? 0);
 }
 
 /** Reads an issue straight from the sandbox, as Jira stores it. */
@@ -143,7 +163,7 @@ describe("Jira adapter: bulk create", () => {
     const { tracker } = await setup();
     const results = await tracker.createMany(Array.from({ length: 60 }, (_, i) => story(i)));
     expect(results.filter((r) => !(r instanceof Error))).toHaveLength(60);
-    expect(tracker.apiCallsByKind()["issue.bulkCreate"]).toBe(2);
+    expect(calls(tracker, "issue.bulkCreate")).toBe(2);
   });
 
   it("creates sub-tasks under their story with story points", async () => {
@@ -177,7 +197,7 @@ describe("Jira adapter: sprints and worklogs", () => {
       state: "future",
     });
     expect((await tracker.ensureIteration(draft)).id).toBe(sprint.id);
-    expect(tracker.apiCallsByKind()["sprint.create"]).toBe(1);
+    expect(calls(tracker, "sprint.create")).toBe(1);
     const created = await tracker.create(story(1, { iteration: { name: "Sprint 7" } }));
     expect(created.iteration).toEqual({ id: sprint.id, name: "Sprint 7" });
   });
@@ -405,17 +425,7 @@ async function bulkCreateRewriter(
   };
 }
 
-interface Counted {
-  apiCallsByKind(): Readonly<Record<string, number>>;
-}
-
 describe("Jira adapter: calls per create", () => {
-  const calls = (tracker: Counted, kind: string) => tracker.apiCallsByKind()[kind] ?? 0;
-  const counter = (tracker: Counted) => {
-    const start = { ...tracker.apiCallsByKind() };
-    return (kind: string) => calls(tracker, kind) - (start[kind] ?? 0);
-  };
-
   it("makes the first transition in the create: two steps away is one transition call", async () => {
     const { tracker } = await setup();
     await tracker.create(story(0, { status: "In Progress" })); // learns the initial status
@@ -465,13 +475,16 @@ describe("Jira adapter: calls per create", () => {
       }
     });
     opened.push(proxy);
+    const gate = countingGate("jira");
     const tracker = createJiraTracker({
       baseUrl: proxy.url,
       email: sandbox.email,
       token: sandbox.token,
       projectKey: sandbox.projectKey,
+      gate,
     });
     opened.push(tracker);
+    gates.set(tracker, gate);
     await tracker.create(story(0, { status: "In Progress" }));
     const since = counter(tracker);
     const [a, b] = await tracker.createMany([

@@ -1,9 +1,15 @@
 import { Octokit } from "@octokit/rest";
 import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
-import type { ApiCallCounts } from "../../core/tracker.js";
 import { asHttpError, toSyncError } from "./errors.js";
 import { readRateLimit, type Headers, type RateLimitSnapshot } from "./rate-limit.js";
+
+/** What a conditional GET answered 304 is, as the gate sees it (its status counts it apart). */
+const NOT_MODIFIED = { status: 304 } as const;
+
+function notModified(r: GithubResponse | typeof NOT_MODIFIED): r is typeof NOT_MODIFIED {
+  return r === NOT_MODIFIED;
+}
 
 /** The REST API version every request pins. */
 const API_VERSION = "2022-11-28";
@@ -54,13 +60,12 @@ export interface GithubLogger {
 export interface GithubClient {
   /** One request; `"not-modified"` when a conditional GET was answered 304. */
   request(req: GithubRequest): Promise<GithubResponse | "not-modified">;
-  counts(): ApiCallCounts;
   rateLimit(): RateLimitSnapshot;
 }
 
 /**
  * The only place that touches Octokit: pins the API version, sends every request through the
- * gate, maps errors and rate-limit headers to core's errors, counts calls.
+ * gate (which counts them), maps errors and rate-limit headers to core's errors.
  */
 export function createGithubClient(opts: GithubClientOptions): GithubClient {
   const now = opts.now ?? Date.now;
@@ -80,31 +85,31 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
   const send = octokit.request as unknown as (
     options: Record<string, unknown>,
   ) => Promise<{ status: number; headers: unknown; data: unknown }>;
-  const counts = { reads: 0, writes: 0, notModified: 0 };
   let snapshot: RateLimitSnapshot = {};
   const remember = (headers: Headers | undefined): void => {
     if (headers?.["x-ratelimit-remaining"] !== undefined) snapshot = readRateLimit(headers);
   };
   return {
-    request(req) {
+    async request(req) {
       const write = req.method !== "GET";
-      return gate.request({
+      const res = await gate.request({
         system: "github",
         kind: write ? "write" : req.url.startsWith("/search/") ? "search" : "read",
         name: `${req.method} ${req.url}`,
+        operation: req.operation,
         // A POST creates (a repeat would duplicate); GET, PATCH of fields, PUT and DELETE repeat safely.
         idempotent: req.method !== "POST",
-        send: (signal) => attempt({ ...req, signal: bothSignals(req.signal, signal) }, write),
+        // A 304 goes through the gate as one (its count of conditional reads).
+        send: async (signal) =>
+          (await attempt({ ...req, signal: bothSignals(req.signal, signal) })) ?? NOT_MODIFIED,
       });
+      return notModified(res) ? "not-modified" : res;
     },
-    counts: () => ({ ...counts }),
     rateLimit: () => snapshot,
   };
 
-  async function attempt(
-    req: GithubRequest,
-    write: boolean,
-  ): Promise<GithubResponse | "not-modified"> {
+  /** One attempt; `undefined` when a conditional GET was answered 304. */
+  async function attempt(req: GithubRequest): Promise<GithubResponse | undefined> {
     if (req.signal?.aborted === true) throw interrupted(req);
     const headers: Record<string, string> = { ...req.headers, "x-github-api-version": API_VERSION };
     if (req.ifNoneMatch !== undefined && req.ifNoneMatch !== "") {
@@ -144,12 +149,7 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       const e = asHttpError(err);
       remember(e.response?.headers);
       logHttp(e.status ?? (timeout.aborted ? "timeout" : (errorCode(err) ?? "error")));
-      if (e.status === 304) {
-        counts.notModified++;
-        return "not-modified";
-      }
-      if (write) counts.writes++;
-      else counts.reads++;
+      if (e.status === 304) return undefined;
       if (isAborted(req.signal)) throw interrupted(req);
       const ctx = { system: "github" as const, operation: req.operation, id: req.id };
       const error = timeout.aborted
@@ -162,8 +162,6 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       throw error;
     }
     logHttp(res.status);
-    if (write) counts.writes++;
-    else counts.reads++;
     remember(res.headers as Headers);
     return checkedJson(req, {
       status: res.status,

@@ -199,7 +199,6 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     describeUsers: (users: readonly UserRef[], o?: CallOptions): Promise<readonly UserRef[]> =>
       describeGithubUsers(ctx, users, o?.signal),
     probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
-    apiCalls: () => client.counts(),
     close: () => Promise.resolve(),
 
     // GitHub extras

@@ -6,7 +6,6 @@ import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
-import type { ApiCallCounts } from "../../core/tracker.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per call). */
 export interface JiraLogger {
@@ -35,7 +34,7 @@ interface JiraApis {
 interface CallSpec<T> {
   /** e.g. `POST /rest/api/3/issue/bulk` (errors, logs). */
   readonly operation: string;
-  /** Counted per kind for benchmarks, e.g. `issue.bulkCreate`. */
+  /** The operation the run's gate counts it under, e.g. `issue.bulkCreate`. */
   readonly kind: string;
   readonly write: boolean;
   readonly id?: string | undefined;
@@ -52,8 +51,6 @@ export interface JiraClient {
     data: unknown,
     ctx: { operation: string; id?: string | undefined },
   ): z.infer<S>;
-  counts(): ApiCallCounts;
-  countsByKind(): Readonly<Record<string, number>>;
   close(): void;
 }
 
@@ -72,14 +69,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
   logHttpRequests(apis.v3, options.logger);
   logHttpRequests(apis.agile, options.logger);
   const gate = options.gate ?? ungated;
-  let reads = 0;
-  let writes = 0;
-  const byKind = new Map<string, number>();
 
   async function sendOnce<T>(spec: CallSpec<T>): Promise<T> {
-    if (spec.write) writes++;
-    else reads++;
-    byKind.set(spec.kind, (byKind.get(spec.kind) ?? 0) + 1);
     const started = Date.now();
     try {
       const result = await labelled({ operation: spec.operation, id: spec.id }, () =>
@@ -104,6 +95,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         system: "jira",
         kind: spec.write ? "write" : spec.operation.includes("/search") ? "search" : "read",
         name: `${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`,
+        operation: spec.kind,
         // Jira's per-issue write windows: every write to one issue counts against that issue.
         key: spec.write && spec.operation.includes("/issue/{") ? spec.id : undefined,
         // Reads (searches are POSTs too), PUTs and DELETEs repeat safely; a creating POST not.
@@ -126,8 +118,6 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         },
       );
     },
-    counts: () => ({ reads, writes, notModified: 0 }),
-    countsByKind: () => Object.fromEntries(byKind),
     close() {
       agents.httpAgent.destroy();
       agents.httpsAgent.destroy();

@@ -150,7 +150,6 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     },
     listUsers: (): Promise<readonly UserRef[]> => listAssignableUsers(ctx),
     probe: (): Promise<ProbeResult> => probeSite(ctx),
-    apiCalls: () => ctx.client.counts(),
     async close() {
       ctx.client.close();
       return Promise.resolve();
@@ -184,7 +183,5 @@ function jiraExtras(ctx: JiraContext) {
         refs.map((r) => r.id),
       ),
     storyPointsField: async () => (await ctx.site()).storyPointsField,
-    /** Calls made so far by kind (`issue.bulkCreate`, `comment.create`, …), for benchmarks. */
-    apiCallsByKind: () => ctx.client.countsByKind(),
   };
 }

@@ -10,7 +10,7 @@ import type {
   WorkItem,
   WorkItemDraft,
 } from "../../core/model.js";
-import type { ApiCallCounts, ChangePage, Checkpoint, Tracker } from "../../core/tracker.js";
+import type { ChangePage, Checkpoint, Tracker } from "../../core/tracker.js";
 
 /** A fault the memory tracker throws on its next call (for the contract suite). */
 type MemoryFault = "rate-limit" | "malformed";
@@ -28,6 +28,8 @@ interface MemoryTracker extends Tracker {
   injectFault(fault: MemoryFault): void;
   /** Every item, for assertions. */
   snapshot(): readonly WorkItem[];
+  /** The calls made so far (the memory tracker sends no request: it has no request gate to count them). */
+  calls(): { readonly reads: number; readonly writes: number };
 }
 
 interface Stored {
@@ -49,7 +51,7 @@ export function createMemoryTracker(options: MemoryTrackerOptions = {}): MemoryT
   let seq = 0;
   let nextId = 1;
   let fault: MemoryFault | undefined;
-  const calls = { reads: 0, writes: 0, notModified: 0 };
+  const calls = { reads: 0, writes: 0 };
 
   const key = (ref: ItemRef): string => `${ref.kind}:${ref.id}`;
   const ctx = (operation: string, id?: string) => ({ system, operation, id });
@@ -235,7 +237,7 @@ export function createMemoryTracker(options: MemoryTrackerOptions = {}): MemoryT
         details: `memory tracker with ${items.size} items`,
       });
     },
-    apiCalls: (): ApiCallCounts => ({ ...calls }),
+    calls: () => ({ reads: calls.reads, writes: calls.writes }),
     close: () => Promise.resolve(),
     injectFault(f) {
       fault = f;

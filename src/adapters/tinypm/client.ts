@@ -3,7 +3,6 @@ import https from "node:https";
 import { got, type Got } from "got";
 import type { z } from "zod";
 import { PayloadInvalidError, SyncError, type RemoteContext } from "../../core/errors.js";
-import type { ApiCallCounts } from "../../core/tracker.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
 import { httpError, sanitized, toSyncError } from "./errors.js";
 import { buildXml, parseXml, snippetOf, type XmlLimits, type XmlValue } from "./wire.js";
@@ -62,7 +61,6 @@ export interface TinypmClient {
     schema: T,
   ): Promise<{ node: XmlValue; data: z.infer<T> }>;
   readonly baseUrl: string;
-  counts(): ApiCallCounts;
   close(): void;
 }
 
@@ -103,14 +101,10 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
     hooks: { beforeRequest: [emptyCacheOptions] },
   });
   const gate = options.gate ?? ungated;
-  let reads = 0;
-  let writes = 0;
 
   async function sendOnce(spec: RequestSpec): Promise<ClientResponse> {
     const started = Date.now();
     const ctx: RemoteContext = { system: SYSTEM, operation: spec.operation, id: spec.id };
-    if (spec.method === "GET") reads++;
-    else writes++;
     const guard = { tooLarge: false };
     // One debug line per request (the logger is bound to the system: no `system` key here).
     const logHttp = (status: number | string): void => {
@@ -172,6 +166,7 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
         system: SYSTEM,
         kind: spec.method === "GET" ? "read" : "write",
         name: `${spec.operation}${spec.id === undefined ? "" : ` ${spec.id}`}`,
+        operation: spec.operation,
         // A story is identified by its id; a POST creates one (a repeat would duplicate it).
         idempotent: spec.method !== "POST",
         send: (signal) => sendOnce({ ...spec, signal: bothSignals(spec.signal, signal) }),
@@ -187,7 +182,6 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
       const res = await client.send({ ...spec, method: "GET" });
       return parseDoc(spec, res.body, schema);
     },
-    counts: () => ({ reads, writes, notModified: 0 }),
     close() {
       agent.http.destroy();
       agent.https.destroy();

@@ -192,7 +192,6 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
       return (await session.context()).users;
     },
     probe: () => probe(session),
-    apiCalls: () => client.counts(),
     close() {
       client.close();
       return Promise.resolve();
