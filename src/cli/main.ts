@@ -8,9 +8,10 @@ import { runCli } from "./run.js";
 /** The process boundary: the one place that reads argv, wires signals and exits. */
 async function main(): Promise<never> {
   const controller = new AbortController();
-  // The run's signal is shared by every request in flight on every lane (tinyPM, the target, the
-  // user and profile reads), so more than Node's default of 10 listeners is normal; a real leak
-  // would still pass this bound and be reported.
+  // The run's signal is shared by every request in flight on every lane; the queue watches it with
+  // one listener however many requests wait (src/queue/abort-watch.ts). The other layers (the
+  // stopper, the job runners) add a few each, so the bound leaves room; a real leak would still
+  // pass it and be reported.
   setMaxListeners(100, controller.signal);
   const stopper = createStopper({
     controller,

@@ -1,3 +1,5 @@
+import { watchAbort } from "./abort-watch.js";
+
 /**
  * Completion-anchored write windows, the request gate's pacing for services that count writes
  * the way GitHub counts content creation (80 per minute, 500 per hour by default), so that the
@@ -157,15 +159,17 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal.reason as Error);
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      unwatch();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch =
+      signal === undefined
+        ? () => undefined
+        : watchAbort(signal, () => {
+            clearTimeout(timer);
+            reject(signal.reason as Error);
+          });
   });
 }
 

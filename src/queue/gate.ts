@@ -21,6 +21,7 @@ import {
   type SharedSlot,
 } from "./shared-windows.js";
 import { realClock, type Clock } from "./virtual-clock.js";
+import { watchAbort } from "./abort-watch.js";
 
 export type { GateCounters } from "./gate-waits.js";
 
@@ -93,17 +94,16 @@ function stopped(run: RunWaits): boolean {
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const unwatch = watchAbort(signal, () => {
       reject(signal.reason as Error);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+    });
     promise.then(
       (v) => {
-        signal.removeEventListener("abort", onAbort);
+        unwatch();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        unwatch();
         reject(e instanceof Error ? e : new Error(String(e)));
       },
     );
@@ -234,10 +234,9 @@ export function createGate(o: GateOptions): Gate {
   /** Sends once, bounded by the timeout and the run's signal. */
   const sendOnce = async <T>(req: GateRequest<T>, run: RunWaits): Promise<T> => {
     const controller = new AbortController();
-    const stop = (): void => {
+    const unwatch = watchAbort(run.signal, () => {
       controller.abort(run.signal.reason);
-    };
-    run.signal.addEventListener("abort", stop, { once: true });
+    });
     const timeout = { fired: false };
     const timer = setTimeout(() => {
       timeout.fired = true;
@@ -260,7 +259,7 @@ export function createGate(o: GateOptions): Gate {
       throw error;
     } finally {
       clearTimeout(timer);
-      run.signal.removeEventListener("abort", stop);
+      unwatch();
     }
   };
 

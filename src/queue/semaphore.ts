@@ -1,3 +1,5 @@
+import { watchAbort } from "./abort-watch.js";
+
 /** At most `limit` holders at once; the others wait in order, each able to give up (abort). */
 interface Semaphore {
   /** Resolves once a place is free and taken; rejects with the signal's reason on abort. */
@@ -22,16 +24,18 @@ export function createSemaphore(limit: number): Semaphore {
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {
           grant: () => {
-            signal?.removeEventListener("abort", onAbort);
+            unwatch();
             resolve();
           },
         };
-        function onAbort(): void {
-          const index = waiting.indexOf(waiter);
-          if (index >= 0) waiting.splice(index, 1);
-          reject(signal?.reason as Error);
-        }
-        signal?.addEventListener("abort", onAbort, { once: true });
+        const unwatch =
+          signal === undefined
+            ? () => undefined
+            : watchAbort(signal, () => {
+                const index = waiting.indexOf(waiter);
+                if (index >= 0) waiting.splice(index, 1);
+                reject(signal.reason as Error);
+              });
         waiting.push(waiter);
       });
     },

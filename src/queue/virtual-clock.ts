@@ -1,3 +1,5 @@
+import { watchAbort } from "./abort-watch.js";
+
 /** A clock the lanes can run on: `now` in ms and an abortable `sleep`. */
 export interface Clock {
   readonly now: () => number;
@@ -51,15 +53,17 @@ export function createVirtualClock(start = 0): Clock {
         }
         const timer: Timer = { at: time + Math.max(0, ms), seq: seq++, resolve: done };
         function done(): void {
-          signal?.removeEventListener("abort", onAbort);
+          unwatch();
           resolve();
         }
-        function onAbort(): void {
-          const index = timers.indexOf(timer);
-          if (index >= 0) timers.splice(index, 1);
-          reject(signal?.reason as Error);
-        }
-        signal?.addEventListener("abort", onAbort, { once: true });
+        const unwatch =
+          signal === undefined
+            ? () => undefined
+            : watchAbort(signal, () => {
+                const index = timers.indexOf(timer);
+                if (index >= 0) timers.splice(index, 1);
+                reject(signal.reason as Error);
+              });
         timers.push(timer);
         schedule();
       });
@@ -74,14 +78,16 @@ function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
       return;
     }
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      unwatch();
       resolve();
     }, ms);
-    function onAbort(): void {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    }
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch =
+      signal === undefined
+        ? () => undefined
+        : watchAbort(signal, () => {
+            clearTimeout(timer);
+            reject(signal.reason as Error);
+          });
   });
 }
 
