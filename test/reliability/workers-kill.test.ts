@@ -8,6 +8,7 @@ import type { StateStore } from "../../src/state/store.js";
 import type { PostgresServer } from "../support/postgres-server.js";
 import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
 import { ensureBuilt, runCli } from "./cli.js";
+import { createFigures } from "./figures.js";
 import {
   convergenceProblems,
   duplicateProblems,
@@ -38,8 +39,10 @@ let pg: PostgresServer | undefined;
 let world: WorkersWorld | undefined;
 let state: StateStore | undefined;
 const workers: Worker[] = [];
+const figures = createFigures("workers-kill");
 
 afterAll(async () => {
+  figures.save();
   for (const w of workers) if (!w.exited) w.proc.kill("SIGKILL");
   await Promise.all(workers.map((w) => w.done));
   await state?.close();
@@ -208,6 +211,11 @@ describe.skipIf(postgresSkipReason !== undefined)(
           );
         }
       }
+      figures.add({
+        crashPoints: kills.length,
+        duplicates: problems.duplicates?.length ?? 0,
+        itemsLost: problems.lostEdits?.length ?? 0,
+      });
       expect(problems).toEqual({
         duplicates: [],
         convergence: [],
