@@ -212,7 +212,10 @@ describe.skipIf(postgresSkipReason !== undefined)(
         }
       }
       figures.add({
-        crashPoints: kills.length,
+        // Kills that landed mid-run: runs of a killed worker journalled as interrupted.
+        crashPoints: runs.filter(
+          (r) => r.outcome === "interrupted" && kills.some((k) => k.pid === r.pid),
+        ).length,
         duplicates: problems.duplicates?.length ?? 0,
         itemsLost: problems.lostEdits?.length ?? 0,
       });
