@@ -185,7 +185,7 @@ function entry(item: ReportItem, target: string, verb: string): string[] {
   return lines;
 }
 
-/** A description's word diff as a quote (removed struck out, added bold), then its rich line. */
+/** A description's word diff as a quote (removed in `<del>`, added in `<ins>`), then its rich line. */
 function descriptionLines(d: ReportDescription, target: string): string[] {
   const lines: string[] = [];
   if (hasDiff(d)) {
