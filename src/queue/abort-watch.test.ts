@@ -1,4 +1,5 @@
 import { getEventListeners } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { GateRequest } from "../core/request-gate.js";
 import { watchAbort } from "./abort-watch.js";
@@ -87,6 +88,38 @@ describe("no abort listeners pile up on a run's signal", () => {
       expect(listeners(controller.signal)).toBe(0);
     }
     expect(sent).toBe(5_000);
+    expect(most).toBe(1);
+  });
+
+  it("a clock whose sleep listens to its signal adds its listeners elsewhere, not on the run's", async () => {
+    const controller = new AbortController();
+    let skew = 0;
+    let most = 0;
+    // Like the reliability suite's fast clock: node's own abortable timer, one listener a sleep.
+    const clock = {
+      now: () => Date.now() + skew,
+      sleep: async (ms: number, signal?: AbortSignal) => {
+        most = Math.max(most, listeners(controller.signal));
+        skew += ms;
+        await delay(1, undefined, signal ? { signal } : {});
+      },
+    };
+    const gate = createGate({
+      system: "tinypm",
+      limits: { concurrency: 2, readsPerSecond: 5 },
+      clock,
+    }).forRun({ signal: controller.signal, onEvent: () => undefined });
+    const read = (): GateRequest<number> => ({
+      system: "tinypm",
+      kind: "read",
+      name: "GET /stories",
+      idempotent: true,
+      send: () => Promise.resolve(1),
+    });
+    for (let batch = 0; batch < 5; batch++) {
+      await Promise.all(Array.from({ length: 40 }, () => gate.request(read())));
+      expect(listeners(controller.signal)).toBe(0);
+    }
     expect(most).toBe(1);
   });
 });

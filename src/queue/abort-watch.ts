@@ -46,3 +46,16 @@ export function watchAbort(signal: AbortSignal, callback: () => void): () => voi
     signal.removeEventListener("abort", fire);
   };
 }
+
+/**
+ * A signal of its own that aborts with `signal`, for one wait handed to code that listens to the
+ * signal it is given (a clock's sleep, an SDK call): that code's listener goes on this signal,
+ * and `signal` keeps one watch. Call `release` when the wait is over.
+ */
+export function linkedSignal(signal: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const release = watchAbort(signal, () => {
+    controller.abort(signal.reason);
+  });
+  return { signal: controller.signal, release };
+}

@@ -1,6 +1,7 @@
 import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
 import type { GateEvent, WaitReason } from "../core/request-gate.js";
+import { linkedSignal } from "./abort-watch.js";
 import type { Clock } from "./virtual-clock.js";
 
 /** Waits shorter than this are pacing, not waits: no event (GitHub's 750 ms write spacing). */
@@ -111,11 +112,15 @@ export function createRunWaits(o: {
         if (reason !== "retry") counters.rateLimitWaits++;
         emit({ type: "wait_start", system, reason, until, name });
       }
+      // The clock's sleep listens to the signal it is given: a linked one per wait, so the run's
+      // signal keeps one listener however many requests wait at once.
+      const linked = linkedSignal(o.signal);
       try {
-        await clock.sleep(ms, o.signal);
+        await clock.sleep(ms, linked.signal);
       } catch (error) {
         throw interrupted(name, error);
       } finally {
+        linked.release();
         if (visible && --waiting === 0) {
           const waitedMs = clock.now() - startedAt;
           counters.waitedMs += waitedMs;

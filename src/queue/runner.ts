@@ -1,6 +1,7 @@
 import type PQueue from "p-queue";
 import { InterruptedError, SyncError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
+import { linkedSignal } from "./abort-watch.js";
 import type { LaneOp, QueueEvent } from "./lanes.js";
 import type { RetryPolicy } from "./retry.js";
 import { isAmbiguous, retryDelay } from "./retry.js";
@@ -129,10 +130,14 @@ export function createRunner(d: RunnerDeps) {
         operation: op.name,
         reason: failure instanceof Error ? failure.message : String(failure),
       });
+      // A linked signal per backoff: the run's keeps one listener however many items back off.
+      const linked = linkedSignal(signal);
       try {
-        await clock.sleep(delay, signal);
+        await clock.sleep(delay, linked.signal);
       } catch (error) {
         throw interrupted(lane, op, error);
+      } finally {
+        linked.release();
       }
     }
   };
