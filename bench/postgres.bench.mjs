@@ -121,7 +121,12 @@ async function migrationOnce(backend, server, dir, rep) {
     const before = { ...sql };
     try {
       const { ms, created } = await runOnce(w, state, "migrate");
-      return { ms, created, queries: sql.queries - before.queries, begins: sql.begins - before.begins };
+      return {
+        ms,
+        created,
+        queries: sql.queries - before.queries,
+        begins: sql.begins - before.begins,
+      };
     } finally {
       await state.close();
     }
@@ -188,7 +193,8 @@ async function startServe(config, env) {
 async function workerFigures(server, dir) {
   const url = await server.createDatabase("workers");
   const worlds = [];
-  for (let i = 0; i < JOBS; i++) worlds.push(await startWorld("stories=5,tasks=1,comments=1", i + 1));
+  for (let i = 0; i < JOBS; i++)
+    worlds.push(await startWorld("stories=5,tasks=1,comments=1", i + 1));
   const env = { STATE_URL: url };
   const config = { targets: {}, jobs: [], state: { urlEnv: "STATE_URL" } };
   // Migrate every job once: the runs measured below find nothing to write.
@@ -228,7 +234,10 @@ async function workerFigures(server, dir) {
   const figures = {};
   try {
     for (const n of WORKER_COUNTS) {
-      const writesBefore = worlds.reduce((s, w) => s + w.github.stats().writes + w.tinypm.stats().writes, 0);
+      const writesBefore = worlds.reduce(
+        (s, w) => s + w.github.stats().writes + w.tinypm.stats().writes,
+        0,
+      );
       const startedAt = new Date().toISOString();
       const workers = [];
       for (let i = 0; i < n; i++) workers.push(await startServe(configPath, env));
@@ -261,11 +270,18 @@ async function workerFigures(server, dir) {
         );
         figures[`${n} worker${n === 1 ? "" : "s"}: runs per worker over ${WINDOW_S} s (not ok)`] =
           `${perWorker.join(" / ")} (${notOk})`;
+        console.log(
+          `  [workers] ${n}: ${total} runs in ${WINDOW_S} s, per worker ${perWorker.join(" / ")}, not ok ${notOk}`,
+        );
       } finally {
         for (const w of workers) await w.stop();
       }
-      const writesAfter = worlds.reduce((s, w) => s + w.github.stats().writes + w.tinypm.stats().writes, 0);
-      figures[`${n} worker${n === 1 ? "" : "s"}: writes to tinyPM and GitHub`] = writesAfter - writesBefore;
+      const writesAfter = worlds.reduce(
+        (s, w) => s + w.github.stats().writes + w.tinypm.stats().writes,
+        0,
+      );
+      figures[`${n} worker${n === 1 ? "" : "s"}: writes to tinyPM and GitHub`] =
+        writesAfter - writesBefore;
     }
     // No job ever ran on two workers at once: the journal's runs of one job never overlap.
     const { rows } = await db.query(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load.js";
 import type { ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
+import { workerProcesses } from "../state/worker-processes.js";
 import { openState } from "./job-session.js";
 import { effectiveOutcome, runDurationMs, runExitCode, succeeded } from "./run-outcome.js";
 
@@ -52,6 +53,21 @@ const ConflictJson = z
   })
   .strict();
 
+/** A process working on the state (docs/state.md, Workers). */
+export const WorkerJson = z
+  .object({
+    host: z.string(),
+    pid: z.number().int(),
+    startedAt: z.string(),
+    heartbeatAt: z.string().describe("Its last heartbeat (SQLite: the moment of reading)."),
+    silentMs: count.describe("Milliseconds since that heartbeat, by the state's clock."),
+    alive: z
+      .boolean()
+      .describe("Heard from within the lease life (30 s); a dead worker holds no job."),
+    jobs: z.array(z.string()).describe("The jobs it holds now."),
+  })
+  .strict();
+
 /** The object `status --json` prints. */
 export const StatusJson = z
   .object({
@@ -70,6 +86,11 @@ export const StatusJson = z
         })
         .strict(),
     ),
+    workers: z
+      .array(WorkerJson)
+      .describe(
+        "The processes working on the state, oldest first: PostgreSQL, every worker heard from in the last hour; SQLite, the one process holding the file, if any.",
+      ),
   })
   .strict();
 export type StatusJson = z.infer<typeof StatusJson>;
@@ -166,7 +187,11 @@ export async function readStatus(loaded: LoadedConfig): Promise<StatusJson> {
         }),
       );
     }
-    return { state: loaded.statePath, jobs };
+    const workers = workerProcesses(await state.workers()).map((w) => ({
+      ...w,
+      jobs: [...w.jobs],
+    }));
+    return { state: loaded.statePath, jobs, workers };
   } finally {
     await state.close();
   }

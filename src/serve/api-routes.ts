@@ -1,5 +1,7 @@
+import { hostname } from "node:os";
 import { z } from "zod";
 import type { ConflictRecord, RunRecord, StateStore } from "../state/store.js";
+import { workerProcesses } from "../state/worker-processes.js";
 import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
 import type { Service } from "./service.js";
 
@@ -68,15 +70,35 @@ const JobApi = z
   })
   .describe("A configured job and its state.");
 
-/** The documented JSON of /api/jobs, /api/runs and /api/conflicts (schemas/serve-api.schema.json). */
+const WorkerApi = z
+  .strictObject({
+    host: z.string(),
+    pid: z.number().int(),
+    startedAt: z.string(),
+    heartbeatAt: z.string().describe("Its last heartbeat (SQLite: the moment of reading)."),
+    silentMs: count.describe("Milliseconds since that heartbeat, by the state's clock."),
+    alive: z
+      .boolean()
+      .describe("Heard from within the lease life (30 s); a dead worker holds no job."),
+    jobs: z.array(z.string()).describe("The jobs it holds now."),
+    self: z.boolean().describe("This serve process."),
+  })
+  .describe("A process working on the state (a serve or a sync).");
+
+/**
+ * The documented JSON of /api/jobs, /api/runs, /api/conflicts and /api/workers
+ * (schemas/serve-api.schema.json).
+ */
 export const ServeApiSchemas = {
   jobs: z.strictObject({ jobs: z.array(JobApi) }),
   runs: z.strictObject({ runs: z.array(RunApi) }),
   conflicts: z.strictObject({ conflicts: z.array(ConflictApi) }),
+  workers: z.strictObject({ workers: z.array(WorkerApi) }),
 };
 export type JobApi = z.infer<typeof JobApi>;
 export type RunApi = z.infer<typeof RunApi>;
 export type ConflictApi = z.infer<typeof ConflictApi>;
+export type WorkerApi = z.infer<typeof WorkerApi>;
 
 /** How many runs /api/runs lists. */
 const RUNS_LISTED = 50;
@@ -164,6 +186,36 @@ export async function conflictsApi(state: StateStore): Promise<ConflictApi[]> {
   return (await state.conflicts({ status: "open" })).map(conflictApi);
 }
 
+/** When this process started (ISO). */
+const processStartedAt = new Date(Date.now() - Math.round(process.uptime() * 1000)).toISOString();
+
+/**
+ * Every process working on the state, oldest first, this one marked `self`. This process is
+ * listed even when the state does not know it (SQLite between runs: nobody holds the file).
+ */
+export async function workersApi(service: Service, state: StateStore): Promise<WorkerApi[]> {
+  const host = hostname();
+  const listed = workerProcesses(await state.workers()).map((w) => ({
+    ...w,
+    jobs: [...w.jobs],
+    self: w.host === host && w.pid === process.pid,
+  }));
+  if (listed.some((w) => w.self)) return listed;
+  const now = new Date().toISOString();
+  const running = service.jobs.filter((j) => service.jobState(j.name).running !== undefined);
+  const self: WorkerApi = {
+    host,
+    pid: process.pid,
+    startedAt: processStartedAt,
+    heartbeatAt: now,
+    silentMs: 0,
+    alive: true,
+    jobs: running.map((j) => j.name).sort(),
+    self: true,
+  };
+  return [...listed, self].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
 const BASE = "https://github.com/tinypm-sync/tinypm-sync/schemas";
 
 /** JSON Schema of the service's /api answers (schemas/serve-api.schema.json). */
@@ -176,6 +228,7 @@ export function serveApiJsonSchema(): Record<string, unknown> {
       jobs: z.toJSONSchema(ServeApiSchemas.jobs, { io: "output" }),
       runs: z.toJSONSchema(ServeApiSchemas.runs, { io: "output" }),
       conflicts: z.toJSONSchema(ServeApiSchemas.conflicts, { io: "output" }),
+      workers: z.toJSONSchema(ServeApiSchemas.workers, { io: "output" }),
     },
   };
 }

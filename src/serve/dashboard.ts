@@ -1,7 +1,8 @@
 import { escapeHtml as h } from "../report/escape.js";
 import { formatValue } from "../report/values.js";
 import type { ReportValue } from "../report/types.js";
-import type { ConflictApi, JobApi, RunApi } from "./api-routes.js";
+import { silentFor } from "../state/worker-processes.js";
+import type { ConflictApi, JobApi, RunApi, WorkerApi } from "./api-routes.js";
 
 /** The dashboard's style sheet, served as /dashboard.css (the CSP allows no inline style). */
 export const DASHBOARD_CSS = `
@@ -34,7 +35,7 @@ function layout(title: string, body: string, ctx: PageContext): string {
 </head>
 <body>
 <h1>${h(title)}</h1>
-<nav><a href="/">Jobs</a><a href="/#runs">Runs</a><a href="/#conflicts">Conflicts</a><a href="/metrics">Metrics</a>${
+<nav><a href="/">Jobs</a><a href="/#runs">Runs</a><a href="/#conflicts">Conflicts</a><a href="/#workers">Workers</a><a href="/metrics">Metrics</a>${
     ctx.session
       ? `<form method="post" action="/logout"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><button type="submit">Log out</button></form>`
       : ""
@@ -124,9 +125,26 @@ function conflictRow(c: ConflictApi, ctx: PageContext): string {
 </tr>`;
 }
 
-/** The dashboard: jobs, recent runs, open conflicts; forms post back to the service. */
+function workerRow(w: WorkerApi): string {
+  const jobs = w.jobs.length === 0 ? `<span class="muted">none</span>` : h(w.jobs.join(", "));
+  return `<tr data-worker="${h(w.host)}:${w.pid}" data-alive="${String(w.alive)}">
+<td>${h(w.host)}${w.self ? ` <span class="muted">(this process)</span>` : ""}</td>
+<td>${w.pid}</td>
+<td>${when(w.startedAt)}</td>
+<td>${h(silentFor(w.silentMs))}</td>
+<td>${jobs}</td>
+<td>${w.alive ? `<span class="ok">alive</span>` : `<span class="failed">dead</span>`}</td>
+</tr>`;
+}
+
+/** The dashboard: jobs, recent runs, open conflicts, workers; forms post back to the service. */
 export function renderDashboard(
-  data: { jobs: readonly JobApi[]; runs: readonly RunApi[]; conflicts: readonly ConflictApi[] },
+  data: {
+    jobs: readonly JobApi[];
+    runs: readonly RunApi[];
+    conflicts: readonly ConflictApi[];
+    workers: readonly WorkerApi[];
+  },
   ctx: PageContext,
 ): string {
   const jobs = `<h2 id="jobs">Jobs</h2>
@@ -143,7 +161,10 @@ export function renderDashboard(
       : `<p class="muted">A field changed on both sides. Take one side's value: the next run of the job writes it to the other side.</p>
 <table><thead><tr><th>Conflict</th><th>Item</th><th>Field</th><th>Base</th><th>tinyPM</th><th>Target</th><th></th></tr></thead><tbody>${data.conflicts.map((c) => conflictRow(c, ctx)).join("\n")}</tbody></table>`
   }`;
-  return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}`, ctx);
+  const workers = `<h2 id="workers">Workers</h2>
+<p class="muted">The processes working on the state. A worker silent for longer than the lease life (30 s) is dead: its jobs are free for the others.</p>
+<table><thead><tr><th>Host</th><th>Pid</th><th>Started</th><th>Last heartbeat</th><th>Jobs held</th><th>State</th></tr></thead><tbody>${data.workers.map(workerRow).join("\n")}</tbody></table>`;
+  return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}\n${workers}`, ctx);
 }
 
 /** The login form (when the service binds beyond loopback and asks for its token). */

@@ -10,7 +10,7 @@ import {
 } from "../server-kit/http.js";
 import { createRouter, type Params } from "../server-kit/router.js";
 import { toReport } from "../sync/report-data.js";
-import { conflictApi, conflictsApi, jobsApi, runsApi } from "./api-routes.js";
+import { conflictApi, conflictsApi, jobsApi, runsApi, workersApi } from "./api-routes.js";
 import { SESSION_COOKIE, type Access } from "./auth.js";
 import { DASHBOARD_CSS, renderDashboard, renderLogin, renderRunGone } from "./dashboard.js";
 import { redirect, sendHtml, sendJson, sendText } from "./respond.js";
@@ -191,6 +191,7 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           jobs: await jobsApi(service, state),
           runs: await runsApi(service, state),
           conflicts: await conflictsApi(state),
+          workers: await workersApi(service, state),
         }));
         sendHtml(
           res,
@@ -275,6 +276,13 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
       "/api/conflicts",
       guarded(async (_req, res) => {
         sendJson(res, 200, { conflicts: await service.readState((s) => conflictsApi(s)) });
+      }),
+    )
+    .add(
+      "GET",
+      "/api/workers",
+      guarded(async (_req, res) => {
+        sendJson(res, 200, { workers: await service.readState((s) => workersApi(service, s)) });
       }),
     )
     .add(

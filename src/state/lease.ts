@@ -16,6 +16,12 @@ export function vouchedMs(ttlMs: number): number {
   return Math.floor(ttlMs * 0.8);
 }
 
+/**
+ * How long a dead worker stays listed by `workers()` (shown as dead) before it is left out: long
+ * enough to notice a crash, short enough that the list is about now.
+ */
+export const DEAD_WORKERS_LISTED_MS = 60 * 60_000;
+
 /** A process working on a state, as listed by `workers()` (`status`, the `serve` dashboard). */
 export interface WorkerRecord {
   readonly id: string;
@@ -24,6 +30,10 @@ export interface WorkerRecord {
   readonly startedAt: string;
   /** The last heartbeat (ISO); a worker silent for longer than the lease TTL is dead. */
   readonly heartbeatAt: string;
+  /** Milliseconds since that heartbeat, by the state's clock (PostgreSQL's `now()`). */
+  readonly silentMs: number;
+  /** Heard from within the lease life; a dead worker holds no job and is listed for a while. */
+  readonly alive: boolean;
   /** The jobs it holds now. */
   readonly jobs: readonly string[];
 }

@@ -182,10 +182,11 @@ export function sqliteStateOver(sync: SyncStore, readOnly = false): StateStore {
       }
     },
     claimJob,
+    // No heartbeat on a file: the one process holding its lock, checked alive by its pid now.
     workers: (): Promise<WorkerRecord[]> =>
       call(() => {
+        const at = new Date().toISOString();
         if (!readOnly) {
-          const at = new Date().toISOString();
           return [
             {
               id: `pid-${process.pid}`,
@@ -193,20 +194,29 @@ export function sqliteStateOver(sync: SyncStore, readOnly = false): StateStore {
               pid: process.pid,
               startedAt: openedAt,
               heartbeatAt: at,
+              silentMs: 0,
+              alive: true,
               jobs: [...held.keys()].sort(),
             },
           ];
         }
         const holder = sync.liveHolder();
         if (holder === undefined) return [];
+        // Its jobs: the runs it journalled as started and not finished.
+        const jobs = sync
+          .runs({ limit: 200 })
+          .filter((r) => r.pid === holder.pid && r.finishedAt === undefined)
+          .map((r) => r.job);
         return [
           {
             id: `pid-${holder.pid}`,
             host: holder.host,
             pid: holder.pid,
             startedAt: holder.acquiredAt,
-            heartbeatAt: holder.acquiredAt,
-            jobs: [],
+            heartbeatAt: at,
+            silentMs: 0,
+            alive: true,
+            jobs: [...new Set(jobs)].sort(),
           },
         ];
       }),

@@ -132,12 +132,16 @@ describe("status", () => {
     // This process holds the state and the run: it is going on now.
     const live = await runCliProcess(["status", "--config", file], { env: servers.env });
     expect(live.stdout).toMatch(/running now: sync since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+    // The Workers table names the process holding the file and the job of its unfinished run.
+    expect(live.stdout).toContain("Workers: 1 alive");
+    expect(live.stdout).toMatch(new RegExp(`\\s${String(process.pid)}\\s.*\\sgh\\s+alive`));
     state.close();
     // The lock is released while the run was never finished: its process is gone.
     const gone = await runCliProcess(["status", "--config", file, "--json"], { env: servers.env });
     const job = StatusJson.parse(JSON.parse(gone.stdout)).jobs.find((j) => j.job === "gh");
     expect(job?.running).toBeNull();
     expect(job?.lastRuns[0]).toMatchObject({ outcome: "interrupted", exitCode: 130 });
+    expect(StatusJson.parse(JSON.parse(gone.stdout)).workers).toEqual([]);
     const text = await runCliProcess(["status", "--config", file], { env: servers.env });
     expect(text.stdout).toContain("running now: no");
     expect(text.stdout).toContain("last run: sync interrupted: its process is gone");

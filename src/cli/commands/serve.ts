@@ -9,6 +9,7 @@ import { writeLine } from "../context.js";
 import { runConfiguredJob } from "../job-run.js";
 import { configOption, logOptions } from "../options.js";
 import { openConfig, openJob, openState, type ConfigSession, type LogFlags } from "../session.js";
+import { keepWorkerPresence } from "../worker-presence.js";
 import type { RegisterCommand } from "./index.js";
 
 /** The port `serve` listens on when --port is not given. */
@@ -110,10 +111,12 @@ export const registerServe: RegisterCommand = (program, ctx) => {
       { jobs: loaded.jobs.map((j) => j.job.name), auth: loaded.serveToken !== undefined },
       "serving",
     );
+    const presence = keepWorkerPresence(loaded, logger);
     service.start();
     const signal = await ctx.waitForStop();
     logger.info({ signal }, "stopping: the current run ends at its next item");
     await service.stop();
+    await presence.close();
     await server.close();
     logger.info("stopped; state is consistent");
     ctx.exitCode = 0;

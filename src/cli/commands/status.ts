@@ -3,6 +3,7 @@ import type { RunRecord } from "../../state/store.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";
 import { runLine, when } from "../run-words.js";
+import { workerTable } from "../worker-table.js";
 import type { RegisterCommand } from "./index.js";
 
 /** `status`: links, last runs, parked failures and open conflicts, per job (read-only). */
@@ -88,5 +89,6 @@ export function statusText(status: StatusJson, gone: ReadonlySet<string> = new S
         `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts} attempt${f.attempts === 1 ? "" : "s"})`,
       );
   }
+  lines.push("", ...workerTable(status.workers));
   return `${lines.join("\n")}\n`;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Pool } from "pg";
 import {
+  DEAD_WORKERS_LISTED_MS,
   HEARTBEAT_MS,
   jobLockedError,
   LEASE_TTL_MS,
@@ -218,7 +219,10 @@ export async function joinAsWorker(
   };
 }
 
-/** The workers heard from within the lease life, with the jobs they hold. */
+/**
+ * The workers heard from within `DEAD_WORKERS_LISTED_MS`, oldest first, with the jobs they hold:
+ * `alive` while their last heartbeat is younger than the lease life (by the server's clock).
+ */
 export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerRecord[]> {
   const { rows } = await pool.query<{
     id: string;
@@ -226,14 +230,18 @@ export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerReco
     pid: number;
     started_at: Date;
     heartbeat_at: Date;
+    silent_ms: number;
+    alive: boolean;
     jobs: string[] | null;
   }>(
     `SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
+       greatest(0, floor(extract(epoch FROM now() - w.heartbeat_at) * 1000))::float8 AS silent_ms,
+       w.heartbeat_at > now() - $1 * interval '1 millisecond' AS alive,
        array_agg(l.job ORDER BY l.job) FILTER (WHERE l.job IS NOT NULL) AS jobs
      FROM workers w LEFT JOIN job_leases l ON l.worker_id = w.id AND l.expires_at > now()
-     WHERE w.heartbeat_at > now() - $1 * interval '1 millisecond'
+     WHERE w.heartbeat_at > now() - $2 * interval '1 millisecond'
      GROUP BY w.id ORDER BY w.started_at, w.id`,
-    [ttlMs],
+    [ttlMs, DEAD_WORKERS_LISTED_MS],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -241,7 +249,9 @@ export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerReco
     pid: r.pid,
     startedAt: r.started_at.toISOString(),
     heartbeatAt: r.heartbeat_at.toISOString(),
-    jobs: r.jobs ?? [],
+    silentMs: r.silent_ms,
+    alive: r.alive,
+    jobs: r.alive ? (r.jobs ?? []) : [],
   }));
 }
 

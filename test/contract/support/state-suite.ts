@@ -440,7 +440,15 @@ export function stateContract(backend: () => BackendUnderTest): void {
             id: runId,
             outcome: "interrupted",
           });
-          expect((await s.workers()).map((w) => w.pid)).toEqual([process.pid]);
+          const after = await s.workers();
+          expect(after.filter((w) => w.alive).map((w) => w.pid)).toEqual([process.pid]);
+          // The dead worker stays listed for a while, dead and holding nothing: status and the
+          // dashboard show the crash.
+          expect(after.filter((w) => !w.alive).map((w) => [w.pid, w.jobs])).toEqual([
+            [a.process.pid, []],
+          ]);
+          const dead = after.find((w) => !w.alive);
+          expect(dead?.silentMs).toBeGreaterThanOrEqual(ttl);
           await taken.release();
           await free.release();
         } finally {
