@@ -77,6 +77,12 @@ export async function startPostgres() {
     rmSync(folder, { recursive: true, force: true });
   };
   process.once("exit", stop);
+  // Stopped by a signal (Ctrl-C on a long run): no exit hook runs then, so stop the server here.
+  for (const signal of ["SIGINT", "SIGTERM"])
+    process.once(signal, () => {
+      stop();
+      process.exit(130);
+    });
   run(join(bin, "initdb"), [
     ...["-D", data, "-U", user, "--pwfile", join(folder, "pwfile"), "-E", "UTF8"],
     ...["--no-locale", "--auth-local=trust", "--auth-host=scram-sha-256"],

@@ -47,12 +47,14 @@ async function holdingProxy(target: string): Promise<{
         answer.pipe(res);
       },
     );
-    out.on("error", () => res.destroy());
+    out.on("error", () => {
+      res.destroy();
+    });
     req.pipe(out);
   };
   const server = createServer((req, res) => {
     if (parked === undefined) forward(req, res);
-    else parked.push(() => forward(req, res));
+    else parked.push(() => { forward(req, res); });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -161,7 +163,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
 
       // `status --json` of either config lists both workers; the text has a Workers table.
       const status = await runCliProcess(["status", "--config", ga.file, "--json"], { env });
-      expect(status.code, status.stderr).toBe(0);
+      expect({ code: status.code, stderr: status.stderr }).toMatchObject({ code: 0 });
       const statusJson = JSON.parse(status.stdout) as { jobs: unknown[]; workers: WorkerAnswer[] };
       expect(statusJson.jobs).toHaveLength(1);
       expect(statusJson.workers.map((w) => [w.pid, w.jobs, w.alive]).sort()).toEqual(
@@ -171,7 +173,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
         ].sort(),
       );
       const text = await runCliProcess(["status", "--config", jb.file], { env });
-      expect(text.code, text.stderr).toBe(0);
+      expect({ code: text.code, stderr: text.stderr }).toMatchObject({ code: 0 });
       expect(text.stdout).toContain("Workers: 2 alive");
       expect(text.stdout).toMatch(new RegExp(`\\s${String(a.proc.pid)}\\s.*\\sgh\\s+alive`));
       expect(text.stdout).toMatch(new RegExp(`\\s${String(b.proc.pid)}\\s.*\\sjr\\s+alive`));
@@ -231,7 +233,7 @@ describe("the workers of an SQLite state", () => {
     const status = await runCliProcess(["status", "--config", config, "--json"], {
       env: servers.env,
     });
-    expect(status.code, status.stderr).toBe(0);
+    expect({ code: status.code, stderr: status.stderr }).toMatchObject({ code: 0 });
     expect((JSON.parse(status.stdout) as { workers: unknown[] }).workers).toEqual([]);
     const text = await runCliProcess(["status", "--config", config], { env: servers.env });
     expect(text.stdout).toContain("Workers: none");
