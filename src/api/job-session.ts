@@ -164,6 +164,14 @@ export function openState(loaded: LoadedConfig, readOnly: boolean): Promise<Stat
     at.backend === "sqlite"
       ? { backend: "sqlite", path: at.path }
       : { backend: "postgres", url: at.url },
-    { readOnly, waitForLockMs: loaded.config.state.waitForLockMs },
+    {
+      readOnly,
+      waitForLockMs: loaded.config.state.waitForLockMs,
+      // Renewed every third of its life: one failed heartbeat is not yet a lost lease.
+      lease:
+        at.backend === "postgres" && at.leaseTtlMs !== undefined
+          ? { ttlMs: at.leaseTtlMs, heartbeatMs: Math.floor(at.leaseTtlMs / 3) }
+          : undefined,
+    },
   );
 }

@@ -15,6 +15,11 @@ export type ConfiguredState =
       readonly url: string;
       /** The URL with its password replaced by `***`, for messages. */
       readonly display: string;
+      /**
+       * How long a job's lease lives without a heartbeat, from `TINYPM_SYNC_LEASE_TTL_MS`
+       * (undefined: the default 30 s). Shorter fails a dead worker's jobs over sooner.
+       */
+      readonly leaseTtlMs?: number | undefined;
     };
 
 interface StateArgs {
@@ -51,7 +56,12 @@ export function resolveStateConfig(a: StateArgs): ConfiguredState {
           '"urlEnv": "TINYPM_SYNC_STATE_URL"), or remove the password and export PGPASSWORD',
       });
     }
-    return { backend: "postgres", url: state.url, display: redactUrl(state.url) };
+    return {
+      backend: "postgres",
+      url: state.url,
+      display: redactUrl(state.url),
+      leaseTtlMs: leaseTtl(a),
+    };
   }
   if (state.urlEnv !== undefined) {
     const name = state.urlEnv;
@@ -73,9 +83,26 @@ export function resolveStateConfig(a: StateArgs): ConfiguredState {
       });
     }
     if (!a.secretValues.includes(value)) a.secretValues.push(value);
-    return { backend: "postgres", url: value, display: redactUrl(value) };
+    return { backend: "postgres", url: value, display: redactUrl(value), leaseTtlMs: leaseTtl(a) };
   }
   const path = state.path ?? DEFAULT_STATE_PATH;
   const absolute = isAbsolute(path) ? path : resolve(a.dir, path);
   return { backend: "sqlite", path: absolute, display: absolute };
+}
+
+/** The variable that sets a PostgreSQL job lease's life, in ms. */
+export const LEASE_TTL_VAR = "TINYPM_SYNC_LEASE_TTL_MS";
+
+/** `TINYPM_SYNC_LEASE_TTL_MS`: an integer of milliseconds from 3000 to 600000, or unset. */
+function leaseTtl(a: StateArgs): number | undefined {
+  const raw = a.env[LEASE_TTL_VAR];
+  if (raw === undefined || raw === "") return undefined;
+  const ms = Number(raw);
+  if (/^\d+$/.test(raw) && ms >= 3000 && ms <= 600_000) return ms;
+  a.issues.push({
+    file: a.file,
+    path: ["state"],
+    message: `environment variable ${LEASE_TTL_VAR} must be milliseconds from 3000 to 600000 (the PostgreSQL job lease's life), got "${raw}"`,
+  });
+  return undefined;
 }

@@ -9,11 +9,16 @@ export interface Readiness {
 }
 
 /**
- * Tracks readiness: the state opened once, and every system of every job answered a probe once.
- * A system that answered stays ready (a later outage shows in runs and metrics, not here).
+ * Tracks readiness: the state answers now, and every system of every job answered a probe once.
+ * The state is watched for as long as the process serves (a PostgreSQL state may become
+ * unreachable and come back): while it does not answer, or once a run lost its job's lease or
+ * could not reach it, the process is not ready; the next check that reaches it makes it ready
+ * again. A system that answered stays ready (a later outage shows in runs and metrics, not here).
  */
 export interface ReadinessTracker {
+  /** The state answered (opened, or a run reached it). */
   stateOpened(): void;
+  /** The state did not answer, or a run lost its lease: `reason` says what happened. */
   stateFailed(reason: string): void;
   record(checks: readonly SystemCheck[]): void;
   /** Jobs × systems that have not answered yet. */
@@ -43,7 +48,7 @@ export function createReadiness(
       state = undefined;
     },
     stateFailed(reason) {
-      state = `the state cannot be opened: ${reason}`;
+      state = `the state is not available: ${reason}`;
     },
     record(checks) {
       for (const c of checks) {

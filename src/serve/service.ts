@@ -13,6 +13,10 @@ import type { ItemSelection, RunTrigger, ServeJob, SystemCheck } from "./types.j
 export const REPORTS_KEPT_PER_JOB = 5;
 /** Time between readiness probes while a system has not answered. */
 const PROBE_RETRY_MS = 5_000;
+/** Time between checks that the state answers (readiness follows it for as long as we serve). */
+export const STATE_CHECK_MS = 2_000;
+/** A state check that takes longer counts as the state not answering. */
+const STATE_CHECK_TIMEOUT_MS = 5_000;
 
 /** What the service needs from the outside (the CLI wires the real job-run code in). */
 export interface ServiceDeps {
@@ -33,6 +37,8 @@ export interface ServiceDeps {
   /** Opens the state for writing (between runs), runs `fn`, closes it. */
   writeState<T>(fn: (state: StateStore) => Promise<T>): Promise<T>;
   readonly logger: Logger;
+  /** Time between state checks for readiness. @default STATE_CHECK_MS */
+  readonly stateCheckMs?: number | undefined;
 }
 
 /** A finished run as the service remembers it. */
@@ -105,6 +111,7 @@ export function createService(deps: ServiceDeps): Service {
   const heldElsewhere = new Map<string, string>();
   const schedules = new Map<string, ScheduledJob>();
   let probeTimer: NodeJS.Timeout | undefined;
+  let stateTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   // Read through a function: a flag set by stop() while a probe awaits.
   const isStopping = (): boolean => stopping;
@@ -136,6 +143,7 @@ export function createService(deps: ServiceDeps): Service {
     try {
       report = await deps.execute(run.job, run.items, metrics.gateListener());
       heldElsewhere.delete(run.job);
+      readiness.stateOpened();
       outcome = stopping ? "interrupted" : report.summary.failed > 0 ? "partial" : "ok";
     } catch (e) {
       const holder = leaseHolder(e, run.job);
@@ -147,6 +155,10 @@ export function createService(deps: ServiceDeps): Service {
       }
       outcome = e instanceof InterruptedError || stopping ? "interrupted" : "failed";
       error = e instanceof SyncError ? `[${e.code}] ${e.message}` : String(e);
+      // The state did not answer the run, or the run lost its job's lease: not ready until a
+      // state check reaches the state again.
+      if (e instanceof StateError && e.code === "state_unavailable")
+        readiness.stateFailed(`job ${run.job}: ${e.message}`);
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
     }
     const seconds = (Date.now() - started) / 1000;
@@ -166,21 +178,40 @@ export function createService(deps: ServiceDeps): Service {
   };
   const queue: RunQueue = createRunQueue({ execute });
 
-  const probe = async (): Promise<void> => {
-    probeTimer = undefined;
+  const checkState = async (): Promise<void> => {
+    stateTimer = undefined;
     if (stopping) return;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await deps.readState(() => Promise.resolve());
+      await Promise.race([
+        deps.readState(() => Promise.resolve()),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            reject(new Error(`it did not answer within ${STATE_CHECK_TIMEOUT_MS / 1000} s`));
+          }, STATE_CHECK_TIMEOUT_MS);
+        }),
+      ]);
       readiness.stateOpened();
     } catch (e) {
       readiness.stateFailed(e instanceof Error ? e.message : String(e));
+    } finally {
+      clearTimeout(timer);
     }
+    if (!isStopping()) {
+      stateTimer = setTimeout(() => void checkState(), deps.stateCheckMs ?? STATE_CHECK_MS);
+      stateTimer.unref();
+    }
+  };
+
+  const probe = async (): Promise<void> => {
+    probeTimer = undefined;
+    if (stopping) return;
     try {
       readiness.record(await deps.probe(metrics.gateListener()));
     } catch (e) {
       log.warn({ err: String(e) }, "readiness probe failed");
     }
-    if (!readiness.current().ready && !isStopping()) {
+    if (readiness.missing().length > 0 && !isStopping()) {
       probeTimer = setTimeout(() => void probe(), PROBE_RETRY_MS);
       probeTimer.unref();
     }
@@ -214,6 +245,7 @@ export function createService(deps: ServiceDeps): Service {
     },
     idle: () => queue.idle(),
     start() {
+      void checkState();
       void probe();
       for (const job of deps.jobs) {
         const schedule = job.schedule ?? DEFAULT_SCHEDULE;
@@ -229,6 +261,7 @@ export function createService(deps: ServiceDeps): Service {
     async stop() {
       stopping = true;
       if (probeTimer !== undefined) clearTimeout(probeTimer);
+      if (stateTimer !== undefined) clearTimeout(stateTimer);
       for (const s of schedules.values()) s.stop();
       await queue.stop();
     },

@@ -20,9 +20,33 @@ export function clientDb(client: PoolClient): Db {
   return db;
 }
 
+/**
+ * A connection of the pool, held until `release`. While held, the pool does not listen to its
+ * errors: a connection the server drops then (the database stopped, a partition) must not crash
+ * the process with an unhandled `error` event — the query under way fails instead, and the
+ * connection is discarded.
+ */
+export async function holdClient(
+  pool: Pool,
+): Promise<{ client: PoolClient; release(broken?: boolean): void }> {
+  const client = await pool.connect();
+  let dropped = false;
+  const onError = (): void => {
+    dropped = true;
+  };
+  client.on("error", onError);
+  return {
+    client,
+    release(broken = false) {
+      client.off("error", onError);
+      client.release(broken || dropped);
+    },
+  };
+}
+
 /** Runs `fn` in a transaction on a client of the pool, committed or rolled back as a whole. */
 export async function inTransaction<T>(pool: Pool, fn: (db: Db) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const { client, release } = await holdClient(pool);
   let broken = false;
   try {
     await client.query("BEGIN");
@@ -37,7 +61,7 @@ export async function inTransaction<T>(pool: Pool, fn: (db: Db) => Promise<T>): 
       throw error;
     }
   } finally {
-    client.release(broken);
+    release(broken);
   }
 }
 

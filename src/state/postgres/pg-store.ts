@@ -1,7 +1,7 @@
 import pg, { type CustomTypesConfig } from "pg";
 import { InternalError, StateError } from "../../core/errors.js";
 import type { StateData, StateStore } from "../store.js";
-import { poolDb, inTransaction, type Db } from "./pg-db.js";
+import { holdClient, poolDb, inTransaction, type Db } from "./pg-db.js";
 import { pgBudget } from "./pg-budget.js";
 import { pgJournal } from "./pg-journal.js";
 import {
@@ -92,13 +92,14 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   // An idle connection dropped by the server must not crash the process; the next query
   // reconnects or fails with an error the caller sees.
   pool.on("error", () => undefined);
-  let client;
+  let held;
   try {
-    client = await pool.connect();
+    held = await holdClient(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw unavailable(location, error);
   }
+  const client = held.client;
   try {
     if (readOnly) {
       const version = await pgSchemaVersion(client, location);
@@ -116,11 +117,11 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       await migratePg(client, location);
     }
   } catch (error) {
-    client.release();
+    held.release();
     await pool.end().catch(() => undefined);
     throw isConnectionError(error) ? unavailable(location, error) : error;
   }
-  client.release();
+  held.release();
   const timing = options.lease ?? DEFAULT_TIMING;
   const membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
   let closed = false;

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { holdClient } from "./pg-db.js";
 import type { CopiedTable, Row, StateTables, TableWriter } from "../tables.js";
 import { TABLE_PAGE } from "../tables.js";
 
@@ -20,7 +21,7 @@ async function inClient<T>(
   begin: string,
   fn: (c: PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
+  const { client, release } = await holdClient(pool);
   try {
     await client.query(begin);
     try {
@@ -32,7 +33,7 @@ async function inClient<T>(
       throw error;
     }
   } finally {
-    client.release();
+    release();
   }
 }
 
