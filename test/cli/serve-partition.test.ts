@@ -194,7 +194,6 @@ describe.skipIf(postgresSkipReason !== undefined)(
           expect((await fetch(`${w.url}/healthz`)).status).toBe(200);
           expect((await readyz(w)).status).toBe(503);
         }
-        console.error("STEP", Date.now(), "await pg.start();");
         await pg.start();
         restarted = true;
 
@@ -205,7 +204,6 @@ describe.skipIf(postgresSkipReason !== undefined)(
             "/readyz 200 after the outage",
             90_000,
           );
-        console.error("STEP", Date.now(), "await during();");
         await during();
         await (
           await editOnGithub(`${story.name} (after the outage)`)

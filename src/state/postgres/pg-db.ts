@@ -28,7 +28,7 @@ export function clientDb(client: PoolClient): Db {
  */
 export async function holdClient(
   pool: Pool,
-): Promise<{ client: PoolClient; release(broken?: boolean): void }> {
+): Promise<{ client: PoolClient; release: (broken?: boolean) => void }> {
   const client = await pool.connect();
   let dropped = false;
   const onError = (): void => {
@@ -37,7 +37,7 @@ export async function holdClient(
   client.on("error", onError);
   return {
     client,
-    release(broken = false) {
+    release: (broken = false) => {
       client.off("error", onError);
       client.release(broken || dropped);
     },
