@@ -75,7 +75,12 @@ export interface CompiledMapping {
    * the blocks it did not touch as the target holds them; `undefined` when the description rule
    * does not map text to the target's description.
    */
-  composeDescription(target: WorkItem, next: WorkItem): DescriptionComposition | undefined;
+  /** With `park`, units whose rich content would be lost are left as the target holds them. */
+  composeDescription(
+    target: WorkItem,
+    next: WorkItem,
+    park?: boolean,
+  ): DescriptionComposition | undefined;
 }
 
 interface KindCodec {
@@ -202,7 +207,7 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
     labels: () => uniqueLabels([...kinds.story.codecs, ...kinds.task.codecs]),
     fieldsOf,
     fieldNames: (kind) => kinds[kind].codecs.map((c) => c.field),
-    composeDescription: (target, next) =>
+    composeDescription: (target, next, park) =>
       composeDescription(
         {
           rule: spec[next.kind].description,
@@ -212,6 +217,7 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
         },
         target,
         next,
+        park,
       ),
   };
 }

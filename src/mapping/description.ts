@@ -7,7 +7,13 @@
 import type { RichPiece, WorkItem } from "../core/model.js";
 import { escapeMentions, liveMentions, type MentionRef } from "./mentions.js";
 import { markdownBlocks } from "./markdown-blocks.js";
-import { composeBlocks, excerpt, type ComposeBlock, type LostBlock } from "./rich-compose.js";
+import {
+  composeBlocks,
+  excerpt,
+  type ComposeBlock,
+  type LostBlock,
+  type ParkedUnit,
+} from "./rich-compose.js";
 import { composeParts } from "./rich-parts.js";
 import { inContext, partsInContext } from "./text-lines.js";
 import type { FieldRule } from "./schema.js";
@@ -19,7 +25,7 @@ import {
   type TransformName,
 } from "./transforms.js";
 
-export type { LostBlock } from "./rich-compose.js";
+export type { LostBlock, ParkedUnit } from "./rich-compose.js";
 
 /** The description to write, and how much of the target's own form it keeps. */
 export interface DescriptionComposition {
@@ -30,8 +36,10 @@ export interface DescriptionComposition {
   readonly kept: number;
   readonly rewritten: number;
   readonly removed: number;
-  /** Changed blocks whose rich content the new text cannot carry. */
+  /** Changed blocks whose rich content the new text cannot carry (and which are written). */
   readonly lost: readonly LostBlock[];
+  /** With `park`: the changed units left as the target holds them, because of their rich content. */
+  readonly parked: readonly ParkedUnit[];
 }
 
 export interface DescriptionOptions {
@@ -46,12 +54,15 @@ export interface DescriptionOptions {
 
 /**
  * The description of `next` (a tinyPM item) composed onto `target`'s blocks, or `undefined` when
- * the description does not map to the target's description as text.
+ * the description does not map to the target's description as text. With `park`, a changed unit
+ * whose rich content its new text cannot carry is not written: the target's unit stays as it is
+ * and is listed in `parked` (`richText: merge`); every other change is written.
  */
 export function composeDescription(
   o: DescriptionOptions,
   target: WorkItem,
   next: WorkItem,
+  park = false,
 ): DescriptionComposition | undefined {
   const rule = o.rule;
   if (rule?.to !== "description" || rule.map !== undefined || rule.default !== undefined)
@@ -92,6 +103,7 @@ export function composeDescription(
   const texts: string[] = [];
   const pieces: RichPiece[] = [];
   const lost: LostBlock[] = [];
+  const parked: ParkedUnit[] = [];
   let { kept, rewritten, removed } = c;
   for (const seg of c.segments) {
     if (seg.kind === "keep") {
@@ -107,7 +119,13 @@ export function composeDescription(
     const sub =
       block === undefined
         ? undefined
-        : composeParts({ block, tinypm: blocks[at]?.text ?? "", next: seg.text, written: text });
+        : composeParts({
+            block,
+            tinypm: blocks[at]?.text ?? "",
+            next: seg.text,
+            written: text,
+            park: park ? `block ${at + 1}` : undefined,
+          });
     if (sub !== undefined) {
       texts.push(sub.text);
       pieces.push(sub.piece);
@@ -115,6 +133,24 @@ export function composeDescription(
       rewritten += sub.rewritten - 1;
       removed += sub.removed;
       lost.push(...sub.lost);
+      parked.push(...sub.parked);
+      continue;
+    }
+    if (park && seg.replaces.some((i) => (blocks[i]?.lost.length ?? 0) > 0)) {
+      // Kept back: the replaced blocks stay as the target holds them.
+      for (const i of seg.replaces) {
+        texts.push(blocks[i]?.targetText ?? "");
+        const node = rich?.blocks[i]?.rich;
+        if (node !== undefined) pieces.push({ keep: node });
+      }
+      parked.push({
+        where: seg.replaces.map((i) => `block ${i + 1}`).join(", "),
+        tinypm: seg.text,
+        target: seg.replaces.map((i) => blocks[i]?.text ?? "").join(separator),
+        what: seg.replaces.flatMap((i) => blocks[i]?.lost ?? []),
+      });
+      kept += seg.replaces.length;
+      rewritten -= seg.replaces.length;
       continue;
     }
     texts.push(text);
@@ -135,6 +171,7 @@ export function composeDescription(
     rewritten,
     removed,
     lost,
+    parked,
   };
 }
 

@@ -33,6 +33,24 @@ export interface LostBlock {
   /** The start of the block's text, for people. */
   readonly excerpt: string;
   readonly what: readonly string[];
+  /** Which unit (`block 2, row 3, cell 2`), for a unit parked under `richText: merge`. */
+  readonly where?: string | undefined;
+}
+
+/**
+ * A tinyPM change of one unit (a block, list item, table row or cell) kept back under `richText:
+ * merge` because writing it would lose the target's rich content: the target keeps the unit as it
+ * is, everything else is written. Texts in tinyPM terms.
+ */
+export interface ParkedUnit {
+  /** Which unit, for people: `block 3`, `block 2, row 3, cell 2`. */
+  readonly where: string;
+  /** The unit's text as tinyPM has it now ("" for none). */
+  readonly tinypm: string;
+  /** The unit's text as the target holds it (read as text). */
+  readonly target: string;
+  /** What writing tinyPM's text would lose. */
+  readonly what: readonly string[];
 }
 
 export interface BlockComposition {

@@ -11,7 +11,13 @@
  */
 import type { RichBlock, RichParts, RichPiece } from "../core/model.js";
 import { splitCells } from "../core/table-cells.js";
-import { composeBlocks, excerpt, type LostBlock } from "./rich-compose.js";
+import {
+  composeBlocks,
+  excerpt,
+  type ComposeSegment,
+  type LostBlock,
+  type ParkedUnit,
+} from "./rich-compose.js";
 
 /** A changed block in the three forms composing needs. */
 export interface PartsInput {
@@ -22,6 +28,11 @@ export interface PartsInput {
   readonly next: string;
   /** The same in target terms (the transforms applied), line for line. */
   readonly written: string;
+  /**
+   * Where the block is (`block 2`) when changed parts whose rich content would be lost are to be
+   * left as they are (listed in `parked`) instead of written.
+   */
+  readonly park?: string | undefined;
 }
 
 export interface PartsComposition {
@@ -33,7 +44,10 @@ export interface PartsComposition {
   readonly rewritten: number;
   readonly removed: number;
   readonly lost: readonly LostBlock[];
+  readonly parked: readonly ParkedUnit[];
 }
+
+const PART_NAME = { lines: "item", rows: "row", cells: "cell" } as const;
 
 /** The block's parts composed with its new text, or undefined when it does not fit them. */
 export function composeParts(input: PartsInput): PartsComposition | undefined {
@@ -60,10 +74,16 @@ function composeUnits(input: PartsInput, parts: RichParts): PartsComposition | u
   const pieces: RichPiece[] = [];
   const texts: string[] = [];
   const lost: LostBlock[] = [];
+  const parked: ParkedUnit[] = [];
+  const where = (i: number): string => `${input.park ?? ""}, ${PART_NAME[parts.kind]} ${i + 1}`;
   let kept = 0;
   let rewritten = 0;
   let removed = c.removed;
-  for (const seg of c.segments) {
+  const segments =
+    input.park === undefined
+      ? c.segments
+      : c.segments.flatMap((seg) => oneByOne(seg, units, parts.separator));
+  for (const seg of segments) {
     if (seg.kind === "keep") {
       const b = parts.blocks[seg.index];
       if (b === undefined) return undefined;
@@ -82,7 +102,13 @@ function composeUnits(input: PartsInput, parts: RichParts): PartsComposition | u
     const sub =
       part === undefined || only === undefined
         ? undefined
-        : composeParts({ block: part, tinypm: tinypm[only] ?? "", next, written });
+        : composeParts({
+            block: part,
+            tinypm: tinypm[only] ?? "",
+            next,
+            written,
+            park: input.park === undefined ? undefined : where(only),
+          });
     if (sub !== undefined) {
       pieces.push(sub.piece);
       texts.push(sub.text);
@@ -90,6 +116,27 @@ function composeUnits(input: PartsInput, parts: RichParts): PartsComposition | u
       rewritten += sub.rewritten;
       removed += sub.removed;
       lost.push(...sub.lost);
+      parked.push(...sub.parked);
+      continue;
+    }
+    if (
+      input.park !== undefined &&
+      seg.replaces.some((i) => (parts.blocks[i]?.lost.length ?? 0) > 0)
+    ) {
+      // Kept back: the replaced parts stay as the target holds them.
+      for (const i of seg.replaces) {
+        const b = parts.blocks[i];
+        if (b === undefined) return undefined;
+        pieces.push({ keep: b.rich });
+        texts.push(b.text);
+      }
+      parked.push({
+        where: seg.replaces.map(where).join("; "),
+        tinypm: next,
+        target: seg.replaces.map((i) => tinypm[i] ?? "").join("\n"),
+        what: seg.replaces.flatMap((i) => parts.blocks[i]?.lost ?? []),
+      });
+      kept += seg.replaces.length;
       continue;
     }
     if (!accepts.test(written)) return undefined;
@@ -104,7 +151,37 @@ function composeUnits(input: PartsInput, parts: RichParts): PartsComposition | u
   }
   const text = texts.join(parts.separator);
   const piece = { within: input.block.rich, parts: pieces, text };
-  return { piece, text, kept, rewritten, removed, lost };
+  return { piece, text, kept, rewritten, removed, lost, parked };
+}
+
+/**
+ * A change of several neighbouring parts as one change per part, when its lines pair up with
+ * theirs (as many lines as they have): so that one part kept back does not hold back the others.
+ */
+function oneByOne(
+  seg: ComposeSegment,
+  units: readonly { readonly text: string }[],
+  separator: string,
+): ComposeSegment[] {
+  if (seg.kind === "keep" || seg.replaces.length < 2 || separator !== "\n") return [seg];
+  const lines = seg.text.split("\n");
+  const counts = seg.replaces.map((i) => lineCount(units[i]?.text ?? ""));
+  if (counts.reduce((a, b) => a + b, 0) !== lines.length) return [seg];
+  const out: ComposeSegment[] = [];
+  let line = 0;
+  let at = seg.at;
+  for (const [k, i] of seg.replaces.entries()) {
+    const n = counts[k] ?? 1;
+    const text = lines.slice(line, line + n).join("\n");
+    out.push(
+      text === units[i]?.text
+        ? { kind: "keep", index: i }
+        : { kind: "new", text, replaces: [i], at },
+    );
+    line += n;
+    at += text.length + 1;
+  }
+  return out;
 }
 
 /** A table row's cells, by position: unchanged cells stay as they are, changed ones are new text. */
@@ -122,6 +199,9 @@ function composeCells(input: PartsInput, parts: RichParts): PartsComposition | u
   const accepts = new RegExp(`^(?:${parts.accepts})$`, "u");
   const pieces: RichPiece[] = [];
   const lost: LostBlock[] = [];
+  const parked: ParkedUnit[] = [];
+  const own = splitCells(input.block.text.split("\n")[0] ?? "");
+  const cells = [...written];
   let kept = 0;
   let rewritten = 0;
   for (const [i, cell] of parts.blocks.entries()) {
@@ -131,16 +211,35 @@ function composeCells(input: PartsInput, parts: RichParts): PartsComposition | u
       kept++;
       continue;
     }
+    if (input.park !== undefined && cell.lost.length > 0 && own?.length === n) {
+      // Kept back: the cell stays as the target holds it.
+      pieces.push({ keep: cell.rich });
+      cells[i] = own[i] ?? "";
+      parked.push({
+        where: `${input.park}, cell ${i + 1}`,
+        tinypm: (now[i] ?? "").trim(),
+        target: was,
+        what: cell.lost,
+      });
+      kept++;
+      continue;
+    }
     const text = (written[i] ?? "").trim();
     if (!accepts.test(text)) return undefined;
     pieces.push({ text });
     rewritten++;
     if (cell.lost.length > 0) lost.push({ excerpt: excerpt(was), what: cell.lost });
   }
-  // The row as tinyPM wrote it (its padding), in target terms.
-  const text = [writtenLine, ...input.block.text.split("\n").slice(1)].join("\n");
+  // The row as tinyPM wrote it (its padding), in target terms; a kept-back cell as it was.
+  const row =
+    parked.length === 0
+      ? writtenLine
+      : rewritten === 0
+        ? (input.block.text.split("\n")[0] ?? "")
+        : `| ${cells.map((c) => c.trim()).join(" | ")} |`;
+  const text = [row, ...input.block.text.split("\n").slice(1)].join("\n");
   const piece = { within: input.block.rich, parts: pieces, text };
-  return { piece, text, kept, rewritten, removed: 0, lost };
+  return { piece, text, kept, rewritten, removed: 0, lost, parked };
 }
 
 /** `text`'s lines shared out among the parts, as many to each as its own text has. */

@@ -5,9 +5,13 @@ import type { ReportDescription, ReportDiffPart, ReportRichText } from "./types.
 export function richLine(rich: ReportRichText, target: string): string {
   const counts = `${rich.kept} block${rich.kept === 1 ? "" : "s"} kept as written, ${rich.rewritten} rewritten, ${rich.removed} removed`;
   if (rich.lost.length === 0) return `${target} rich content kept (${counts})`;
-  const lost = rich.lost.map((l) => `"${l.excerpt}": ${l.what.join(", ")}`).join("; ");
+  const lost = rich.lost
+    .map((l) => `${l.where === undefined ? "" : `${l.where} `}"${l.excerpt}": ${l.what.join(", ")}`)
+    .join("; ");
   switch (rich.outcome) {
     case "parked":
+      if (rich.written === true)
+        return `${target} rich content would be lost (${lost}): ${rich.lost.length === 1 ? "that unit is" : "those units are"} parked as a conflict, every other change written (richText: merge) (${counts})`;
       return `${target} rich content would be lost (${lost}): parked as a conflict, nothing written (richText: merge)`;
     case "target-kept":
       return `${target} rich content would be lost (${lost}): ${target}'s description kept (richText: keep-target)`;

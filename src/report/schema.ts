@@ -70,8 +70,23 @@ const description = z
         rewritten: count.describe("Target blocks rewritten from tinyPM."),
         removed: count.describe("Target blocks removed."),
         lost: z
-          .array(z.object({ excerpt: z.string(), what: z.array(z.string()) }))
+          .array(
+            z.object({
+              excerpt: z.string(),
+              what: z.array(z.string()),
+              where: z
+                .string()
+                .optional()
+                .describe("Which unit was kept back (`block 2, row 3, cell 2`), when parked."),
+            }),
+          )
           .describe("Changed blocks whose rich content cannot be placed, and what of it."),
+        written: z
+          .boolean()
+          .optional()
+          .describe(
+            "parked only: true when every other change was written and only the units in `lost` were kept back.",
+          ),
       })
       .optional()
       .describe("For the target side: what happens to its rich content."),

@@ -43,8 +43,14 @@ export interface ReportRichText {
   readonly kept: number;
   readonly rewritten: number;
   readonly removed: number;
-  /** Changed blocks whose rich content cannot be placed, and what of it. */
-  readonly lost: readonly { readonly excerpt: string; readonly what: readonly string[] }[];
+  /** Changed blocks whose rich content cannot be placed, what of it, and which unit (parked). */
+  readonly lost: readonly {
+    readonly excerpt: string;
+    readonly what: readonly string[];
+    readonly where?: string | undefined;
+  }[];
+  /** `parked` only: every other change was written, only the units in `lost` were kept back. */
+  readonly written?: boolean | undefined;
 }
 
 /** A description written (or parked): the word diff of its visible text. */

@@ -356,7 +356,12 @@ function reportDescription(d: DescriptionNote): ReportDescription {
         kept: d.rich.kept,
         rewritten: d.rich.rewritten,
         removed: d.rich.removed,
-        lost: d.rich.lost.map((l) => ({ excerpt: l.excerpt, what: [...l.what] })),
+        lost: d.rich.lost.map((l) => ({
+          excerpt: l.excerpt,
+          what: [...l.what],
+          ...(l.where !== undefined && { where: l.where }),
+        })),
+        ...(d.rich.written === true && { written: true }),
       },
     }),
   };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdfNode } from "../../src/adapters/jira/adf.js";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
+import type { ConflictRecord } from "../../src/state/records.js";
 import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { startWorld, type World } from "./world.js";
 
@@ -204,4 +205,85 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
     expect(await stored()).toEqual(expected);
     await settled();
   });
+
+  /** The job's open conflicts, as `conflicts list` prints them. */
+  const openConflicts = (): ConflictRecord[] => {
+    const state = openStateStore({ path: world.statePath });
+    try {
+      return state.conflicts({ job: "widgets", status: "open" });
+    } finally {
+      state.close();
+    }
+  };
+
+  // GitHub Markdown is the text itself: every unit can be placed there, nothing is ever parked.
+  it.runIf(kind === "jira")(
+    "merge: one edit of two units writes the placeable one and parks only the other",
+    async () => {
+      const before = nodes(await stored());
+      const heading = at(before, "heading");
+      const table = at(before, "table");
+      const now = (await get(tinypm, link.tinypmId)).description ?? "";
+      expect(now).toContain("| Drain queue | @Bob    |");
+      await tinypm.update(
+        { kind: "story", id: link.tinypmId },
+        {
+          set: {
+            description: now
+              .replace("## Rollout plan", "## Rollout plan v2")
+              .replace("| Drain queue | @Bob    |", "| Drain queue | @Bob, @Carol |"),
+          },
+        },
+      );
+      const report = await world.run("sync");
+      // The heading is on Jira; the table, with its mention cell, is exactly as Jira held it.
+      const v2 = { ...before[heading], content: [{ type: "text", text: "Rollout plan v2" }] };
+      expect(await stored()).toEqual(replaced(before, heading, v2));
+      // The item is updated (it was written) and its conflict reported, naming the cell only.
+      expect(report.summary).toMatchObject({ updated: 1, failed: 0 });
+      const reported = report.events.flatMap((e) => (e.type === "conflict" ? e.conflicts : []));
+      expect(reported.map((r) => [r.field, r.resolution, r.units?.map((u) => u.where)])).toEqual([
+        ["description", "parked", [`block ${table + 1}, row 2, cell 2`]],
+      ]);
+      const note = report.plan.actions
+        .flatMap((a) => (a.type === "update" ? (a.descriptions ?? []) : []))
+        .find((d) => d.toSide === "target");
+      expect(note?.rich).toMatchObject({ outcome: "parked", written: true });
+      expect(note?.rich?.lost.map((l) => l.where)).toEqual([`block ${table + 1}, row 2, cell 2`]);
+      const where = `block ${table + 1}, row 2, cell 2`;
+      const [c, ...more] = openConflicts();
+      expect(more).toEqual([]);
+      expect(c).toMatchObject({
+        field: "description",
+        tinypmValue: { [where]: "@Bob, @Carol" },
+        targetValue: { [where]: "@Bob" },
+      });
+
+      // A second sync writes nothing and the cell stays parked.
+      const targetWrites = world.target.server.stats().writes;
+      const tinypmWrites = world.tinypm.stats().writes;
+      const again = await world.run("sync");
+      expect(again.summary).toMatchObject({ updated: 0, conflicts: 1, failed: 0 });
+      expect(world.target.server.stats().writes).toBe(targetWrites);
+      expect(world.tinypm.stats().writes).toBe(tinypmWrites);
+      expect(openConflicts().map((o) => o.id)).toEqual([c?.id]);
+
+      // Taking tinyPM's side writes that cell only (as text): every other node stays as it is.
+      const state = openStateStore({ path: world.statePath });
+      state.resolveConflict(c?.id ?? -1, "tinypm");
+      state.close();
+      await sync();
+      const after = nodes(await stored());
+      const rows = before[table]?.content ?? [];
+      const cell = {
+        type: "tableCell",
+        content: [{ type: "paragraph", content: [{ type: "text", text: "@Bob, @Carol" }] }],
+      };
+      const row = { ...rows[1], content: [rows[1]?.content?.[0], cell] };
+      const table2 = { ...before[table], content: [rows[0], row, ...rows.slice(2)] };
+      expect(after).toEqual(replaced(replaced(before, heading, v2) as AdfNode[], table, table2));
+      expect(openConflicts()).toEqual([]);
+      await settled();
+    },
+  );
 });

@@ -10,7 +10,9 @@ import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
  * Applies an update to one linked pair: tinyPM first (a safe full-document write that refuses
  * if tinyPM changed since it was read), then the target, then comments and time entries; then
  * the base moves to what both sides now hold — except fields in a parked conflict, whose base
- * stays so that the conflict stays visible until resolved.
+ * stays so that the conflict stays visible until resolved, and a description parked in units,
+ * whose tinyPM base is what the target now holds (the units written are agreed, the parked ones
+ * still differ from tinyPM, so the conflict stays until resolved).
  */
 export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<void> {
   const job = ctx.job.name;
@@ -69,9 +71,17 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     comments: [...a.targetItem.comments, ...a.commentsToTarget.map((c) => ({ ...c }))],
     timeEntries: [...a.targetItem.timeEntries, ...a.timeToTarget],
   };
-  const parked = a.conflicts.filter((c) => c.resolution === "parked").map((c) => c.field);
-  const t = keepBase(tinypmSnapshot(ctx.mapping, tinypmItem), a.link.baseTinypm, parked);
+  const parkedAll = a.conflicts.filter((c) => c.resolution === "parked");
+  const parked = parkedAll.filter((c) => c.units === undefined).map((c) => c.field);
+  const inUnits = parkedAll.filter((c) => c.units !== undefined).map((c) => c.field);
   const g = keepBase(targetSnapshot(ctx.mapping, targetItem), a.link.baseTarget, parked);
+  // A description written but for its parked units: tinyPM's base is what the target now holds,
+  // so the next sync neither sends the written units again nor forgets the parked ones.
+  const t = writtenBase(
+    keepBase(tinypmSnapshot(ctx.mapping, tinypmItem), a.link.baseTinypm, parked),
+    g,
+    inUnits,
+  );
   await ctx.state.updateBase(job, a.kind, a.link.tinypmId, baseOf(t, g));
   await recordConflicts(ctx, a);
   if (hasWrites(a)) {
@@ -84,7 +94,7 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
       changes: a.changes,
     });
   }
-  if (parked.length > 0) {
+  if (parkedAll.length > 0) {
     ctx.emit({
       type: "conflict",
       kind: a.kind,
@@ -128,6 +138,17 @@ async function rememberIdentity(
   const meta =
     after.marker === undefined ? (a.targetMetadata ?? a.targetItem.metadata) : after.metadata;
   await ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, { marker, meta });
+}
+
+function writtenBase(
+  now: Snapshot,
+  target: Snapshot,
+  fields: readonly WorkItemFieldName[],
+): Snapshot {
+  if (fields.length === 0) return now;
+  const out: Record<string, unknown> = { ...now.fields };
+  for (const f of fields) out[f] = target.fields[f];
+  return { ...now, fields: out as Snapshot["fields"] };
 }
 
 function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldName[]): Snapshot {

@@ -1,4 +1,5 @@
 import type { JsonValue, WorkItemFieldName } from "../../core/model.js";
+import type { ParkedUnit } from "../../mapping/description.js";
 import { sameJson, type Snapshot } from "./snapshot.js";
 
 export type Direction = "to-target" | "to-tinypm" | "both";
@@ -13,6 +14,11 @@ export interface FieldConflict {
   readonly target: JsonValue | undefined;
   /** `parked` under the manual policy (nothing written for this field), else the side that won. */
   readonly resolution: "parked" | Side;
+  /**
+   * A description written but for these units (`richText: merge`): their rich content cannot be
+   * placed. The values then name the units: `{ "block 2, row 3, cell 2": text }`.
+   */
+  readonly units?: readonly ParkedUnit[] | undefined;
 }
 
 export interface MergeInput {

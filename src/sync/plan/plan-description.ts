@@ -3,19 +3,24 @@ import type { DescriptionComposition } from "../../mapping/description.js";
 import type { FieldConflict, MergeResult, Side } from "./merge.js";
 import type { RichTextPolicy, PlanUpdateInput } from "./plan-input.js";
 import type { RichOutcome } from "./plan-types.js";
+import { normalizeField, sameJson } from "./snapshot.js";
 
 export interface DescriptionDecision {
   readonly merge: MergeResult;
   /** Set when a description flowing to the target meets rich content it cannot place. */
   readonly unplaceable?:
     { readonly outcome: RichOutcome; readonly composition: DescriptionComposition } | undefined;
+  /** `merge` with units parked: the description written but for them. */
+  readonly partial?: DescriptionComposition | undefined;
 }
 
 /**
  * Decides a tinyPM description edit that cannot be placed on the target without losing rich
  * content, per the job's `richText` policy (a `conflicts resolve` decision overrides it):
- * `merge` parks it as a conflict, `overwrite` writes it (changed blocks as text), `keep-target`
- * lets the target's description win (copied to tinyPM when the direction allows).
+ * `merge` writes every unit that can be placed and parks the ones that cannot as a conflict
+ * naming them (the whole description when the change cannot be cut into units), `overwrite`
+ * writes it (changed blocks as text), `keep-target` lets the target's description win (copied to
+ * tinyPM when the direction allows).
  */
 export function decideDescription(
   p: PlanUpdateInput,
@@ -45,11 +50,37 @@ export function decideDescription(
         merge: { ...m, conflicts: decided },
         unplaceable: { outcome: "flattened", composition },
       };
-    case "merge":
+    case "merge": {
+      // Every change that can be placed is written; only the units that cannot are parked.
+      const partial = p.mapping.composeDescription(p.targetItem, p.item, true);
+      if (partial?.lost.length === 0 && partial.parked.length > 0) {
+        const units = partial.parked;
+        const named = (side: "tinypm" | "target"): JsonValue =>
+          Object.fromEntries(units.map((u) => [u.where, u[side]]));
+        const parked: FieldConflict = {
+          field: "description",
+          base: named("target"),
+          tinypm: named("tinypm"),
+          target: named("target"),
+          resolution: "parked",
+          units,
+        };
+        // Nothing left to write (a rerun): the description is not written at all.
+        const same = sameJson(
+          normalizeField("description", partial.text),
+          normalizeField("description", p.targetItem.description),
+        );
+        return {
+          merge: { ...m, toTarget: same ? toTarget : m.toTarget, conflicts: [...others, parked] },
+          unplaceable: { outcome: "parked", composition },
+          partial: partial,
+        };
+      }
       return {
         merge: { ...m, toTarget, conflicts: [...others, conflict("parked")] },
         unplaceable: { outcome: "parked", composition },
       };
+    }
     case "keep-target": {
       const toTinypm = p.canTinypm ? [...m.toTinypm, "description" as const] : m.toTinypm;
       return {

@@ -32,6 +32,8 @@ export interface DescriptionNote {
         readonly rewritten: number;
         readonly removed: number;
         readonly lost: readonly LostBlock[];
+        /** `parked`: the placeable changes were written, only the units in `lost` were not. */
+        readonly written?: boolean | undefined;
       }
     | undefined;
 }

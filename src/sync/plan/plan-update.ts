@@ -9,6 +9,7 @@ import {
 } from "../../core/model.js";
 import { jobMarker, markerStale } from "./marker.js";
 import type { DescriptionComposition } from "../../mapping/description.js";
+import { excerpt } from "../../mapping/rich-compose.js";
 import { decideDescription, visible, type DescriptionDecision } from "./plan-description.js";
 import type { DescriptionNote, FieldChange, RichOutcome, UpdateAction } from "./plan-types.js";
 import {
@@ -32,7 +33,10 @@ export function planUpdate(input: PlanUpdateInput): UpdateAction {
   const fromTarget: Partial<WorkItemFields> = p.mapping.toTinypm(p.targetItem);
   const tinypmSet: Record<string, unknown> = {};
   for (const f of p.merge.toTinypm) tinypmSet[f] = fromTarget[f];
-  const parked = p.merge.conflicts.filter((c) => c.resolution === "parked").map((c) => c.field);
+  // Fields parked whole keep the target's value; a description parked in units is written but
+  // for them (and is not agreed either way: left out of the marker).
+  const parkedAll = p.merge.conflicts.filter((c) => c.resolution === "parked");
+  const parked = parkedAll.filter((c) => c.units === undefined).map((c) => c.field);
   const targetTime = p.mapping.timeEntriesToTinypm(p.targetItem);
   const timeToTinypm = targetTime.filter((e) => p.merge.timeToTinypm.includes(timeEntryKey(e)));
   const merged: WorkItem = {
@@ -42,7 +46,13 @@ export function planUpdate(input: PlanUpdateInput): UpdateAction {
     timeEntries: mergeTime(p.item, timeToTinypm),
   };
   const timeSelected0 = p.merge.toTinypm.length + p.merge.toTarget.length;
-  const target = targetWrites(p, merged, parked, timeSelected0);
+  const target = targetWrites(
+    p,
+    merged,
+    parkedAll.map((c) => c.field),
+    timeSelected0,
+    decision.partial !== undefined,
+  );
   const notes = descriptionNotes(p, merged, tinypmSet, target, decision.unplaceable);
   const timeSelected = p.item.timeEntries.filter((e) =>
     p.merge.timeToTarget.includes(timeEntryKey(e)),
@@ -114,6 +124,7 @@ function targetWrites(
   merged: WorkItem,
   parked: readonly WorkItemFieldName[],
   fieldFlows: number,
+  parkUnits: boolean,
 ): TargetWrites {
   const timeMoves = p.merge.timeToTinypm.length > 0 || p.merge.timeToTarget.length > 0;
   const needed = p.merge.toTarget.length > 0 || timeMoves;
@@ -152,7 +163,9 @@ function targetWrites(
   }
   const metadata = desired.metadata ?? {};
   const composed =
-    "description" in set ? p.mapping.composeDescription(p.targetItem, merged) : undefined;
+    "description" in set
+      ? p.mapping.composeDescription(p.targetItem, merged, parkUnits)
+      : undefined;
   if (composed !== undefined) {
     // Blocks the edit did not touch keep the target's own form; only changed ones are new.
     set.description = composed.text;
@@ -203,11 +216,27 @@ function descriptionNotes(
   if ("description" in target.set) {
     const c = target.composition;
     const outcome = unplaceable?.outcome === "flattened" ? "flattened" : "kept";
+    // Written but for the parked units: the note names them (what they would lose).
+    const partly: DescriptionNote["rich"] =
+      c !== undefined && c.parked.length > 0
+        ? {
+            outcome: "parked",
+            kept: c.kept,
+            rewritten: c.rewritten,
+            removed: c.removed,
+            written: true,
+            lost: c.parked.map((u) => ({
+              excerpt: excerpt(u.target),
+              what: u.what,
+              where: u.where,
+            })),
+          }
+        : undefined;
     notes.push({
       toSide: "target",
       before: targetBefore,
       after: tinypmAfter,
-      rich: c === undefined ? undefined : richOf(c, outcome),
+      rich: partly ?? (c === undefined ? undefined : richOf(c, outcome)),
     });
   } else if (unplaceable !== undefined) {
     notes.push({

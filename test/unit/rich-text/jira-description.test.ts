@@ -176,9 +176,18 @@ function planWith(
   policy: RichTextPolicy,
   next: string,
   resolved?: "tinypm" | "target",
+  /** What the target holds now, in tinyPM terms, when not the fixture (a rerun's target). */
+  onTarget?: string,
 ): UpdateAction {
-  const before = story(TEXT);
-  const g = jiraItem(FIXTURE);
+  const before = story(onTarget ?? TEXT);
+  const g =
+    onTarget === undefined
+      ? jiraItem(FIXTURE)
+      : jiraItem(
+          docFromPieces(
+            mapping.composeDescription(jiraItem(FIXTURE), story(onTarget))?.pieces ?? [],
+          ),
+        );
   const plan = planJob({
     job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close", richText: policy },
     mapping,
@@ -266,5 +275,90 @@ describe("the richText policy on a change that cannot be placed", () => {
       expect(a.targetSet.description).toBe(`${JIRA_TEXT}\n\nOne more line.`);
       expect(a.descriptions?.[0]?.rich).toMatchObject({ outcome: "kept", kept: 8, lost: [] });
     }
+  });
+});
+
+describe("richText merge parks only the unit that cannot be placed", () => {
+  // One edit touching two units: a paragraph (placeable) and the mention cell (not).
+  const twoUnits = MENTION_CELL_EDIT.replace("## Rollout plan\n", "## Rollout plan v2\n");
+
+  it("writes the placeable unit and parks exactly the cell, naming it", () => {
+    const a = planWith("merge", twoUnits);
+    // The target gets the paragraph; the cell stays as Jira holds it (mention and all).
+    expect(a.targetSet.description).toBe(
+      inJira(TEXT.replace("## Rollout plan\n", "## Rollout plan v2\n")),
+    );
+    const doc = docFromPieces(a.targetRichDescription ?? []);
+    expect(doc.content[TABLE]).toEqual(content(FIXTURE)[TABLE]);
+    expect(a.conflicts).toEqual([
+      expect.objectContaining({
+        field: "description",
+        resolution: "parked",
+        tinypm: { "block 4, row 2, cell 2": "@Bob, @Carol" },
+        target: { "block 4, row 2, cell 2": "@Bob" },
+      }),
+    ]);
+    expect(a.descriptions?.[0]?.rich).toMatchObject({
+      outcome: "parked",
+      written: true,
+      lost: [
+        {
+          where: "block 4, row 2, cell 2",
+          excerpt: "@Bob",
+          what: ["cell (row 2, column 2): mention @Bob"],
+        },
+      ],
+    });
+  });
+
+  it("a rerun with the paragraph written writes nothing and keeps the cell parked", () => {
+    const written = TEXT.replace("## Rollout plan\n", "## Rollout plan v2\n");
+    const a = planWith("merge", twoUnits, undefined, written);
+    expect(a.targetSet).toEqual({});
+    expect(a.changes).toEqual([]);
+    expect(a.conflicts).toEqual([
+      expect.objectContaining({
+        resolution: "parked",
+        tinypm: { "block 4, row 2, cell 2": "@Bob, @Carol" },
+      }),
+    ]);
+  });
+
+  it("parks a list item whose mention cannot be placed, and writes the other item's edit", () => {
+    const doc: AdfNode = {
+      type: "doc",
+      content: [
+        {
+          type: "bulletList",
+          content: [
+            { type: "listItem", content: [p("first")] },
+            {
+              type: "listItem",
+              content: [
+                {
+                  type: "paragraph",
+                  content: [
+                    { type: "text", text: "ask " },
+                    { type: "mention", attrs: { id: "acc-1", text: "@Dana" } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const g = jiraItem(doc);
+    const now = mapping.toTinypm(g).description ?? "";
+    const next = now.replace("- first", "- first edited").replace("ask @Dana", "ask @Dana now");
+    const c = mapping.composeDescription(g, story(next), true);
+    expect(c?.parked).toEqual([
+      expect.objectContaining({ where: "block 1, item 2", tinypm: "- ask @Dana now" }),
+    ]);
+    expect(c?.lost).toEqual([]);
+    const out = docFromPieces(c?.pieces ?? []);
+    const items = out.content[0]?.content ?? [];
+    expect(items[1]).toEqual(doc.content?.[0]?.content?.[1]);
+    expect(items[0]).toEqual({ type: "listItem", content: [p("first edited")] });
   });
 });
