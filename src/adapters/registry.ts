@@ -2,6 +2,7 @@
  * The one place that knows every adapter: builds the trackers a job needs from its resolved
  * configuration. (The only barrel of `adapters/`, per style.md R5.)
  */
+import type { GithubConnection, JiraConnection } from "../core/connection.js";
 import type { RequestGate } from "../core/request-gate.js";
 import type { Tracker } from "../core/tracker.js";
 import { createGithubTracker, type GithubTracker } from "./github/index.js";
@@ -27,35 +28,16 @@ interface TinypmConnection {
   readonly gate?: RequestGate | undefined;
 }
 
-export type TargetConnection =
-  | {
-      readonly type: "github";
-      readonly baseUrl: string;
-      readonly owner: string;
-      readonly repo: string;
-      readonly token: string;
-      readonly tokenEnv?: string | undefined;
-      readonly importApi?: boolean | undefined;
-      readonly timeScale?: number | undefined;
-      readonly gate?: RequestGate | undefined;
-      readonly labels?:
-        | readonly { name: string; color?: string | undefined; description?: string | undefined }[]
-        | undefined;
-      readonly logger?: Logger | undefined;
-    }
-  | {
-      readonly type: "jira";
-      readonly baseUrl: string;
-      readonly project: string;
-      readonly email: string;
-      readonly token: string;
-      readonly emailEnv?: string | undefined;
-      readonly tokenEnv?: string | undefined;
-      readonly boardId?: number | undefined;
-      readonly storyPointsField?: string | undefined;
-      readonly gate?: RequestGate | undefined;
-      readonly logger?: Logger | undefined;
-    };
+/**
+ * A target as the resolved config describes it (`core/connection.ts`, the type the config's
+ * targets are made of, taken as is: extra keys such as limits are the gate's, not the adapter's),
+ * plus what the registry hands the adapter: the token's request gate and the logger.
+ */
+export type TargetConnection = (GithubConnection | JiraConnection) & {
+  /** The token's request gate (limits, retries, waits); absent = each request sent once. */
+  readonly gate?: RequestGate | undefined;
+  readonly logger?: Logger | undefined;
+};
 
 export function createTinypm(c: TinypmConnection): TinypmTracker {
   return createTinypmTracker({
@@ -73,7 +55,7 @@ export function createTarget(c: TargetConnection): Tracker {
   if (c.type === "github") return createGithub(c);
   return createJiraTracker({
     baseUrl: c.baseUrl,
-    email: c.email,
+    email: c.email ?? "",
     token: c.token,
     projectKey: c.project,
     emailEnv: c.emailEnv,
@@ -85,7 +67,9 @@ export function createTarget(c: TargetConnection): Tracker {
   });
 }
 
-function createGithub(c: Extract<TargetConnection, { type: "github" }>): GithubTracker {
+function createGithub(
+  c: GithubConnection & Pick<TargetConnection, "gate" | "logger">,
+): GithubTracker {
   return createGithubTracker({
     baseUrl: c.baseUrl,
     token: c.token,
@@ -93,8 +77,6 @@ function createGithub(c: Extract<TargetConnection, { type: "github" }>): GithubT
     repo: c.repo,
     tokenEnv: c.tokenEnv,
     importApi: c.importApi,
-    timeScale: c.timeScale,
-    labels: c.labels,
     logger: c.logger,
     gate: c.gate,
   });

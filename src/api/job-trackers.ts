@@ -103,32 +103,8 @@ export function openTrackers(
     logger: logger.child({ system: "tinypm" }),
     gate: tinypmGate,
   });
-  const target =
-    t.type === "github"
-      ? createTarget({
-          type: "github",
-          baseUrl: t.baseUrl,
-          owner: t.owner,
-          repo: t.repo,
-          token: t.token,
-          tokenEnv: t.tokenEnv,
-          importApi: t.importApi,
-          logger: logger.child({ system: "github" }),
-          gate: targetGate,
-        })
-      : createTarget({
-          type: "jira",
-          baseUrl: t.baseUrl,
-          project: t.project,
-          email: t.email ?? "",
-          token: t.token,
-          emailEnv: t.emailEnv,
-          tokenEnv: t.tokenEnv,
-          boardId: t.boardId,
-          storyPointsField: t.storyPointsField,
-          logger: logger.child({ system: "jira" }),
-          gate: targetGate,
-        });
+  // The resolved target as is: one connection type from the config to the adapter.
+  const target = createTarget({ ...t, logger: logger.child({ system: t.type }), gate: targetGate });
   return {
     tinypm,
     target,

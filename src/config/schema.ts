@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { envName, GithubConnectionSchema, JiraConnectionSchema } from "../core/connection.js";
 
 /** Request limits of one remote system (its token's request gate). Defaults are the vendor's published limits. */
 const LimitsSchema = z
@@ -32,10 +33,6 @@ const timeoutMs = z
   .describe(
     "Per-request timeout in milliseconds (default 30000): a server that does not answer fails fast.",
   );
-
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name such as TINYPM_TOKEN");
 
 /** `30s`, `5m`, `1h`: the `every` of a schedule (at least one second). */
 export const DURATION_PATTERN = /^([1-9]\d*)(s|m|h)$/;
@@ -90,48 +87,17 @@ const TinypmSchema = z
   })
   .describe("The tinyPM instance.");
 
-const GithubTargetSchema = z
-  .strictObject({
-    type: z.literal("github"),
-    baseUrl: z
-      .url()
-      .default("https://api.github.com")
-      .describe("GitHub REST API root (GHES: https://host/api/v3)."),
-    owner: z.string().min(1).describe("Repository owner (user or organisation)."),
-    repo: z.string().min(1).describe("Repository name."),
-    tokenEnv: envName.describe("Name of the environment variable holding the GitHub token."),
-    importApi: z
-      .boolean()
-      .default(false)
-      .describe("Use GitHub's issue import API for migrations (needs admin)."),
-    limits: LimitsSchema.optional(),
-    webhookSecretEnv,
-    timeoutMs,
-  })
-  .describe("A GitHub repository.");
+const GithubTargetSchema = GithubConnectionSchema.extend({
+  limits: LimitsSchema.optional(),
+  webhookSecretEnv,
+  timeoutMs,
+}).describe("A GitHub repository.");
 
-const JiraTargetSchema = z
-  .strictObject({
-    type: z.literal("jira"),
-    baseUrl: z.url().describe("Jira Cloud site (e.g. https://acme.atlassian.net)."),
-    project: z.string().min(1).describe("Jira project key."),
-    emailEnv: envName.describe("Name of the environment variable holding the Jira account email."),
-    tokenEnv: envName.describe("Name of the environment variable holding the Jira API token."),
-    boardId: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe("Scrum board for sprints (default: the project's first)."),
-    storyPointsField: z
-      .string()
-      .optional()
-      .describe("Story points field id (default: found at run time)."),
-    limits: LimitsSchema.optional(),
-    webhookSecretEnv,
-    timeoutMs,
-  })
-  .describe("A Jira Cloud project.");
+const JiraTargetSchema = JiraConnectionSchema.extend({
+  limits: LimitsSchema.optional(),
+  webhookSecretEnv,
+  timeoutMs,
+}).describe("A Jira Cloud project.");
 
 const TargetSchema = z.discriminatedUnion("type", [GithubTargetSchema, JiraTargetSchema]);
 

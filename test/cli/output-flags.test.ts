@@ -32,6 +32,8 @@ async function editBothSides(): Promise<void> {
   });
   const github = createTarget({
     type: "github",
+    tokenEnv: "GITHUB_TOKEN",
+    importApi: false,
     baseUrl: servers.github.url,
     owner: servers.github.owner,
     repo: servers.github.repo,

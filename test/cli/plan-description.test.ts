@@ -90,6 +90,8 @@ describe.each([
       job === "gh"
         ? {
             type: "github",
+            tokenEnv: "GITHUB_TOKEN",
+            importApi: false,
             baseUrl: servers.github.url,
             owner: servers.github.owner,
             repo: servers.github.repo,
@@ -97,6 +99,8 @@ describe.each([
           }
         : {
             type: "jira",
+            emailEnv: "JIRA_EMAIL",
+            tokenEnv: "JIRA_TOKEN",
             baseUrl: servers.jira.url,
             project: servers.jira.projectKey,
             email: servers.jira.email,

@@ -25,6 +25,8 @@ const MARKER = { job: "gh", origin: "tinypm", originKind: "story", originId: "1"
 function githubTracker() {
   return createTarget({
     type: "github",
+    tokenEnv: "GITHUB_TOKEN",
+    importApi: false,
     baseUrl: servers.github.url,
     owner: servers.github.owner,
     repo: servers.github.repo,

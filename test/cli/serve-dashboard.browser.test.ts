@@ -82,6 +82,8 @@ describe.skipIf(missing)(
       });
       github = createTarget({
         type: "github",
+        tokenEnv: "GITHUB_TOKEN",
+        importApi: false,
         baseUrl: servers.github.url,
         owner: servers.github.owner,
         repo: servers.github.repo,

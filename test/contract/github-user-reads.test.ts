@@ -36,6 +36,8 @@ beforeAll(async () => {
   });
   target = createTarget({
     type: "github",
+    tokenEnv: "GITHUB_TOKEN",
+    importApi: false,
     baseUrl: github.url,
     owner: github.owner,
     repo: github.repo,

@@ -68,6 +68,8 @@ function connection(kind: "jira" | "github"): TargetConnection {
   return kind === "jira"
     ? {
         type: "jira",
+        emailEnv: "JIRA_EMAIL",
+        tokenEnv: "JIRA_TOKEN",
         baseUrl: jira.url,
         project: jira.projectKey,
         email: jira.email,
@@ -75,6 +77,8 @@ function connection(kind: "jira" | "github"): TargetConnection {
       }
     : {
         type: "github",
+        tokenEnv: "GITHUB_TOKEN",
+        importApi: false,
         baseUrl: github.url,
         owner: github.owner,
         repo: github.repo,

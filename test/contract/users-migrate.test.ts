@@ -66,6 +66,8 @@ function connection(kind: "jira" | "github"): TargetConnection {
   return kind === "jira"
     ? {
         type: "jira",
+        emailEnv: "JIRA_EMAIL",
+        tokenEnv: "JIRA_TOKEN",
         baseUrl: jira.url,
         project: jira.projectKey,
         email: jira.email,
@@ -73,6 +75,8 @@ function connection(kind: "jira" | "github"): TargetConnection {
       }
     : {
         type: "github",
+        tokenEnv: "GITHUB_TOKEN",
+        importApi: false,
         baseUrl: github.url,
         owner: github.owner,
         repo: github.repo,

@@ -100,6 +100,8 @@ function writeConfig(dir: string, tinypm: ReferenceServer, github: GithubSandbox
 async function contents(github: GithubSandbox): Promise<string[]> {
   const tracker = createTarget({
     type: "github",
+    tokenEnv: "GITHUB_TOKEN",
+    importApi: false,
     baseUrl: github.url,
     owner: github.owner,
     repo: github.repo,

@@ -62,6 +62,8 @@ export async function startWorld(o: {
     target.kind === "github"
       ? {
           type: "github",
+          tokenEnv: "GITHUB_TOKEN",
+          importApi: false,
           baseUrl: target.server.url,
           owner: target.server.owner,
           repo: target.server.repo,
@@ -69,6 +71,8 @@ export async function startWorld(o: {
         }
       : {
           type: "jira",
+          emailEnv: "JIRA_EMAIL",
+          tokenEnv: "JIRA_TOKEN",
           baseUrl: target.server.url,
           project: target.server.projectKey,
           email: target.server.email,

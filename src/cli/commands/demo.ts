@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Option } from "commander";
 import { createTarget, createTinypm } from "../../adapters/registry.js";
+import type { GithubConnection, JiraConnection } from "../../core/connection.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/index.js";
 import { startGithubSandbox } from "../../sandboxes/github/index.js";
 import { startJiraSandbox } from "../../sandboxes/jira/index.js";
@@ -47,6 +48,7 @@ async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
         owner: s.owner,
         repo: s.repo,
         tokenEnv: "GITHUB_TOKEN",
+        importApi: false,
         limits: { writesPerMinute: 100000, writesPerHour: 1000000 },
       },
     };
@@ -199,11 +201,11 @@ function openTarget(o: DemoServers): Tracker {
   return createTarget(
     o.kind === "github"
       ? {
-          ...(o.target.target as { type: "github"; baseUrl: string; owner: string; repo: string }),
+          ...(o.target.target as Omit<GithubConnection, "token">),
           token: o.target.token,
         }
       : {
-          ...(o.target.target as { type: "jira"; baseUrl: string; project: string }),
+          ...(o.target.target as Omit<JiraConnection, "token" | "email">),
           email: o.target.env.JIRA_EMAIL ?? "",
           token: o.target.token,
         },
