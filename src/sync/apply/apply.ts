@@ -22,6 +22,8 @@ export async function applyPlan(
 ): Promise<void> {
   const total = plan.actions.filter((a) => a.type !== "skip").length;
   let done = 0;
+  // The total first, so that the first phase shown (`creating stories`) already says `0/N items`.
+  if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
   let phase = "";
   const enter = (action: PlanAction): void => {
     const next = phaseOf(action);
