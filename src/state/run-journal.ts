@@ -36,10 +36,22 @@ export function toRun(r: RunRow): RunRecord {
   };
 }
 
-/** A sortable, unique run id: `20261121T061118Z-3f9a1c`. */
+let lastMs = Number.NaN;
+let sameMs = 0;
+
+/**
+ * A sortable, unique run id: `20261121T061118Z-003f9a1c`. The suffix starts with a count of the
+ * runs this process started in the same millisecond, so that runs with one start time list in
+ * the order they were started on every backend (and in a copy between them), then 6 random
+ * hex digits.
+ */
 export function newRunId(at: Date): string {
+  const ms = at.getTime();
+  sameMs = ms === lastMs ? sameMs + 1 : 0;
+  lastMs = ms;
   const stamp = at.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+  const order = Math.min(sameMs, 255).toString(16).padStart(2, "0");
+  return `${stamp}-${order}${randomBytes(3).toString("hex")}`;
 }
 
 /** Refuses a checkpoint with a secret-like key: secrets never enter the state. */
@@ -97,7 +109,7 @@ export function createRunJournal(db: Database, now: () => Date) {
       return db
         .prepare<[{ job: string | null; limit: number }], RunRow>(
           `SELECT * FROM runs WHERE (@job IS NULL OR job = @job)
-           ORDER BY started_at DESC, rowid DESC LIMIT @limit`,
+           ORDER BY started_at DESC, id DESC LIMIT @limit`,
         )
         .all({ job: opts.job ?? null, limit: opts.limit ?? -1 })
         .map(toRun);

@@ -21,7 +21,7 @@ afterAll(async () => {
 function normalise(text: string): string {
   return text
     .replaceAll(tmp.dir, "<tmp>")
-    .replace(/\d{8}T\d{6}Z-[0-9a-f]{6}|dry-[0-9a-z]+/g, "<run-id>")
+    .replace(/\d{8}T\d{6}Z-[0-9a-f]{6,8}|dry-[0-9a-z]+/g, "<run-id>")
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>")
     .replace(/\(\d+ (ms|s)\)/g, "(<duration>)")

@@ -70,7 +70,7 @@ export function pgJournal(db: Db, now: () => Date) {
     async runs(opts: { job?: string; limit?: number } = {}): Promise<RunRecord[]> {
       const { rows } = await db.query<RunRow>(
         `SELECT * FROM runs WHERE ($1::text IS NULL OR job = $1)
-         ORDER BY started_at DESC, seq DESC LIMIT $2`,
+         ORDER BY started_at DESC, id COLLATE "C" DESC LIMIT $2`,
         [opts.job ?? null, opts.limit ?? null],
       );
       return rows.map(toRun);
