@@ -94,11 +94,13 @@ export async function joinAsWorker(
     beating = true;
     const sentAt = performance.now();
     try {
+      // Only the leases this process still holds: one it gave up (lost while the database was
+      // away) must expire on the server, even when the database comes back before it would.
       const { rows } = await pool.query<{ job: string }>(
         `WITH w AS (UPDATE workers SET heartbeat_at = now() WHERE id = $1)
          UPDATE job_leases SET expires_at = now() + $2 * interval '1 millisecond'
-         WHERE worker_id = $1 AND expires_at > now() RETURNING job`,
-        [id, ttl],
+         WHERE worker_id = $1 AND expires_at > now() AND job = ANY($3::text[]) RETURNING job`,
+        [id, ttl, [...held.keys()]],
       );
       const renewed = new Set(rows.map((r) => r.job));
       for (const [job, h] of held) {
