@@ -128,6 +128,40 @@ describe.skipIf(postgresSkipReason !== undefined)(
       }
     });
 
+    it("never renews a lease it gave up, even when its stalled heartbeat gets through before the lease expires", async () => {
+      const url = await fresh();
+      const timing = { lease: { ttlMs: 10_000, heartbeatMs: 1000 } };
+      const a = await openState({ backend: "postgres", url }, timing);
+      const b = await openState({ backend: "postgres", url }, timing);
+      const blocker = new pg.Client({ connectionString: url });
+      await blocker.connect();
+      try {
+        const lease = await a.claimJob("w");
+        const lost = new Promise<void>((done) => {
+          lease.signal.addEventListener("abort", () => {
+            done();
+          });
+        });
+        // A's heartbeat row stays locked: its renewals hang until A gives the lease up (8 s
+        // after its last confirmed beat), 2 s before the lease expires on the server.
+        await blocker.query("BEGIN");
+        await blocker.query("SELECT id FROM workers FOR UPDATE");
+        await lost;
+        // The stalled beat then goes through while the lease is still valid on the server.
+        await blocker.query("ROLLBACK");
+        expect(lease.signal.aborted).toBe(true);
+        // B gets the job once the lease expires; before the fix A's later beats kept renewing it.
+        const taken = await b.claimJob("w", { waitMs: 20_000 });
+        expect(taken.job).toBe("w");
+        taken.assertHeld();
+        await taken.release();
+      } finally {
+        await blocker.end();
+        await a.close();
+        await b.close();
+      }
+    }, 60_000);
+
     it("gives a lease up when the database stops answering for longer than the lease lives", async () => {
       const url = await fresh();
       const s = await openState(
