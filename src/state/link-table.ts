@@ -1,7 +1,13 @@
 import type { Database, Statement } from "better-sqlite3";
 import { InternalError } from "../core/errors.js";
 import type { ItemKind, SystemName } from "../core/model.js";
-import type { BaseSnapshot, IntentDraft, IntentRecord, LinkRecord } from "./records.js";
+import type {
+  BaseSnapshot,
+  IntentDraft,
+  IntentRecord,
+  LinkRecord,
+  PendingWrite,
+} from "./records.js";
 import { parseJson } from "./records.js";
 import { alreadyLinkedError, noLinkError } from "./state-errors.js";
 
@@ -19,6 +25,7 @@ export interface LinkRow {
   tinypm_hash: string;
   target_hash: string;
   updated_at: string;
+  pending_writes: string | null;
 }
 
 /** An `intents` row, as both backends store it. */
@@ -59,7 +66,19 @@ export function toLink(row: LinkRow): LinkRecord {
       targetHash: row.target_hash,
     },
     updatedAt: row.updated_at,
+    ...(row.pending_writes === null ? {} : { pendingWrites: parsePending(row.pending_writes) }),
   };
+}
+
+/** The stored pending writes of a link (a list; anything else reads as none). */
+function parsePending(text: string): readonly PendingWrite[] | undefined {
+  const value = parseJson<unknown>(text);
+  return Array.isArray(value) && value.length > 0 ? (value as PendingWrite[]) : undefined;
+}
+
+/** The column value of a link's pending writes (`null` when there are none). */
+export function pendingColumn(writes: readonly PendingWrite[] | undefined): string | null {
+  return writes === undefined || writes.length === 0 ? null : JSON.stringify(writes);
 }
 
 export function toIntent(row: IntentRow): IntentRecord {
@@ -94,18 +113,22 @@ function prepare(db: Database) {
     ),
     upsert: db.prepare(
       `INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
-         base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
+         base_tinypm, base_target, tinypm_hash, target_hash, updated_at, pending_writes)
        VALUES (@job, @kind, @tinypmId, @targetSystem, @targetId, @origin, @parent,
-         @baseTinypm, @baseTarget, @tinypmHash, @targetHash, @updatedAt)
+         @baseTinypm, @baseTarget, @tinypmHash, @targetHash, @updatedAt, @pendingWrites)
        ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET target_system = excluded.target_system,
          target_id = excluded.target_id, origin = excluded.origin,
          parent_tinypm_id = excluded.parent_tinypm_id, base_tinypm = excluded.base_tinypm,
          base_target = excluded.base_target, tinypm_hash = excluded.tinypm_hash,
-         target_hash = excluded.target_hash, updated_at = excluded.updated_at`,
+         target_hash = excluded.target_hash, updated_at = excluded.updated_at,
+         pending_writes = excluded.pending_writes`,
     ),
     updateBase: db.prepare(
       `UPDATE links SET base_tinypm = ?, base_target = ?, tinypm_hash = ?, target_hash = ?,
-         updated_at = ? WHERE job = ? AND kind = ? AND tinypm_id = ?`,
+         updated_at = ?, pending_writes = NULL WHERE job = ? AND kind = ? AND tinypm_id = ?`,
+    ),
+    pending: db.prepare(
+      "UPDATE links SET pending_writes = ? WHERE job = ? AND kind = ? AND tinypm_id = ?",
     ),
     remove: db.prepare("DELETE FROM links WHERE job = ? AND kind = ? AND tinypm_id = ?"),
     recordIntent: db.prepare<unknown[], { id: number }>(
@@ -159,6 +182,15 @@ export function createLinkTable(db: Database, now: () => Date) {
       if (changes === 0) {
         throw noLinkError(job, kind, tinypmId);
       }
+    },
+    recordPendingWrites(
+      job: string,
+      kind: ItemKind,
+      tinypmId: string,
+      writes: readonly PendingWrite[],
+    ): void {
+      const { changes } = q.pending.run(pendingColumn(writes), job, kind, tinypmId);
+      if (changes === 0) throw noLinkError(job, kind, tinypmId);
     },
     deleteLink: (job: string, kind: ItemKind, tinypmId: string): void => {
       q.remove.run(job, kind, tinypmId);
@@ -222,6 +254,7 @@ export function bindLink(link: LinkRecord): Record<string, string | null> {
     tinypmHash: link.base.tinypmHash,
     targetHash: link.base.targetHash,
     updatedAt: link.updatedAt,
+    pendingWrites: pendingColumn(link.pendingWrites),
   };
 }
 

@@ -25,7 +25,29 @@ export interface LinkRecord {
   readonly base: BaseSnapshot;
   /** ISO timestamp of the last write of this link. */
   readonly updatedAt: string;
+  /**
+   * Field writes recorded before they were sent and not yet followed by their base update (a run
+   * stopped in between), oldest first; absent when none. Cleared by `updateBase` and `putLink`.
+   */
+  readonly pendingWrites?: readonly PendingWrite[] | undefined;
 }
+
+/**
+ * One side's field writes, recorded before they are sent: the values written, as the base
+ * snapshot compares them (`null` for a value cleared), and the item as it was read before.
+ */
+export interface PendingWrite {
+  readonly side: SystemSide;
+  /** Field name → the normalised value being written (`null`: cleared). */
+  readonly fields: Readonly<Record<string, JsonValue>>;
+  /** The item's `updatedAt` as read before the write (tinyPM keeps none). */
+  readonly updatedAt?: string | undefined;
+  /** ISO timestamp of when the write started. */
+  readonly startedAt: string;
+}
+
+/** The two sides of a link. */
+export type SystemSide = "tinypm" | "target";
 
 /** What `recordIntent` takes: a create about to be sent to `targetSystem`. */
 export interface IntentDraft {

@@ -130,6 +130,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    description: "the field writes of each link sent but not yet followed by their base update",
+    up: `ALTER TABLE links ADD COLUMN pending_writes TEXT;`,
+  },
 ];
 
 /** The schema version this build writes. */

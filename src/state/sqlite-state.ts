@@ -18,6 +18,7 @@ const DATA_METHODS = [
   "countLinksByKind",
   "putLink",
   "updateBase",
+  "recordPendingWrites",
   "deleteLink",
   "getLinkIdentity",
   "putLinkIdentity",

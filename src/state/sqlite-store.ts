@@ -12,6 +12,7 @@ import { acquireLock, liveLockHolder, releaseLock } from "./lock.js";
 import { asStateError, openDatabase, openDatabaseReadOnly } from "./open-database.js";
 import type {
   BaseSnapshot,
+  PendingWrite,
   ConflictDraft,
   ConflictRecord,
   FailureDraft,
@@ -71,6 +72,13 @@ export interface StateStore {
   putLink(link: LinkRecord): void;
   /** Replaces the base snapshot after a sync of the pair; the link must exist. */
   updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): void;
+  /** Records the field writes about to be sent to a linked pair (see store.ts). */
+  recordPendingWrites(
+    job: string,
+    kind: ItemKind,
+    tinypmId: string,
+    writes: readonly PendingWrite[],
+  ): void;
   deleteLink(job: string, kind: ItemKind, tinypmId: string): void;
   /** The marker and metadata last written into a linked target item (see identity-table.ts). */
   getLinkIdentity(job: string, kind: ItemKind, tinypmId: string): LinkIdentity | undefined;

@@ -14,6 +14,7 @@ import type {
   IntentDraft,
   IntentRecord,
   LinkRecord,
+  PendingWrite,
   RunMode,
   RunRecord,
   RunResult,
@@ -43,8 +44,21 @@ export interface StateData {
   countLinksByKind(job: string): Promise<Partial<Record<ItemKind, number>>>;
   /** Inserts or replaces the link of `(job, kind, tinypmId)`; a target id links to one item only. */
   putLink(link: LinkRecord): Promise<void>;
-  /** Replaces the base snapshot after a sync of the pair; the link must exist. */
+  /**
+   * Replaces the base snapshot after a sync of the pair, and clears its pending writes in the
+   * same statement; the link must exist.
+   */
   updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot): Promise<void>;
+  /**
+   * Records the field writes about to be sent to a linked pair (replacing what it held), so that
+   * a run stopped before `updateBase` leaves a trace the next plan reads; the link must exist.
+   */
+  recordPendingWrites(
+    job: string,
+    kind: ItemKind,
+    tinypmId: string,
+    writes: readonly PendingWrite[],
+  ): Promise<void>;
   deleteLink(job: string, kind: ItemKind, tinypmId: string): Promise<void>;
   /** The marker and metadata last written into a linked target item. */
   getLinkIdentity(job: string, kind: ItemKind, tinypmId: string): Promise<LinkIdentity | undefined>;

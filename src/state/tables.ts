@@ -27,6 +27,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: [
       ...["job", "kind", "tinypm_id", "target_system", "target_id", "origin", "parent_tinypm_id"],
       ...["base_tinypm", "base_target", "tinypm_hash", "target_hash", "updated_at"],
+      "pending_writes",
     ],
     key: ["job", "kind", "tinypm_id"],
   },

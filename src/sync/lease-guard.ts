@@ -4,6 +4,7 @@ import type { StateData, StateStore } from "../state/store.js";
 const RECORDS: ReadonlySet<string> = new Set([
   "putLink",
   "updateBase",
+  "recordPendingWrites",
   "deleteLink",
   "putLinkIdentity",
   "setCheckpoint",

@@ -46,6 +46,20 @@ async function fill(s: StateStore): Promise<void> {
   for (let i = 0; i < 1100; i += 1)
     await s.putLink(link(String(i), `g${i}`, i % 3 === 0 ? "b" : "a"));
   await s.putLink({ ...link("ü-1", "é", "a", "task"), parentTinypmId: "1" });
+  // An interrupted write's record travels with its link.
+  await s.recordPendingWrites("a", "story", "1", [
+    {
+      side: "tinypm",
+      fields: { status: "ACCEPTED", estimate: null },
+      startedAt: "2026-11-24T10:00:01Z",
+    },
+    {
+      side: "target",
+      fields: { title: "é" },
+      updatedAt: "2026-11-24T09:00:00Z",
+      startedAt: "2026-11-24T10:00:01Z",
+    },
+  ]);
   await s.putLinkIdentity("a", "story", "1", {
     marker: { tinypmId: "1" } as never,
     meta: { x: "✓" },
@@ -162,6 +176,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(await everything({ backend: "postgres", url })).toEqual(original);
       expect(await everything({ backend: "sqlite", path: back })).toEqual(original);
       expect(original.links).toHaveLength(734);
+      expect(original.links.find((l) => l.tinypmId === "1")?.pendingWrites).toHaveLength(2);
 
       // The copy goes on where the original stopped: new ids come after the copied ones.
       const pg = await openState({ backend: "postgres", url });

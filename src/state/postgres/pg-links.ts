@@ -4,25 +4,33 @@ import {
   bindLink,
   checkIntentMatches,
   PAGE_SIZE,
+  pendingColumn,
   toIntent,
   toLink,
   type IntentRow,
   type LinkRow,
 } from "../link-table.js";
-import type { BaseSnapshot, IntentDraft, IntentRecord, LinkRecord } from "../records.js";
+import type {
+  BaseSnapshot,
+  IntentDraft,
+  IntentRecord,
+  LinkRecord,
+  PendingWrite,
+} from "../records.js";
 import { parseJson } from "../records.js";
 import { alreadyLinkedError, noLinkError } from "../state-errors.js";
 import type { Db } from "./pg-db.js";
 
 const UPSERT_LINK = `
   INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
-    base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    base_tinypm, base_target, tinypm_hash, target_hash, updated_at, pending_writes)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
   ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET target_system = excluded.target_system,
     target_id = excluded.target_id, origin = excluded.origin,
     parent_tinypm_id = excluded.parent_tinypm_id, base_tinypm = excluded.base_tinypm,
     base_target = excluded.base_target, tinypm_hash = excluded.tinypm_hash,
-    target_hash = excluded.target_hash, updated_at = excluded.updated_at`;
+    target_hash = excluded.target_hash, updated_at = excluded.updated_at,
+    pending_writes = excluded.pending_writes`;
 
 async function one(db: Db, where: string, values: unknown[]): Promise<LinkRecord | undefined> {
   const { rows } = await db.query<LinkRow>(`SELECT * FROM links WHERE ${where}`, values);
@@ -42,7 +50,7 @@ async function put(db: Db, link: LinkRecord): Promise<void> {
   const b = bindLink(link);
   await db.query(UPSERT_LINK, [
     ...[b.job, b.kind, b.tinypmId, b.targetSystem, b.targetId, b.origin, b.parent],
-    ...[b.baseTinypm, b.baseTarget, b.tinypmHash, b.targetHash, b.updatedAt],
+    ...[b.baseTinypm, b.baseTarget, b.tinypmHash, b.targetHash, b.updatedAt, b.pendingWrites],
   ]);
 }
 
@@ -88,11 +96,23 @@ export function pgLinks(db: Db, now: () => Date) {
     async updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot) {
       const { rowCount } = await db.query(
         `UPDATE links SET base_tinypm = $1, base_target = $2, tinypm_hash = $3, target_hash = $4,
-           updated_at = $5 WHERE job = $6 AND kind = $7 AND tinypm_id = $8`,
+           updated_at = $5, pending_writes = NULL WHERE job = $6 AND kind = $7 AND tinypm_id = $8`,
         [
           ...[JSON.stringify(base.tinypm), JSON.stringify(base.target), base.tinypmHash],
           ...[base.targetHash, now().toISOString(), job, kind, tinypmId],
         ],
+      );
+      if (rowCount === 0) throw noLinkError(job, kind, tinypmId);
+    },
+    async recordPendingWrites(
+      job: string,
+      kind: ItemKind,
+      tinypmId: string,
+      writes: readonly PendingWrite[],
+    ): Promise<void> {
+      const { rowCount } = await db.query(
+        "UPDATE links SET pending_writes = $1 WHERE job = $2 AND kind = $3 AND tinypm_id = $4",
+        [pendingColumn(writes), job, kind, tinypmId],
       );
       if (rowCount === 0) throw noLinkError(job, kind, tinypmId);
     },

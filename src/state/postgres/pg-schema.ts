@@ -107,6 +107,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rate_slots_by_key ON rate_slots (token_key, kind, start_ms);
     `,
   },
+  {
+    version: 3,
+    description: "the field writes of each link sent but not yet followed by their base update",
+    up: `ALTER TABLE links ADD COLUMN pending_writes text;`,
+  },
 ];
 
 /** The PostgreSQL schema version this build writes. */

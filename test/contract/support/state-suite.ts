@@ -120,6 +120,51 @@ export function stateContract(backend: () => BackendUnderTest): void {
       });
     });
 
+    it("keeps a link's pending writes until its base is updated, and refuses them for no link", async () => {
+      await withStore(async (s) => {
+        await s.putLink(link("1", "7"));
+        const writes = [
+          {
+            side: "tinypm",
+            fields: { status: "ACCEPTED", estimate: null, labels: ["a", "ü"] },
+            startedAt: "2026-11-24T10:00:01.000Z",
+          },
+          {
+            side: "target",
+            fields: { title: "new" },
+            updatedAt: "2026-11-24T09:59:58Z",
+            startedAt: "2026-11-24T10:00:01.000Z",
+          },
+        ] as const;
+        await s.recordPendingWrites("w", "story", "1", writes);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toEqual(writes);
+        expect((await collect(s.links("w")))[0]?.pendingWrites).toEqual(writes);
+        await expect(s.recordPendingWrites("w", "story", "9", writes)).rejects.toThrow(
+          /No link for tinyPM story 9/,
+        );
+        // The base update clears them in the same statement; a transaction rolled back keeps them.
+        await s.recordPendingWrites("w", "story", "1", writes.slice(1));
+        await expect(
+          s.transaction(async (tx) => {
+            await tx.updateBase("w", "story", "1", link("1", "7").base);
+            throw new Error("stop");
+          }),
+        ).rejects.toThrow("stop");
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toEqual(
+          writes.slice(1),
+        );
+        await s.updateBase("w", "story", "1", link("1", "7").base);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toBeUndefined();
+        // A link put again (rebuilt, relinked) carries what it is given, none by default.
+        await s.putLink({ ...link("1", "7"), pendingWrites: writes });
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toEqual(writes);
+        await s.putLink(link("1", "7"));
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toBeUndefined();
+        await s.recordPendingWrites("w", "story", "1", []);
+        expect((await s.getLinkByTinypm("w", "story", "1"))?.pendingWrites).toBeUndefined();
+      });
+    });
+
     it("streams 1,200 links in key order while the caller deletes and updates them", async () => {
       await withStore(async (s) => {
         await s.transaction(async (tx) => {
