@@ -38,6 +38,7 @@ import { describeGithubUsers, listAssignableUsers } from "./users.js";
 import {
   addSubIssue,
   createComment,
+  freshForUpdate,
   patchIssue,
   removeSubIssue,
   updateComment,
@@ -155,15 +156,17 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     async update(ref: ItemRef, patch: Parameters<Tracker["update"]>[1], o?: CallOptions) {
       const set = patch.set;
+      // Checked first: a stale update writes nothing, not even a milestone it would create.
+      const fresh = await freshForUpdate(ctx, ref.id, patch, o?.signal);
       const milestone = !Object.hasOwn(set, "iteration")
         ? undefined
         : set.iteration === undefined
           ? null
           : await deps.milestoneFor(set.iteration.name, o?.signal);
-      const params = await updateParams(ctx, ref.id, patch, milestone, o?.signal);
+      const params = await updateParams(ctx, ref.id, patch, milestone, fresh, o?.signal);
       const raw =
         Object.keys(params).length === 0
-          ? await mustGetRawIssue(ctx, ref.id, o?.signal)
+          ? (fresh ?? (await mustGetRawIssue(ctx, ref.id, o?.signal)))
           : await patchIssue(ctx, ref.id, params, o?.signal);
       return loadItem(ctx, raw, o?.signal);
     },

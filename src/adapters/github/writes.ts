@@ -1,9 +1,26 @@
 import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
-import type { Comment, CommentDraft, WorkItemDraft, WorkItemPatch } from "../../core/model.js";
-import { bodyFor, createBodyFor, numberFromUrl, patchBodyFor, stateFor, toComment } from "./map.js";
+import type {
+  Comment,
+  CommentDraft,
+  WorkItemDraft,
+  WorkItemFieldName,
+  WorkItemFields,
+  WorkItemPatch,
+} from "../../core/model.js";
+import { sameFieldValue, staleError, staleFields } from "../../core/stale-fields.js";
+import {
+  bodyFor,
+  createBodyFor,
+  numberFromUrl,
+  patchBodyFor,
+  stateFor,
+  statusOf,
+  toComment,
+  toWorkItem,
+} from "./map.js";
 import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import type { GithubContext } from "./context.js";
-import { getRawIssue, readIssue } from "./reads.js";
+import { getRawIssue, mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, parse } from "./requests.js";
 import { rawCommentSchema, type RawIssue } from "./schema.js";
 
@@ -55,12 +72,62 @@ export async function patchIssue(
   return mustIssue(ctx, res.data, operation);
 }
 
-/** The PATCH body of an update: body rebuilt with the patch's (or existing) marker when it changes. */
+/** A canonical status as GitHub holds it (`closed` is `closed:completed`). */
+function githubStatus(status: string | undefined): string | undefined {
+  if (status === undefined) return undefined;
+  try {
+    return statusOf(stateFor(status));
+  } catch {
+    return status;
+  }
+}
+
+/** Field equality as GitHub sees it: logins and labels ignore case, `closed` is completed. */
+function sameOnGithub(
+  name: WorkItemFieldName,
+  a: Partial<WorkItemFields>,
+  b: Partial<WorkItemFields>,
+) {
+  if (name === "status") return githubStatus(a.status) === githubStatus(b.status);
+  return sameFieldValue(name, a, b, { foldCase: true });
+}
+
+/**
+ * The issue as it is right before an update planned against `patch.base`: read again (GitHub's
+ * PATCH takes no If-Match), and a field being written that a person changed since the run read
+ * it is a `ConflictError` with nothing written. Without a base, nothing is read here.
+ */
+export async function freshForUpdate(
+  ctx: GithubContext,
+  number: string,
+  patch: WorkItemPatch,
+  signal?: AbortSignal,
+): Promise<RawIssue | undefined> {
+  if (patch.base === undefined) return undefined;
+  const raw = await mustGetRawIssue(ctx, number, signal);
+  const fields = staleFields(patch.set, patch.base, toWorkItem(raw), sameOnGithub);
+  if (fields.length > 0)
+    throw staleError({
+      system: "github",
+      what: `GitHub issue #${number}`,
+      id: number,
+      operation: "issues.update",
+      fields,
+    });
+  return raw;
+}
+
+/**
+ * The PATCH body of an update: body rebuilt with the patch's (or existing) marker when it changes.
+ * A body rebuilt for its hidden block alone keeps the description the issue holds now (`fresh`,
+ * else read here), never the one the run planned against: a person may have edited it since.
+ */
 export async function updateParams(
   ctx: GithubContext,
   number: string,
   patch: WorkItemPatch,
   milestone: number | null | undefined,
+  fresh: RawIssue | undefined,
   signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = { ...patchBodyFor(patch.set) };
@@ -70,7 +137,7 @@ export async function updateParams(
     patch.metadata !== undefined ||
     patch.marker !== undefined
   ) {
-    const current = await currentBody(ctx, number, patch, signal);
+    const current = await currentBody(ctx, number, fresh, signal);
     params.body = bodyFor({
       description: patch.set.description ?? current.description,
       marker: patch.marker ?? current.marker,
@@ -83,14 +150,10 @@ export async function updateParams(
 async function currentBody(
   ctx: GithubContext,
   number: string,
-  patch: WorkItemPatch,
+  fresh: RawIssue | undefined,
   signal?: AbortSignal,
 ): Promise<Pick<WorkItemDraft, "description" | "marker" | "metadata">> {
-  if (patch.base !== undefined) {
-    const b = patch.base;
-    return { description: b.description, marker: b.marker, metadata: b.metadata };
-  }
-  const raw = await getRawIssue(ctx, number, signal);
+  const raw = fresh ?? (await getRawIssue(ctx, number, signal));
   const parsed = parseIssueBody(raw?.body);
   return {
     description: parsed.description,

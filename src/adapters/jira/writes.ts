@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from "node:util";
-import { ConflictError, NotFoundError } from "../../core/errors.js";
+import { NotFoundError } from "../../core/errors.js";
 import type {
   Comment,
   CommentDraft,
@@ -9,13 +8,14 @@ import type {
   WorkItem,
   WorkItemPatch,
 } from "../../core/model.js";
-import { markdownToAdf } from "./adf.js";
+import { markdownToAdf, type AdfDoc } from "./adf.js";
 import { docFromPieces } from "./adf-blocks.js";
 import type { JiraContext } from "./context.js";
 import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
 import { getItem } from "./reads.js";
 import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
 import { moveToSprint, resolveSprint } from "./sprints.js";
+import { checkNotStale } from "./stale.js";
 import { transitionTo } from "./transition.js";
 
 /**
@@ -40,18 +40,17 @@ export async function updateItem(
   const key = current.id;
   const site = await ctx.site();
   const fields = setToFields(patch.set, site.storyPointsField);
-  if (patch.richDescription !== undefined && "description" in patch.set) {
-    // Kept blocks were planned against the base: a description edited since then would be lost.
-    if (
-      patch.base !== undefined &&
-      !isDeepStrictEqual(current.richDescription, patch.base.richDescription)
-    )
-      throw new ConflictError(
-        `Jira issue ${key}'s description changed since it was read; rerun the sync to merge the new text.`,
-        { system: "jira", operation: "PUT /rest/api/3/issue/{key}", id: key },
-      );
+  if (patch.richDescription !== undefined && "description" in patch.set)
     fields.description = docFromPieces(patch.richDescription);
-  }
+  // Jira's writes take no If-Match: the issue read above is compared with what the run planned
+  // against before anything is written (a person's edit since then would be overwritten).
+  checkNotStale({
+    key,
+    patch,
+    current,
+    doc: "description" in patch.set ? (fields.description as AdfDoc) : undefined,
+    storyPointsField: site.storyPointsField,
+  });
   if (Object.keys(fields).length > 0) {
     await ctx.api.editIssue(key, { fields });
   }
