@@ -88,7 +88,9 @@ async function startLossyProxy(target: string, route: RegExp) {
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();
-        server.close(() => ok());
+        server.close(() => {
+          ok();
+        });
       }),
   };
 }
@@ -109,8 +111,12 @@ async function jira(): Promise<Setup> {
     run,
     person,
     writes: () => sandbox.stats().writes,
-    loseNextWriteAnswer: () => proxy.arm(),
-    heal: () => undefined,
+    loseNextWriteAnswer: () => {
+      proxy.arm();
+    },
+    heal: () => {
+      // the proxy loses one answer only
+    },
     closedStatus: "Done",
     close: async () => {
       await run.close();

@@ -20,7 +20,7 @@ function writtenFields(set: Fields, storyPointsField: string | undefined): Field
     if (name === "estimate" && storyPointsField === undefined) continue;
     if (value !== undefined || clears) out[name] = value;
   }
-  return out as Fields;
+  return out;
 }
 
 const firstAccount = (f: Fields): string | undefined => f.assignees?.find((u) => u.id)?.id;
@@ -39,7 +39,16 @@ function sameOnJira(name: WorkItemFieldName, a: Compared, b: Compared): boolean 
       if ("richDescription" in a && "richDescription" in b)
         return isDeepStrictEqual(a.richDescription, b.richDescription);
       return sameFieldValue(name, a, b);
-    default:
+    case "title":
+    case "priority":
+    case "estimate":
+    case "iteration":
+    case "acceptingUser":
+    case "labels":
+    case "color":
+    case "position":
+    case "startedAt":
+    case "completedAt":
       return sameFieldValue(name, a, b);
   }
 }
