@@ -1,4 +1,5 @@
 import type { ResolvedJob } from "../config/load.js";
+import { targetLocation } from "../core/target-location.js";
 import { instanceFingerprint } from "../core/identity.js";
 import { createWriteFence } from "../core/write-fence.js";
 import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
@@ -76,6 +77,7 @@ export async function runResolvedJob(
           importFrom: resolved.job.importFrom,
         },
         targetSystem: job.targetSystem,
+        targetLocation: targetLocation(resolved.target),
         tinypm: job.tinypm,
         target: job.target,
         mappingSpec: job.mappingSpec,

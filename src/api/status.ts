@@ -21,6 +21,17 @@ const RunJson = z
     durationMs: count.nullable(),
     /** The exit code the run's command ended with as far as the state knows; null while running. */
     exitCode: z.number().int().nullable(),
+    pid: z.number().int().describe("The process that ran it."),
+    host: z
+      .string()
+      .nullable()
+      .describe("The host it ran on (null: journalled before it was kept)."),
+    workerId: z
+      .string()
+      .nullable()
+      .describe(
+        "The worker that ran it: the PostgreSQL worker's id (as in workers), or host:pid:start on SQLite. Pids repeat across hosts and containers; this does not. Null: journalled before it was kept.",
+      ),
   })
   .strict();
 
@@ -56,6 +67,7 @@ const ConflictJson = z
 /** A process working on the state (docs/state.md, Workers). */
 export const WorkerJson = z
   .object({
+    id: z.string().describe("The worker's id, as the runs it journals name it (workerId)."),
     host: z.string(),
     pid: z.number().int(),
     startedAt: z.string(),
@@ -109,6 +121,9 @@ export function runJson(r: RunRecord, livePid: number | undefined): RunJson {
     counts: { ...r.counts },
     durationMs: runDurationMs(r),
     exitCode: runExitCode(outcome, r.counts),
+    pid: r.pid,
+    host: r.host ?? null,
+    workerId: r.workerId ?? null,
   };
 }
 

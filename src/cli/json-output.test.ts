@@ -54,7 +54,9 @@ describe("the --json output schemas", () => {
       conflicts: [],
     });
     expect(job.lastRuns[0]?.finishedAt).toBeNull();
-    const parsed = StatusJson.safeParse(JSON.parse(JSON.stringify({ state: "s.db", jobs: [job], workers: [] })));
+    const parsed = StatusJson.safeParse(
+      JSON.parse(JSON.stringify({ state: "s.db", jobs: [job], workers: [] })),
+    );
     expect(parsed.success).toBe(true);
   });
 });

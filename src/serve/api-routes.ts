@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { processWorkerId } from "../core/worker-id.js";
 import { z } from "zod";
 import type { ConflictRecord, RunRecord, StateStore } from "../state/store.js";
 import { workerProcesses } from "../state/worker-processes.js";
@@ -17,6 +18,17 @@ const RunApi = z
     startedAt: z.string(),
     finishedAt: z.string().nullable(),
     counts: z.record(z.string(), z.number()),
+    pid: z.number().int().describe("The process that ran it."),
+    host: z
+      .string()
+      .nullable()
+      .describe("The host it ran on (null: journalled before it was kept)."),
+    workerId: z
+      .string()
+      .nullable()
+      .describe(
+        "The worker that ran it (as in /api/workers): pids repeat across hosts and containers, this does not.",
+      ),
     triggers: z
       .array(z.enum(["startup", "schedule", "webhook", "manual"]))
       .nullable()
@@ -72,6 +84,7 @@ const JobApi = z
 
 const WorkerApi = z
   .strictObject({
+    id: z.string().describe("The worker's id, as the runs it journals name it (workerId)."),
     host: z.string(),
     pid: z.number().int(),
     startedAt: z.string(),
@@ -113,6 +126,9 @@ function runApi(service: Service, r: RunRecord): RunApi {
     startedAt: r.startedAt,
     finishedAt: r.finishedAt ?? null,
     counts: { ...r.counts },
+    pid: r.pid,
+    host: r.host ?? null,
+    workerId: r.workerId ?? null,
     triggers: mine === undefined ? null : [...mine.triggers],
     items: mine?.items === undefined ? null : [...mine.items],
     report: mine?.report === undefined ? null : `/runs/${encodeURIComponent(r.id)}`,
@@ -204,6 +220,7 @@ export async function workersApi(service: Service, state: StateStore): Promise<W
   const now = new Date().toISOString();
   const running = service.jobs.filter((j) => service.jobState(j.name).running !== undefined);
   const self: WorkerApi = {
+    id: processWorkerId(),
     host,
     pid: process.pid,
     startedAt: processStartedAt,

@@ -105,7 +105,8 @@ function runRow(r: RunApi): string {
       : `<a href="${h(r.report)}"><code>${h(r.id)}</code></a>`;
   const why = r.triggers === null ? "" : r.triggers.join(", ");
   const items = r.items === null ? "" : ` · items ${r.items.map((i) => h(i)).join(", ")}`;
-  return `<tr data-run="${h(r.id)}"><td>${id}</td><td>${h(r.job)}</td><td>${outcome(r.outcome)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td><td>${counts(r.counts)}</td><td class="muted">${h(why)}${items}</td></tr>`;
+  const by = r.workerId ?? (r.host === null ? `pid ${r.pid}` : `${r.host} pid ${r.pid}`);
+  return `<tr data-run="${h(r.id)}" data-worker-id="${h(by)}"><td>${id}</td><td>${h(r.job)}</td><td>${outcome(r.outcome)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td><td>${counts(r.counts)}</td><td class="muted">${h(why)}${items}</td><td class="muted"><code>${h(by)}</code></td></tr>`;
 }
 
 const value = (v: unknown): string =>
@@ -127,9 +128,10 @@ function conflictRow(c: ConflictApi, ctx: PageContext): string {
 
 function workerRow(w: WorkerApi): string {
   const jobs = w.jobs.length === 0 ? `<span class="muted">none</span>` : h(w.jobs.join(", "));
-  return `<tr data-worker="${h(w.host)}:${w.pid}" data-alive="${String(w.alive)}">
+  return `<tr data-worker="${h(w.host)}:${w.pid}" data-alive="${String(w.alive)}" data-worker-id="${h(w.id)}">
 <td>${h(w.host)}${w.self ? ` <span class="muted">(this process)</span>` : ""}</td>
 <td>${w.pid}</td>
+<td><code>${h(w.id)}</code></td>
 <td>${when(w.startedAt)}</td>
 <td>${h(silentFor(w.silentMs))}</td>
 <td>${jobs}</td>
@@ -153,7 +155,7 @@ export function renderDashboard(
   const runs = `<h2 id="runs">Recent runs</h2>${
     data.runs.length === 0
       ? `<p class="muted">No runs yet.</p>`
-      : `<table><thead><tr><th>Run</th><th>Job</th><th>Outcome</th><th>Started</th><th>Finished</th><th>Items</th><th>Why</th></tr></thead><tbody>${data.runs.map(runRow).join("\n")}</tbody></table>`
+      : `<table><thead><tr><th>Run</th><th>Job</th><th>Outcome</th><th>Started</th><th>Finished</th><th>Items</th><th>Why</th><th>Worker</th></tr></thead><tbody>${data.runs.map(runRow).join("\n")}</tbody></table>`
   }`;
   const conflicts = `<h2 id="conflicts">Open conflicts</h2>${
     data.conflicts.length === 0
@@ -163,7 +165,7 @@ export function renderDashboard(
   }`;
   const workers = `<h2 id="workers">Workers</h2>
 <p class="muted">The processes working on the state. A worker silent for longer than the lease life (30 s) is dead: its jobs are free for the others.</p>
-<table><thead><tr><th>Host</th><th>Pid</th><th>Started</th><th>Last heartbeat</th><th>Jobs held</th><th>State</th></tr></thead><tbody>${data.workers.map(workerRow).join("\n")}</tbody></table>`;
+<table><thead><tr><th>Host</th><th>Pid</th><th>Worker id</th><th>Started</th><th>Last heartbeat</th><th>Jobs held</th><th>State</th></tr></thead><tbody>${data.workers.map(workerRow).join("\n")}</tbody></table>`;
   return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}\n${workers}`, ctx);
 }
 

@@ -24,7 +24,10 @@ export const DEAD_WORKERS_LISTED_MS = 60 * 60_000;
 
 /** A process working on a state, as listed by `workers()` (`status`, the `serve` dashboard). */
 export interface WorkerRecord {
+  /** This membership of the state (PostgreSQL: one per open store; a process may have several). */
   readonly id: string;
+  /** The process's worker id (`processWorkerId`), as the runs it journals name it, if known. */
+  readonly workerId?: string | undefined;
   readonly host: string;
   readonly pid: number;
   readonly startedAt: string;

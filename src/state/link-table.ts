@@ -1,4 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
+import { RELEASE_SQL } from "./claim-table.js";
 import { InternalError } from "../core/errors.js";
 import type { ItemKind, SystemName } from "../core/model.js";
 import type {
@@ -139,6 +140,7 @@ function prepare(db: Database) {
     ),
     intents: db.prepare<[string], IntentRow>("SELECT * FROM intents WHERE job = ? ORDER BY id"),
     dropIntent: db.prepare("DELETE FROM intents WHERE id = ?"),
+    releaseClaim: db.prepare(RELEASE_SQL),
     intentById: db.prepare<[number], IntentRow>("SELECT * FROM intents WHERE id = ?"),
   };
 }
@@ -206,9 +208,11 @@ export function createLinkTable(db: Database, now: () => Date) {
       confirm(intentId, link);
     },
     pendingIntents: (job: string): IntentRecord[] => q.intents.all(job).map(toIntent),
-    dropIntent: (intentId: number): void => {
+    // A dropped import intent releases its claim: the create never happened.
+    dropIntent: db.transaction((intentId: number): void => {
+      q.releaseClaim.run(intentId);
       q.dropIntent.run(intentId);
-    },
+    }) as (intentId: number) => void,
   };
 }
 

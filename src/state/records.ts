@@ -67,6 +67,14 @@ export interface IntentRecord extends IntentDraft {
   readonly createdAt: string;
 }
 
+/**
+ * What `claimImport` found: the claim is this job's (new or already held) and the import's intent
+ * is recorded, or another job holds it — that job imports the item, this one leaves it alone.
+ */
+export type ImportClaimResult =
+  | { readonly intentId: number; readonly claimedBy?: undefined }
+  | { readonly claimedBy: string; readonly intentId?: undefined };
+
 /** The modes a run is started in. */
 export type RunMode = "plan" | "migrate" | "sync";
 
@@ -88,6 +96,13 @@ export interface RunRecord {
   readonly job: string;
   readonly mode: RunMode;
   readonly pid: number;
+  /** The host the run ran on (absent for runs journalled before schema 4 / 3). */
+  readonly host?: string | undefined;
+  /**
+   * The process that ran it: the PostgreSQL worker's id, or `host:pid:start` on SQLite. Pids repeat
+   * across hosts and containers; this does not. Absent for runs journalled before it was kept.
+   */
+  readonly workerId?: string | undefined;
   readonly startedAt: string;
   readonly finishedAt: string | undefined;
   readonly outcome: RunOutcome | "running";

@@ -12,6 +12,8 @@ export interface RunRow {
   job: string;
   mode: RunMode;
   pid: number;
+  host: string | null;
+  worker_id: string | null;
   started_at: string;
   finished_at: string | null;
   outcome: RunOutcome | null;
@@ -28,6 +30,8 @@ export function toRun(r: RunRow): RunRecord {
     job: r.job,
     mode: r.mode,
     pid: r.pid,
+    ...(r.host === null ? {} : { host: r.host }),
+    ...(r.worker_id === null ? {} : { workerId: r.worker_id }),
     startedAt: r.started_at,
     finishedAt: opt(r.finished_at),
     outcome: r.outcome ?? "running",
@@ -65,7 +69,13 @@ export function checkCheckpoint(job: string, system: string, cp: Checkpoint): vo
 }
 
 /** Builds checkpoint and run operations on an open, migrated database. */
-export function createRunJournal(db: Database, now: () => Date) {
+/** The process a run journal writes for: its host and worker id. */
+export interface RunWorker {
+  readonly host: string;
+  readonly id: string;
+}
+
+export function createRunJournal(db: Database, now: () => Date, worker: RunWorker) {
   const stamp = (): string => now().toISOString();
   return {
     getCheckpoint(job: string, system: string): Checkpoint | undefined {
@@ -86,9 +96,10 @@ export function createRunJournal(db: Database, now: () => Date) {
     startRun(job: string, mode: RunMode): string {
       const at = now();
       const id = newRunId(at);
-      db.prepare("INSERT INTO runs (id, job, mode, pid, started_at) VALUES (?, ?, ?, ?, ?)").run(
-        ...[id, job, mode, process.pid, at.toISOString()],
-      );
+      db.prepare(
+        `INSERT INTO runs (id, job, mode, pid, host, worker_id, started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(...[id, job, mode, process.pid, worker.host, worker.id, at.toISOString()]);
       return id;
     },
     finishRun(runId: string, result: RunResult): void {

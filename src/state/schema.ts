@@ -135,6 +135,25 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the field writes of each link sent but not yet followed by their base update",
     up: `ALTER TABLE links ADD COLUMN pending_writes TEXT;`,
   },
+  {
+    version: 5,
+    description:
+      "import claims (one job imports a target item shared by several), the host and worker of each run",
+    up: `
+      CREATE TABLE import_claims (
+        target_system TEXT NOT NULL,
+        location TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        job TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (target_system, location, target_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX import_claims_by_job ON import_claims (job, target_system, target_id);
+      ALTER TABLE runs ADD COLUMN host TEXT;
+      ALTER TABLE runs ADD COLUMN worker_id TEXT;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

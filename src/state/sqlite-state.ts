@@ -28,6 +28,8 @@ const DATA_METHODS = [
   "confirmIntent",
   "pendingIntents",
   "dropIntent",
+  "claimImport",
+  "importClaims",
   "startRun",
   "finishRun",
   "runs",
@@ -191,6 +193,7 @@ export function sqliteStateOver(sync: SyncStore, readOnly = false): StateStore {
           return [
             {
               id: `pid-${process.pid}`,
+              workerId: sync.workerId,
               host: hostname(),
               pid: process.pid,
               startedAt: openedAt,
@@ -204,13 +207,14 @@ export function sqliteStateOver(sync: SyncStore, readOnly = false): StateStore {
         const holder = sync.liveHolder();
         if (holder === undefined) return [];
         // Its jobs: the runs it journalled as started and not finished.
-        const jobs = sync
+        const open = sync
           .runs({ limit: 200 })
-          .filter((r) => r.pid === holder.pid && r.finishedAt === undefined)
-          .map((r) => r.job);
+          .filter((r) => r.pid === holder.pid && r.finishedAt === undefined);
+        const jobs = open.map((r) => r.job);
         return [
           {
             id: `pid-${holder.pid}`,
+            workerId: open.find((r) => r.workerId !== undefined)?.workerId,
             host: holder.host,
             pid: holder.pid,
             startedAt: holder.acquiredAt,

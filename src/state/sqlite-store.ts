@@ -1,8 +1,11 @@
 import { chmodSync, existsSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
-import type { ItemKind } from "../core/model.js";
+import type { ItemKind, SystemName } from "../core/model.js";
 import type { Checkpoint } from "../core/tracker.js";
+import { hostname } from "node:os";
+import { processWorkerId } from "../core/worker-id.js";
+import { createClaimTable } from "./claim-table.js";
 import { createIssueJournal } from "./issue-journal.js";
 import { createRunJournal } from "./run-journal.js";
 import { createIdentityTable, type LinkIdentity } from "./identity-table.js";
@@ -17,6 +20,7 @@ import type {
   ConflictRecord,
   FailureDraft,
   FailureRecord,
+  ImportClaimResult,
   IntentDraft,
   IntentRecord,
   LinkRecord,
@@ -95,10 +99,23 @@ export interface StateStore {
   confirmIntent(intentId: number, link: LinkRecord): void;
   /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
   pendingIntents(job: string): IntentRecord[];
-  /** Forgets an intent whose create is known not to have happened. */
+  /** Forgets an intent whose create is known not to have happened (and releases its import claim). */
   dropIntent(intentId: number): void;
-  /** Records the start of a run. @returns a sortable run id */
+  /**
+   * In one transaction: claims the import of an unmarked target item at `location` for the
+   * intent's job and records the intent — or finds the claim another job holds (no intent).
+   */
+  claimImport(i: IntentDraft, location: string): ImportClaimResult;
+  /** The jobs holding import claims on these target items of `location` (target id → job). */
+  importClaims(
+    targetSystem: SystemName,
+    location: string,
+    targetIds: readonly string[],
+  ): ReadonlyMap<string, string>;
+  /** Records the start of a run (with this process's host and worker id). @returns a sortable run id */
   startRun(job: string, mode: RunMode): string;
+  /** This process as the run journal names it (`processWorkerId`). */
+  readonly workerId: string;
   finishRun(runId: string, result: RunResult): void;
   /** Journals this process's open runs as interrupted (it exits on a signal); returns how many. */
   interruptOwnRuns(): number;
@@ -137,12 +154,15 @@ export interface StateStore {
 /** Builds the store's methods once the file is open, locked and migrated. */
 function buildStore(db: Database, path: string, now: () => Date, close: () => void) {
   const links = createLinkTable(db, now);
-  const runs = createRunJournal(db, now);
+  const worker = { host: hostname(), id: processWorkerId() };
+  const runs = createRunJournal(db, now, worker);
   const issues = createIssueJournal(db, now);
   const identities = createIdentityTable(db);
   return {
     path,
+    workerId: worker.id,
     ...links,
+    ...createClaimTable(db, now),
     ...identities,
     ...runs,
     ...issues,

@@ -1,4 +1,4 @@
-import type { ItemKind } from "../core/model.js";
+import type { ItemKind, SystemName } from "../core/model.js";
 import type { SharedBudget } from "../core/shared-budget.js";
 import type { Checkpoint } from "../core/tracker.js";
 import type { LinkIdentity } from "./identity-table.js";
@@ -11,6 +11,7 @@ import type {
   ConflictRecord,
   FailureDraft,
   FailureRecord,
+  ImportClaimResult,
   IntentDraft,
   IntentRecord,
   LinkRecord,
@@ -80,9 +81,28 @@ export interface StateData {
   confirmIntent(intentId: number, link: LinkRecord): Promise<void>;
   /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
   pendingIntents(job: string): Promise<IntentRecord[]>;
-  /** Forgets an intent whose create is known not to have happened. */
+  /**
+   * Forgets an intent whose create is known not to have happened; an import's claim on the
+   * target item is released with it (another job sharing the target may import the item).
+   */
   dropIntent(intentId: number): Promise<void>;
-  /** Records the start of a run. @returns a sortable run id */
+  /**
+   * The intent of importing a target item that carries no marker, with the item's import claim,
+   * in one transaction. Claims are unique per (target system, `location`, item id) across every
+   * job of the state: the first job to claim an item imports it; another job finds the claim
+   * taken (`claimedBy`) and records nothing. A job asking again for its own claim gets its intent.
+   */
+  claimImport(i: IntentDraft, location: string): Promise<ImportClaimResult>;
+  /** The jobs holding import claims on these target items of `location` (target id → job). */
+  importClaims(
+    targetSystem: SystemName,
+    location: string,
+    targetIds: readonly string[],
+  ): Promise<ReadonlyMap<string, string>>;
+  /**
+   * Records the start of a run, with this process's pid, host and worker id (the PostgreSQL
+   * worker's id; `host:pid:start` on SQLite). @returns a sortable run id
+   */
   startRun(job: string, mode: RunMode): Promise<string>;
   finishRun(runId: string, result: RunResult): Promise<void>;
   /** Runs, newest first. */

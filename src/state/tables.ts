@@ -54,7 +54,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: "runs",
     columns: [
       ...["id", "job", "mode", "pid", "started_at", "finished_at", "outcome", "counts"],
-      "api_calls",
+      ...["api_calls", "host", "worker_id"],
     ],
     key: ["id"],
   },
@@ -76,6 +76,11 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     ],
     key: ["id"],
     numericKey: true,
+  },
+  {
+    name: "import_claims",
+    columns: ["target_system", "location", "target_id", "job", "kind", "claimed_at"],
+    key: ["target_system", "location", "target_id"],
   },
 ];
 

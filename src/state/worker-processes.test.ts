@@ -36,6 +36,7 @@ describe("workerProcesses", () => {
     ]);
     expect(out).toEqual([
       {
+        id: "h1:11",
         host: "h1",
         pid: 11,
         startedAt: "2026-01-01T09:00:00.000Z",
@@ -45,6 +46,7 @@ describe("workerProcesses", () => {
         jobs: [],
       },
       {
+        id: "h1:10",
         host: "h1",
         pid: 10,
         startedAt: "2026-01-01T10:00:00.000Z",
@@ -61,6 +63,18 @@ describe("workerProcesses", () => {
       workerProcesses([record({ host: "a" }), record({ host: "b" })]).map((w) => w.host),
     ).toEqual(["a", "b"]);
     expect(workerProcesses([])).toEqual([]);
+  });
+
+  it("tells processes apart by their worker id: one pid on one host restarted is two workers", () => {
+    const out = workerProcesses([
+      record({ id: "m1", workerId: "h1:10:2026-01-01T09:00:00.000Z", alive: false }),
+      record({ id: "m2", workerId: "h1:10:2026-01-01T10:00:00.000Z", jobs: ["b"] }),
+      record({ id: "m3", workerId: "h1:10:2026-01-01T10:00:00.000Z", jobs: ["c"] }),
+    ]);
+    expect(out.map((w) => [w.id, w.jobs])).toEqual([
+      ["h1:10:2026-01-01T09:00:00.000Z", []],
+      ["h1:10:2026-01-01T10:00:00.000Z", ["b", "c"]],
+    ]);
   });
 });
 

@@ -6,6 +6,8 @@ import type { WorkerRecord } from "./lease.js";
  * has going): they are one worker here.
  */
 export interface WorkerProcess {
+  /** Its worker id (`processWorkerId`), as its runs name it; `host:pid` when the state lacks it. */
+  readonly id: string;
   readonly host: string;
   readonly pid: number;
   /** When its oldest membership joined the state (ISO). */
@@ -20,17 +22,19 @@ export interface WorkerProcess {
   readonly jobs: readonly string[];
 }
 
-/** The records of `workers()` grouped by process (host and pid), oldest first. */
+/** The records of `workers()` grouped by process (worker id, else host and pid), oldest first. */
 export function workerProcesses(records: readonly WorkerRecord[]): WorkerProcess[] {
   const byProcess = new Map<string, WorkerRecord[]>();
   for (const r of records) {
-    const key = `${r.host}\u0000${String(r.pid)}`;
+    const key = r.workerId ?? `${r.host}\u0000${String(r.pid)}`;
     byProcess.set(key, [...(byProcess.get(key) ?? []), r]);
   }
   const processes = [...byProcess.values()].map((group): WorkerProcess => {
     const newest = group.reduce((a, b) => (b.silentMs < a.silentMs ? b : a));
     const first = group.reduce((a, b) => (b.startedAt < a.startedAt ? b : a));
+    const id = group.find((r) => r.workerId !== undefined)?.workerId;
     return {
+      id: id ?? `${first.host}:${String(first.pid)}`,
       host: first.host,
       pid: first.pid,
       startedAt: first.startedAt,

@@ -11,6 +11,8 @@ export interface EngineContext {
   readonly job: PlanJob;
   readonly runId: string;
   readonly targetSystem: SystemName;
+  /** The scope of the job's import claims (run-options.ts `targetLocation`). */
+  readonly targetLocation: string;
   readonly tinypm: Tracker;
   readonly target: Tracker;
   readonly mapping: CompiledMapping;

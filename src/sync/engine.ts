@@ -15,6 +15,7 @@ import type { TinypmReadInfo } from "./read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import type { JobLease } from "../state/store.js";
+import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 
 export type { RunJobOptions, RunMode };
@@ -174,6 +175,7 @@ function context(
     job,
     runId,
     targetSystem: o.targetSystem,
+    targetLocation: claimLocation(o),
     tinypm: o.tinypm,
     target: o.target,
     mapping,

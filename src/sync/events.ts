@@ -35,6 +35,9 @@ export type SyncEvent =
       readonly kind: ItemKind;
       readonly title: string;
       readonly reason: SkipReason;
+      /** For `claimed`: the job sharing the target that imports the item. */
+      readonly claimedBy?: string | undefined;
+      readonly targetId?: string | undefined;
     }
   | {
       readonly type: "conflict";

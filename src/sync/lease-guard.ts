@@ -11,6 +11,7 @@ const RECORDS: ReadonlySet<string> = new Set([
   "recordIntent",
   "confirmIntent",
   "dropIntent",
+  "claimImport",
   "parkFailure",
   "clearFailure",
   "openConflict",

@@ -42,6 +42,7 @@ import { readAndMatchUsers } from "./user-read.js";
 import { recheckTargetRead, rechecks } from "./verify-target.js";
 import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
+import { claimLocation } from "./claim-location.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -93,7 +94,12 @@ export async function prepare(
   const resolved = await resolutions(o.state, job.name);
   // The links as stored before this run writes any (plans and the assignee count use them).
   const storedLinks = await linkViews(o.state, job.name);
-  const planWith = (mapping: CompiledMapping, id?: IdentityStep, read = sides): Plan =>
+  const planWith = (
+    mapping: CompiledMapping,
+    id?: IdentityStep,
+    read = sides,
+    claimed?: ReadonlyMap<string, string>,
+  ): Plan =>
     planJob({
       job,
       mapping,
@@ -104,6 +110,7 @@ export async function prepare(
       resolved,
       blockless: id?.blockless,
       held: id?.held,
+      claimed,
       now: now(),
     });
   const quiet =
@@ -174,7 +181,8 @@ export async function prepare(
         targetItems: checked.target.items,
         now: now(),
       });
-      return planWith(mapping, found, checked);
+      const claimed = await importClaims(o, job, found);
+      return planWith(mapping, found, checked, claimed);
     },
     identity: () => found?.stats,
   };
@@ -374,6 +382,25 @@ async function resolutions(
     out.set(key, { ...out.get(key), [c.field]: c.resolution });
   }
   return out;
+}
+
+/**
+ * The import claims other jobs sharing the target hold on the unmarked, unlinked target items this
+ * run may import (read, never written: a dry run shows them too). One query, only when there are
+ * such items.
+ */
+async function importClaims(
+  o: RunJobOptions,
+  job: PlanJob,
+  found: IdentityStep,
+): Promise<ReadonlyMap<string, string> | undefined> {
+  if (job.direction === "to-target") return undefined;
+  const linked = new Set(found.links.map((l) => `${l.kind}:${l.targetId}`));
+  const ids = found.targetItems
+    .filter((i) => i.marker === undefined && !linked.has(`${i.kind}:${i.id}`))
+    .map((i) => i.id);
+  if (ids.length === 0) return undefined;
+  return o.state.importClaims(o.targetSystem, claimLocation(o), ids);
 }
 
 /** A job's stored links as the planner sees them. */

@@ -83,7 +83,12 @@ interface ItemInput {
   readonly created: CreatedIndex;
   readonly titles: ReadonlyMap<string, string>;
   readonly target: string;
+  /** Imports another job claimed while this run applied (`kind:targetId` → that job). */
+  readonly claimed: ReadonlyMap<string, string>;
 }
+
+/** How a report says that another job sharing the target imports an item. */
+export const claimedReason = (job: string): string => `imported by job ${job}`;
 
 function item(action: PlanAction, input: ItemInput): ReportItem {
   const { failures } = input;
@@ -98,6 +103,9 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
   switch (action.type) {
     case "create": {
       const id = action.source.id;
+      const claimedBy = input.claimed.get(`${action.kind}:${id}`);
+      if (action.toSide === "tinypm" && claimedBy !== undefined)
+        return { ...base, action: "skip", targetId: id, reason: claimedReason(claimedBy) };
       const error = failures.get(`${action.kind}:${action.title}`);
       const made = input.created.get(`${action.kind}:${id}`)?.id;
       const links = createLinks(action, input.created);
@@ -176,7 +184,10 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
         action: "skip",
         tinypmId: action.tinypmId,
         targetId: action.targetId,
-        reason: action.reason,
+        reason:
+          action.reason === "claimed" && action.claimedBy !== undefined
+            ? claimedReason(action.claimedBy)
+            : action.reason,
       };
   }
 }
@@ -195,6 +206,7 @@ export function toReport(run: RunReport): Report {
     created: createdIndex(run.events),
     titles: storyTitlesBySide(run.plan.actions),
     target: run.targetSystem,
+    claimed: claimedDuringApply(run.events),
   };
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -236,8 +248,35 @@ export function toReport(run: RunReport): Report {
         },
       }),
     },
-    notes: [...waitNotes(run.events), ...identityNotes(run)],
+    notes: [...waitNotes(run.events), ...identityNotes(run), ...claimNotes(run)],
   };
+}
+
+function claimedDuringApply(events: readonly SyncEvent[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of events)
+    if (e.type === "skipped" && e.claimedBy !== undefined && e.targetId !== undefined)
+      out.set(`${e.kind}:${e.targetId}`, e.claimedBy);
+  return out;
+}
+
+/**
+ * One note per job that imports items of the shared target this job left alone (claimed at plan
+ * time or while applying): no error, no failure.
+ */
+function claimNotes(run: RunReport): string[] {
+  const byJob = new Map<string, number>();
+  const count = (job: string): void => {
+    byJob.set(job, (byJob.get(job) ?? 0) + 1);
+  };
+  for (const a of run.plan.actions)
+    if (a.type === "skip" && a.reason === "claimed" && a.claimedBy !== undefined)
+      count(a.claimedBy);
+  for (const job of claimedDuringApply(run.events).values()) count(job);
+  return [...byJob].map(
+    ([job, n]) =>
+      `Left ${n} item${n === 1 ? "" : "s"} of the shared target to job ${job}, which claimed ${n === 1 ? "it" : "them"} first and imports ${n === 1 ? "it" : "them"}.`,
+  );
 }
 
 /** tinyPM story id → title, so that tasks can be grouped under their story. */

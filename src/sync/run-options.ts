@@ -17,6 +17,13 @@ export interface RunJobOptions {
   readonly dryRun?: boolean | undefined;
   readonly job: PlanJob;
   readonly targetSystem: SystemName;
+  /**
+   * Where the target lives (`github:<api host>/<owner>/<repo>`, `jira:<site>/<project key>`): the
+   * scope of import claims, so that two jobs sharing a repository or Jira project never both
+   * import a person's issue (`targetLocation` in src/api/target-location.ts). Jobs on one state
+   * whose target has no location given share `<system>:default`.
+   */
+  readonly targetLocation?: string | undefined;
   readonly tinypm: Tracker;
   readonly target: Tracker;
   readonly mappingSpec: MappingSpec;

@@ -82,6 +82,19 @@ async function fill(s: StateStore): Promise<void> {
     payloadHash: "q",
   });
   await s.dropIntent(i1);
+  // Import claims of two jobs sharing a repository (one pending, one with its intent dropped).
+  const claim = (job: string, originId: string) => ({
+    job,
+    kind: "story" as const,
+    originSystem: "github" as const,
+    originId,
+    targetSystem: "tinypm" as const,
+    payloadHash: "c",
+  });
+  await s.claimImport(claim("a", "g-ü"), "github:api.github.com/acme/wéb");
+  await s.claimImport(claim("b", "g-2"), "github:api.github.com/acme/wéb");
+  const dropped = await s.claimImport(claim("a", "g-3"), "github:api.github.com/acme/wéb");
+  await s.dropIntent(dropped.intentId ?? 0);
   const r = await s.startRun("a", "sync");
   await s.finishRun(r, {
     outcome: "partial",
@@ -122,6 +135,11 @@ async function everything(loc: StateLocation) {
       identity: await s.getLinkIdentity("a", "story", "1"),
       checkpoint: await s.getCheckpoint("a", "github"),
       intents: await s.pendingIntents("a"),
+      claims: await s.importClaims("github", "github:api.github.com/acme/wéb", [
+        "g-ü",
+        "g-2",
+        "g-3",
+      ]),
       runs: await s.runs(),
       failures: await s.failures(),
       conflicts: await s.conflicts(),
@@ -158,10 +176,11 @@ describe.skipIf(postgresSkipReason !== undefined)(
         links: 1101,
         link_identity: 1,
         checkpoints: 1,
-        intents: 1,
+        intents: 3,
         runs: 2,
         failures: 1,
         conflicts: 1,
+        import_claims: 2,
       });
       for (const t of report.tables) expect(t.destinationSha256).toBe(t.sha256);
 
@@ -173,6 +192,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(toSqlite.stdout).toMatch(/Verified: every table has the same row count and hash/);
       expect(toSqlite.stdout).not.toContain(password);
       const original = await everything({ backend: "sqlite", path: first });
+      expect(Object.fromEntries(original.claims)).toEqual({ "g-ü": "a", "g-2": "b" });
       expect(await everything({ backend: "postgres", url })).toEqual(original);
       expect(await everything({ backend: "sqlite", path: back })).toEqual(original);
       expect(original.links).toHaveLength(734);

@@ -213,8 +213,13 @@ export function lostEditProblems(s: JobSides, edits: readonly Edit[]): string[] 
 
 /**
  * Runs of one job on two processes at once: per job, any two journalled runs of different
- * processes whose [start, end] intervals overlap (an open run lasts until now).
+ * processes whose [start, end] intervals overlap (an open run lasts until now). Processes are told
+ * apart by the journal's worker id (`host:pid:start`): a pid alone repeats across hosts and
+ * containers, and a worker restarted under a recycled pid is another process.
  */
+/** The process that journalled a run: its worker id (runs from before it was kept: host and pid). */
+const processOf = (r: RunRecord): string => r.workerId ?? `${r.host ?? "?"}:${String(r.pid)}`;
+
 export function overlappingRuns(runs: readonly RunRecord[]): string[] {
   const out: string[] = [];
   const byJob = new Map<string, RunRecord[]>();
@@ -228,9 +233,9 @@ export function overlappingRuns(runs: readonly RunRecord[]): string[] {
       for (let k = i + 1; k < sorted.length; k++) {
         const b = sorted[k]!;
         if (Date.parse(b.startedAt) >= end(a)) break;
-        if (a.pid !== b.pid) {
+        if (processOf(a) !== processOf(b)) {
           out.push(
-            `${job}: run ${a.id} (pid ${a.pid}, ${a.startedAt}–${a.finishedAt ?? "open"}) overlaps ${b.id} (pid ${b.pid}, from ${b.startedAt})`,
+            `${job}: run ${a.id} (${processOf(a)}, ${a.startedAt}–${a.finishedAt ?? "open"}) overlaps ${b.id} (${processOf(b)}, from ${b.startedAt})`,
           );
         }
       }

@@ -11,7 +11,7 @@ import type {
   RunResult,
 } from "../records.js";
 import { parseJson } from "../records.js";
-import { checkCheckpoint, newRunId, toRun, type RunRow } from "../run-journal.js";
+import { checkCheckpoint, newRunId, toRun, type RunRow, type RunWorker } from "../run-journal.js";
 import {
   conflictAppliedError,
   failureWithoutItemError,
@@ -30,7 +30,7 @@ async function conflictOrThrow(db: Db, id: number, lock = false): Promise<Confli
 }
 
 /** Checkpoints, runs, parked failures and conflicts on PostgreSQL: the rules of SQLite's journals. */
-export function pgJournal(db: Db, now: () => Date) {
+export function pgJournal(db: Db, now: () => Date, worker: RunWorker) {
   const stamp = (): string => now().toISOString();
   return {
     async getCheckpoint(job: string, system: string): Promise<Checkpoint | undefined> {
@@ -52,8 +52,9 @@ export function pgJournal(db: Db, now: () => Date) {
       const at = now();
       const id = newRunId(at);
       await db.query(
-        "INSERT INTO runs (id, job, mode, pid, started_at) VALUES ($1, $2, $3, $4, $5)",
-        [id, job, mode, process.pid, at.toISOString()],
+        `INSERT INTO runs (id, job, mode, pid, host, worker_id, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, job, mode, process.pid, worker.host, worker.id, at.toISOString()],
       );
       return id;
     },

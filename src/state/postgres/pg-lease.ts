@@ -13,6 +13,7 @@ import {
 } from "../lease.js";
 import type { LockHolder } from "../lock.js";
 import { inTransaction } from "./pg-db.js";
+import { processWorkerId } from "../../core/worker-id.js";
 
 /** Lease timing; tests shorten it, the defaults are the documented ones. */
 export interface LeaseTiming {
@@ -65,8 +66,8 @@ export async function joinAsWorker(
 ): Promise<WorkerMembership> {
   const id = randomUUID();
   const ttl = timing.ttlMs;
-  await pool.query("INSERT INTO workers (id, host, pid) VALUES ($1, $2, $3)", [
-    ...[id, hostname(), process.pid],
+  await pool.query("INSERT INTO workers (id, host, pid, worker_id) VALUES ($1, $2, $3, $4)", [
+    ...[id, hostname(), process.pid, processWorkerId()],
   ]);
   // Rows of workers silent for a day are history: drop them and anything they still claim.
   await pool.query(
@@ -228,6 +229,7 @@ export async function joinAsWorker(
 export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerRecord[]> {
   const { rows } = await pool.query<{
     id: string;
+    worker_id: string | null;
     host: string;
     pid: number;
     started_at: Date;
@@ -236,7 +238,7 @@ export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerReco
     alive: boolean;
     jobs: string[] | null;
   }>(
-    `SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
+    `SELECT w.id, w.worker_id, w.host, w.pid, w.started_at, w.heartbeat_at,
        greatest(0, floor(extract(epoch FROM now() - w.heartbeat_at) * 1000))::float8 AS silent_ms,
        w.heartbeat_at > now() - $1 * interval '1 millisecond' AS alive,
        array_agg(l.job ORDER BY l.job) FILTER (WHERE l.job IS NOT NULL) AS jobs
@@ -247,6 +249,7 @@ export async function listWorkers(pool: Pool, ttlMs: number): Promise<WorkerReco
   );
   return rows.map((r) => ({
     id: r.id,
+    ...(r.worker_id === null ? {} : { workerId: r.worker_id }),
     host: r.host,
     pid: r.pid,
     startedAt: r.started_at.toISOString(),

@@ -19,6 +19,7 @@ import type {
 } from "../records.js";
 import { parseJson } from "../records.js";
 import { alreadyLinkedError, noLinkError } from "../state-errors.js";
+import { DROP_INTENT } from "./pg-claims.js";
 import type { Db } from "./pg-db.js";
 
 const UPSERT_LINK = `
@@ -184,7 +185,7 @@ export function pgLinks(db: Db, now: () => Date) {
       return rows.map(toIntent);
     },
     async dropIntent(intentId: number): Promise<void> {
-      await db.query("DELETE FROM intents WHERE id = $1", [intentId]);
+      await db.query(DROP_INTENT, [intentId]);
     },
   };
 }

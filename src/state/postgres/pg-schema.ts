@@ -20,6 +20,7 @@ export const PG_TABLES = [
   "workers",
   "job_leases",
   "rate_slots",
+  "import_claims",
 ] as const;
 
 /**
@@ -111,6 +112,21 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: "the field writes of each link sent but not yet followed by their base update",
     up: `ALTER TABLE links ADD COLUMN pending_writes text;`,
+  },
+  {
+    version: 4,
+    description:
+      "import claims (one job imports a target item shared by several), the host and worker of each run",
+    up: `
+      CREATE TABLE import_claims (
+        target_system text NOT NULL, location text NOT NULL, target_id text NOT NULL,
+        job text NOT NULL, kind text NOT NULL, claimed_at text NOT NULL,
+        PRIMARY KEY (target_system, location, target_id)
+      );
+      CREATE INDEX import_claims_by_job ON import_claims (job, target_system, target_id);
+      ALTER TABLE runs ADD COLUMN host text, ADD COLUMN worker_id text;
+      ALTER TABLE workers ADD COLUMN worker_id text;
+    `,
   },
 ];
 

@@ -12,6 +12,10 @@ import {
   type LeaseTiming,
 } from "./pg-lease.js";
 import { pgLinks } from "./pg-links.js";
+import { pgClaims } from "./pg-claims.js";
+import type { RunWorker } from "../run-journal.js";
+import { hostname } from "node:os";
+import { processWorkerId } from "../../core/worker-id.js";
 import { createPgTables } from "./pg-tables.js";
 import { migratePg, pgSchemaVersion, PG_SCHEMA_VERSION, PG_TABLES } from "./pg-schema.js";
 import { redactUrl } from "../../core/postgres-url.js";
@@ -66,8 +70,8 @@ function isConnectionError(error: unknown): boolean {
   return /^(E[A-Z]+|08|28|3D|57P)/.test(code);
 }
 
-function dataOf(db: Db, now: () => Date): StateData {
-  return { ...pgLinks(db, now), ...pgJournal(db, now) };
+function dataOf(db: Db, now: () => Date, worker: RunWorker): StateData {
+  return { ...pgLinks(db, now), ...pgClaims(db, now), ...pgJournal(db, now, worker) };
 }
 
 /**
@@ -124,14 +128,16 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   held.release();
   const timing = options.lease ?? DEFAULT_TIMING;
   const membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
+  // Runs are journalled with the process's worker id (`workers` rows carry it too).
+  const worker: RunWorker = { host: hostname(), id: processWorkerId() };
   let closed = false;
   return {
     backend: "postgres",
     location,
     tookOverLockFrom: undefined,
-    ...dataOf(poolDb(pool), now),
+    ...dataOf(poolDb(pool), now, worker),
     transaction: <T>(fn: (tx: StateData) => Promise<T>): Promise<T> =>
-      inTransaction(pool, (db) => fn(dataOf(db, now))),
+      inTransaction(pool, (db) => fn(dataOf(db, now, worker))),
     claimJob: async (job, opts = {}) => {
       if (membership === undefined) {
         throw new InternalError(

@@ -20,8 +20,17 @@ import {
  * the link replaces the intent in one transaction. Comments and time entries follow; the link's
  * base lists only what was copied, so an interrupted copy resumes where it stopped.
  */
-export async function applyCreate(ctx: EngineContext, action: CreateAction): Promise<WorkItem> {
-  return createOne(ctx, await prepareCreate(ctx, action), false);
+export async function applyCreate(
+  ctx: EngineContext,
+  action: CreateAction,
+): Promise<WorkItem | ClaimedImport> {
+  const p = await prepareCreate(ctx, action);
+  return "claimedBy" in p ? p : createOne(ctx, p, false);
+}
+
+/** An import left to another job sharing the target: it claimed the item first. */
+export interface ClaimedImport {
+  readonly claimedBy: string;
 }
 
 /** A create whose draft is built and whose intent is recorded, not yet sent. */
@@ -31,11 +40,15 @@ export interface PreparedCreate {
   readonly intentId: number;
 }
 
-/** Builds the draft (with its parent on the other side) and records the intent. */
+/**
+ * Builds the draft (with its parent on the other side) and records the intent. The import of a
+ * target item without a marker claims the item in the same transaction: when another job sharing
+ * the target claimed it first, nothing is recorded and that job is named instead.
+ */
 export async function prepareCreate(
   ctx: EngineContext,
   action: CreateAction,
-): Promise<PreparedCreate> {
+): Promise<PreparedCreate | ClaimedImport> {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
   const draft: WorkItemDraft = {
@@ -43,15 +56,20 @@ export async function prepareCreate(
     parentId,
     ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
   };
-  const intentId = await ctx.state.recordIntent({
+  const intent = {
     job: ctx.job.name,
     kind: action.kind,
     originSystem: toTarget ? "tinypm" : ctx.targetSystem,
     originId: action.source.id,
     targetSystem: toTarget ? ctx.targetSystem : "tinypm",
     payloadHash: hashDraft(draft),
-  });
-  return { action, draft, intentId };
+  };
+  // An item with a marker is another job's on purpose (`importFrom`): no claim stands in its way.
+  if (toTarget || action.source.marker !== undefined)
+    return { action, draft, intentId: await ctx.state.recordIntent(intent) };
+  const claim = await ctx.state.claimImport(intent, ctx.targetLocation);
+  if (claim.claimedBy !== undefined) return { claimedBy: claim.claimedBy };
+  return { action, draft, intentId: claim.intentId };
 }
 
 /**

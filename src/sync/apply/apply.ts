@@ -48,7 +48,9 @@ export async function applyPlan(
       for (const a of run) {
         ctx.emit({ type: "progress", phase: "apply", done: done++, total });
         try {
-          prepared.push(await prepareCreate(ctx, a));
+          const p = await prepareCreate(ctx, a);
+          if ("claimedBy" in p) leftToOtherJob(ctx, summary, a, p.claimedBy);
+          else prepared.push(p);
         } catch (error) {
           if (isFatal(error)) throw error;
           summary.failed++;
@@ -62,8 +64,10 @@ export async function applyPlan(
     }
     ctx.emit({ type: "progress", phase: "apply", done: done++, total });
     try {
-      await applyOne(ctx, action);
-      await settle(ctx, summary, action, undefined);
+      const claimedBy = await applyOne(ctx, action);
+      if (claimedBy !== undefined && action.type === "create")
+        leftToOtherJob(ctx, summary, action, claimedBy);
+      else await settle(ctx, summary, action, undefined);
     } catch (error) {
       if (isFatal(error)) throw error;
       await settle(ctx, summary, action, error);
@@ -115,14 +119,37 @@ function bulkRun(actions: readonly PlanAction[], start: number, size: number): C
   return run;
 }
 
+/**
+ * An import another job sharing the target claimed between this run's plan and its write: that
+ * job imports the item. Counted as unchanged, never as a failure; the report names the job.
+ */
+function leftToOtherJob(
+  ctx: EngineContext,
+  summary: RunSummary,
+  action: CreateAction,
+  claimedBy: string,
+): void {
+  summary.unchanged++;
+  ctx.emit({
+    type: "skipped",
+    kind: action.kind,
+    title: action.title,
+    reason: "claimed",
+    claimedBy,
+    targetId: action.source.id,
+  });
+}
+
+/** Applies one action; a create another job claimed returns that job instead. */
 async function applyOne(
   ctx: EngineContext,
   action: Exclude<PlanAction, { type: "skip" }>,
-): Promise<void> {
+): Promise<string | undefined> {
   switch (action.type) {
-    case "create":
-      await applyCreate(ctx, action);
-      return;
+    case "create": {
+      const made = await applyCreate(ctx, action);
+      return "claimedBy" in made ? made.claimedBy : undefined;
+    }
     case "update":
       await applyUpdate(ctx, action);
       return;

@@ -45,6 +45,11 @@ export interface PlanInput {
    * the state's copy of the block stands in for it, `unknown` when there is none.
    */
   readonly blockless?: ReadonlyMap<string, "restored" | "unknown"> | undefined;
+  /**
+   * Unmarked target items (by id) whose import another job sharing the target claimed: that job
+   * imports them, this one skips them (`claimed`).
+   */
+  readonly claimed?: ReadonlyMap<string, string> | undefined;
   /** Items (`tinypm:kind:id`, `target:kind:id`) held back: an ambiguous content match. */
   readonly held?: ReadonlySet<string> | undefined;
   readonly now: Date;

@@ -136,7 +136,9 @@ export type SkipReason =
   /** Carries another job's or another tinyPM instance's marker: left alone. */
   | "foreign"
   /** Matched by content to more than one item: parked, never guessed. */
-  | "ambiguous";
+  | "ambiguous"
+  /** An unmarked target item another job sharing the target claimed to import (`claimedBy`). */
+  | "claimed";
 
 export interface SkipAction {
   readonly type: "skip";
@@ -145,6 +147,8 @@ export interface SkipAction {
   readonly tinypmId?: string | undefined;
   readonly targetId?: string | undefined;
   readonly reason: SkipReason;
+  /** For `claimed`: the job that imports the item. */
+  readonly claimedBy?: string | undefined;
 }
 
 export type PlanAction = CreateAction | UpdateAction | AdoptAction | DeleteAction | SkipAction;

@@ -75,6 +75,7 @@ function plan(o: {
   targetComplete?: boolean;
   tinypmComplete?: boolean;
   resolved?: PlanInput["resolved"];
+  claimed?: PlanInput["claimed"];
 }): PlanAction[] {
   return [
     ...planJob({
@@ -90,6 +91,7 @@ function plan(o: {
       target: { items: o.target ?? [], complete: o.targetComplete ?? true },
       links: o.links ?? [],
       resolved: o.resolved,
+      claimed: o.claimed,
       now: NOW,
     }).actions,
   ];
@@ -121,6 +123,21 @@ describe("planJob", () => {
     [
       "to-target: an unlinked issue stays",
       { target: [newIssue], direction: "to-target" },
+      { type: "skip", reason: "direction" },
+    ],
+    [
+      "an unlinked issue another job sharing the repository claimed is left to that job",
+      { target: [newIssue], claimed: new Map([["109", "other-job"]]) },
+      { type: "skip", reason: "claimed", claimedBy: "other-job", targetId: "109" },
+    ],
+    [
+      "an unlinked issue this job claimed (its import was interrupted) is imported",
+      { target: [newIssue], claimed: new Map([["109", JOB]]) },
+      { type: "create", toSide: "tinypm" },
+    ],
+    [
+      "to-target: an issue another job claimed stays for the direction",
+      { target: [newIssue], direction: "to-target", claimed: new Map([["109", "other-job"]]) },
       { type: "skip", reason: "direction" },
     ],
     [

@@ -5,7 +5,14 @@ import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
-import type { CreateAction, LinkView, Plan, PlanAction, SkipReason } from "./plan-types.js";
+import type {
+  CreateAction,
+  LinkView,
+  Plan,
+  PlanAction,
+  SkipAction,
+  SkipReason,
+} from "./plan-types.js";
 import { sameJson, targetSnapshot, tinypmSnapshot, type Snapshot } from "./snapshot.js";
 
 const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
@@ -69,8 +76,12 @@ export function planJob(input: PlanInput): Plan {
       }
       continue;
     }
+    const claimedBy = input.claimed?.get(item.id);
     if (input.job.direction === "to-target") {
       others.push(skipOf(item, "direction", { targetId: item.id }));
+    } else if (claimedBy !== undefined && claimedBy !== input.job.name) {
+      // A person's issue on a shared target that another job claimed first: it imports it.
+      others.push({ ...skipOf(item, "claimed", { targetId: item.id }), claimedBy });
     } else {
       creates.push(createAction(input, "tinypm", item));
     }
@@ -260,7 +271,7 @@ function skipOf(
   item: WorkItem,
   reason: SkipReason,
   ids: { tinypmId?: string; targetId?: string },
-): PlanAction {
+): SkipAction {
   return { type: "skip", kind: item.kind, title: item.title, ...ids, reason };
 }
 

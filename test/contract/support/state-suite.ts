@@ -1,6 +1,8 @@
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InternalError, StateError, UsageError } from "../../../src/core/errors.js";
 import type { ItemKind } from "../../../src/core/model.js";
+import { processWorkerId } from "../../../src/core/worker-id.js";
 import { openState, type StateLocation } from "../../../src/state/open-state.js";
 import type { LeaseTiming } from "../../../src/state/postgres/pg-lease.js";
 import type { LinkRecord, StateStore } from "../../../src/state/store.js";
@@ -272,6 +274,96 @@ export function stateContract(backend: () => BackendUnderTest): void {
     });
   });
 
+  describe("import claims", () => {
+    const claim = (job: string, targetId: string) =>
+      ({
+        job,
+        kind: "story",
+        originSystem: "github",
+        originId: targetId,
+        targetSystem: "tinypm",
+        payloadHash: "p",
+      }) as const;
+    const repo = "github:api.github.com/acme/web";
+
+    it("lets one job of several claim each unmarked target item, with its intent in the same write", async () => {
+      await withStore(async (s) => {
+        // Three jobs race for 20 items of one repository (PostgreSQL: on several connections).
+        const jobs = ["a", "b", "c"];
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => String(i + 1)).flatMap((id) =>
+            jobs.map(async (job) => ({ job, id, r: await s.claimImport(claim(job, id), repo) })),
+          ),
+        );
+        const won = results.filter(({ r }) => r.intentId !== undefined);
+        const owners = new Map(won.map(({ job, id }) => [id, job]));
+        // One winner per item; every other job was told which one.
+        expect(won).toHaveLength(20);
+        expect(owners.size).toBe(20);
+        const lost = results.filter(({ r }) => r.intentId === undefined);
+        expect(lost.map(({ id, r }) => r.claimedBy === owners.get(id))).toEqual(
+          lost.map(() => true),
+        );
+        expect(lost).toHaveLength(40);
+        // Each winner holds exactly its intents; a loser recorded none.
+        for (const job of jobs) {
+          const mine = [...owners].filter(([, j]) => j === job).map(([id]) => id);
+          expect((await s.pendingIntents(job)).map((i) => i.originId).sort()).toEqual(mine.sort());
+        }
+        const ids = ["1", "2", "99"];
+        const read = await s.importClaims("github", repo, ids);
+        expect(Object.fromEntries(read)).toEqual({ "1": owners.get("1"), "2": owners.get("2") });
+        // The same number in another repository or on another system is another item.
+        expect((await s.importClaims("github", "github:api.github.com/acme/api", ids)).size).toBe(
+          0,
+        );
+        expect((await s.importClaims("jira", repo, ids)).size).toBe(0);
+        const other = await s.claimImport(claim("b", "1"), "github:api.github.com/acme/api");
+        expect(other.intentId).toBeGreaterThan(0);
+        expect(await s.integrityCheck()).toBe("ok");
+      });
+    });
+
+    it("keeps a claim once its import is linked, and releases it when the intent is dropped", async () => {
+      await withStore(async (s) => {
+        const first = await s.claimImport(claim("a", "7"), repo);
+        expect(first.intentId).toBeGreaterThan(0);
+        // Asking again (a rerun of the job) gives the same intent.
+        expect((await s.claimImport(claim("a", "7"), repo)).intentId).toBe(first.intentId);
+        expect(await s.claimImport(claim("b", "7"), repo)).toEqual({ claimedBy: "a" });
+        await s.confirmIntent(first.intentId ?? 0, { ...link("30", "7", "a"), origin: "github" });
+        expect(await s.claimImport(claim("b", "7"), repo)).toEqual({ claimedBy: "a" });
+        // A create that never happened: the claim goes with its intent, another job may import.
+        const second = await s.claimImport(claim("a", "8"), repo);
+        await s.dropIntent(second.intentId ?? 0);
+        expect((await s.importClaims("github", repo, ["7", "8"])).get("8")).toBeUndefined();
+        const taken = await s.claimImport(claim("b", "8"), repo);
+        expect(taken.intentId).toBeGreaterThan(0);
+        expect(Object.fromEntries(await s.importClaims("github", repo, ["7", "8"]))).toEqual({
+          "7": "a",
+          "8": "b",
+        });
+        // Dropping a create towards the target touches no claim.
+        await s.dropIntent(await s.recordIntent(intent("5", "a")));
+        expect((await s.importClaims("github", repo, ["7", "8"])).size).toBe(2);
+      });
+    });
+
+    it("writes a claim and its intent together: a failed transaction leaves neither", async () => {
+      await withStore(async (s) => {
+        await expect(
+          s.transaction(async (tx) => {
+            await tx.claimImport(claim("a", "3"), repo);
+            throw new Error("boom");
+          }),
+        ).rejects.toThrow("boom");
+        expect((await s.importClaims("github", repo, ["3"])).size).toBe(0);
+        expect(await s.pendingIntents("a")).toEqual([]);
+        expect((await s.claimImport(claim("b", "3"), repo)).intentId).toBeGreaterThan(0);
+      });
+    });
+  });
+
   it("commits a transaction's writes together, and none of them when it fails", async () => {
     await withStore(async (s) => {
       await s.transaction(async (tx) => {
@@ -331,8 +423,16 @@ export function stateContract(backend: () => BackendUnderTest): void {
         mode: "migrate",
         outcome: "ok",
         pid: process.pid,
+        host: hostname(),
         counts: { created: 2 },
       });
+      // The process that ran it, told apart from another with the same pid on another host.
+      const workerIds = new Set((await s.runs()).map((r) => r.workerId));
+      expect(workerIds.size).toBe(1);
+      const [workerId] = workerIds;
+      expect(workerId).toBe(processWorkerId());
+      expect(workerId).toMatch(new RegExp(`^${hostname()}:${String(process.pid)}:\\d{4}-`));
+      expect((await s.workers()).map((w) => w.workerId)).toContain(workerId);
       expect(first?.apiCalls).toEqual({ github: { writes: 2 } });
       expect((await s.runs({ job: "w" }))[0]?.outcome).toBe("running");
       await expect(

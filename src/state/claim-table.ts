@@ -1,0 +1,62 @@
+import type { Database } from "better-sqlite3";
+import type { SystemName } from "../core/model.js";
+import type { ImportClaimResult, IntentDraft } from "./records.js";
+
+/*
+ * Import claims: a target item without a marker (an issue a person opened on a repository or
+ * Jira project several jobs share) is imported by the one job whose claim is recorded first.
+ * The claim is keyed by the target system, the target's location (repository, Jira site and
+ * project) and the item's id, and written in the same transaction as the import's intent; it is
+ * released when that intent is dropped (the create never happened) and kept once the link exists.
+ */
+
+/** The SQL that releases the claim of a dropped import intent (before the intent row goes). */
+export const RELEASE_SQL = `
+  DELETE FROM import_claims WHERE (job, target_system, target_id) IN (
+    SELECT i.job, i.origin_system, i.origin_id FROM intents i WHERE i.id = ?
+      AND i.origin_system <> 'tinypm'
+      AND NOT EXISTS (SELECT 1 FROM links l
+        WHERE l.job = i.job AND l.kind = i.kind AND l.target_id = i.origin_id))`;
+
+/** Builds the claim operations of an SQLite state (open, migrated). */
+export function createClaimTable(db: Database, now: () => Date) {
+  const claim = db.prepare<unknown[], { job: string }>(
+    `INSERT INTO import_claims (target_system, location, target_id, job, kind, claimed_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (target_system, location, target_id) DO UPDATE SET job = job
+     RETURNING job`,
+  );
+  const intent = db.prepare<unknown[], { id: number }>(
+    `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (job, kind, origin_system, origin_id, target_system)
+     DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+  );
+  const owners = db.prepare<[string, string, string], { target_id: string; job: string }>(
+    `SELECT target_id, job FROM import_claims WHERE target_system = ? AND location = ?
+       AND target_id IN (SELECT value FROM json_each(?))`,
+  );
+  const take = (i: IntentDraft, location: string): ImportClaimResult => {
+    const at = now().toISOString();
+    const owner = claim.get(i.originSystem, location, i.originId, i.job, i.kind, at)?.job;
+    if (owner !== i.job) return { claimedBy: owner ?? "?" };
+    const row = intent.get(
+      ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, at],
+    );
+    return { intentId: row?.id ?? 0 };
+  };
+  return {
+    claimImport(i: IntentDraft, location: string): ImportClaimResult {
+      return db.inTransaction ? take(i, location) : db.transaction(take)(i, location);
+    },
+    importClaims(
+      targetSystem: SystemName,
+      location: string,
+      targetIds: readonly string[],
+    ): ReadonlyMap<string, string> {
+      if (targetIds.length === 0) return new Map();
+      const rows = owners.all(targetSystem, location, JSON.stringify(targetIds));
+      return new Map(rows.map((r) => [r.target_id, r.job]));
+    },
+  };
+}
