@@ -54,7 +54,9 @@ describe("migrations", () => {
     raw((db) => {
       migrate(db, SCHEMA_VERSION - 1);
       db.prepare(
-        `INSERT INTO links VALUES ('w', 'story', '1', 'github', '7', 'tinypm', NULL, '{}', '{}', 'a', 'b', 'now')`,
+        `INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
+           base_tinypm, base_target, tinypm_hash, target_hash, updated_at)
+         VALUES ('w', 'story', '1', 'github', '7', 'tinypm', NULL, '{}', '{}', 'a', 'b', 'now')`,
       ).run();
     });
     const store = openStateStore({ path });
