@@ -17,6 +17,7 @@ import { redirect, sendHtml, sendJson, sendText } from "./respond.js";
 import type { Service } from "./service.js";
 import { createGithubWebhooks, type DeliveryVerdict } from "./webhook-github.js";
 import { createJiraWebhooks } from "./webhook-jira.js";
+import type { JiraIssueLocator } from "./webhook-jira-worklog.js";
 import { createWebhookIntake, type WebhookIntake } from "./webhook-intake.js";
 
 /** GitHub caps a delivery's payload at 25 MB. */
@@ -41,6 +42,8 @@ export interface ServeServerOptions {
   readonly service: Service;
   readonly access: Access;
   readonly logger: Logger;
+  /** Finds a Jira issue by id (worklog deliveries name no key); none: they go by id to every job. */
+  readonly locateJiraIssue?: JiraIssueLocator | undefined;
   /** Quiet time before webhook deliveries become a run. @default 1000 */
   readonly debounceMs?: number;
 }
@@ -53,7 +56,7 @@ export interface ServeServer extends RunningServer {
 export async function startServeServer(o: ServeServerOptions): Promise<ServeServer> {
   const { service, access, logger } = o;
   const github = createGithubWebhooks(service.jobs);
-  const jira = createJiraWebhooks(service.jobs);
+  const jira = createJiraWebhooks(service.jobs, o.locateJiraIssue);
   const intake = createWebhookIntake({
     debounceMs: o.debounceMs ?? 1000,
     fire: (job, items) => {

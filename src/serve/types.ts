@@ -22,6 +22,8 @@ export type ServeTarget =
       readonly name: string;
       readonly type: "jira";
       readonly project: string;
+      /** The site's base URL (tells which target a worklog delivery's `self` link is on). */
+      readonly baseUrl?: string | undefined;
       readonly webhookSecret: string | undefined;
     };
 

@@ -2,13 +2,14 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { ServeJob } from "./types.js";
 import type { Delivery, DeliveryVerdict } from "./webhook-github.js";
+import { routeWorklog, type JiraIssueLocator, type WorklogRoute } from "./webhook-jira-worklog.js";
 
 /** Jira Cloud webhook events a job syncs: by prefix of `webhookEvent`. */
 const JIRA_EVENT = /^(jira:issue_(created|updated|deleted)|comment_\w+|worklog_\w+|sprint_\w+)$/;
 
 const Payload = z.looseObject({
   webhookEvent: z.string(),
-  worklog: z.looseObject({ issueId: z.string() }).optional(),
+  worklog: z.looseObject({ issueId: z.string(), self: z.string().optional() }).optional(),
   issue: z
     .looseObject({
       key: z.string(),
@@ -37,15 +38,20 @@ export function jiraSignature(body: string, secret: string): string {
 
 export interface JiraWebhooks {
   readonly enabled: boolean;
-  judge(delivery: Delivery): DeliveryVerdict;
+  judge(delivery: Delivery): Promise<DeliveryVerdict>;
 }
 
 /**
  * Verifies Jira Cloud deliveries (WebSub `X-Hub-Signature: sha256=…` over the raw body) against
  * every Jira target's secret and finds the jobs on the issue's project. Issue and comment events
- * name their issue (by key); worklog and sprint events touch the whole job.
+ * name their issue (by key); a worklog event names its issue by id only, so `locate` asks each
+ * target which issue that is (key and project) and the delivery goes to the jobs on that
+ * project, naming the key; sprint events touch the whole job.
  */
-export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
+export function createJiraWebhooks(
+  jobs: readonly ServeJob[],
+  locate?: JiraIssueLocator,
+): JiraWebhooks {
   const bySecret = new Map<string, ServeJob[]>();
   for (const job of jobs) {
     const t = job.target;
@@ -59,7 +65,7 @@ export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
   });
   return {
     enabled: bySecret.size > 0,
-    judge(d) {
+    async judge(d) {
       const signature = header(d, "x-hub-signature");
       if (signature === undefined) return refused("missing X-Hub-Signature");
       let signedFor: ServeJob[] | undefined;
@@ -93,6 +99,11 @@ export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
           body: { message: `event ${p.webhookEvent} ignored` },
           outcome: "ignored",
         };
+      if (p.worklog !== undefined && p.issue === undefined && p.webhookEvent.startsWith("worklog_"))
+        return accepted(
+          deliveryId,
+          await routeWorklog(signedFor, p.worklog.issueId, p.worklog.self, locate),
+        );
       const project = p.issue?.fields?.project?.key ?? projectOfKey(p.issue?.key);
       const matching = signedFor
         .filter(
@@ -106,20 +117,29 @@ export function createJiraWebhooks(jobs: readonly ServeJob[]): JiraWebhooks {
           body: { message: `no job syncs project ${project ?? "?"}` },
           outcome: "ignored",
         };
-      // A worklog event names its issue by id only; sprint events may touch many issues.
+      // Sprint events may touch many issues: the whole job.
       const named =
         p.issue !== undefined && /^(jira:issue_|comment_)/.test(p.webhookEvent)
           ? new Set([p.issue.key])
-          : p.worklog !== undefined && p.webhookEvent.startsWith("worklog_")
-            ? new Set([p.worklog.issueId])
-            : undefined;
-      return {
-        status: 202,
-        body: { message: "accepted", jobs: matching },
-        outcome: "accepted",
-        run: { deliveryId, jobs: matching, items: named },
-      };
+          : undefined;
+      return accepted(deliveryId, { jobs: matching, items: named });
     },
+  };
+}
+
+/** The verdict for the jobs a delivery concerns (none: acknowledged and ignored). */
+function accepted(deliveryId: string, route: WorklogRoute): DeliveryVerdict {
+  if (route.jobs.length === 0)
+    return {
+      status: 202,
+      body: { message: route.why ?? "no job syncs this issue" },
+      outcome: "ignored",
+    };
+  return {
+    status: 202,
+    body: { message: "accepted", jobs: route.jobs },
+    outcome: "accepted",
+    run: { deliveryId, jobs: route.jobs, items: route.items },
   };
 }
 

@@ -4,6 +4,7 @@ import type { ServeJob } from "./types.js";
 import { createGithubWebhooks } from "./webhook-github.js";
 import { createWebhookIntake } from "./webhook-intake.js";
 import { createJiraWebhooks, jiraSignature, jiraSignatureValid } from "./webhook-jira.js";
+import type { JiraIssueLocator } from "./webhook-jira-worklog.js";
 
 const jobs: ServeJob[] = [
   {
@@ -101,53 +102,136 @@ describe("GitHub deliveries", () => {
   });
 });
 
-describe("Jira deliveries", () => {
-  const judge = (payload: unknown, secret = "s3") => {
-    const body = JSON.stringify(payload);
-    return createJiraWebhooks(jobs).judge({
-      body,
-      headers: {
-        "x-hub-signature": jiraSignature(body, secret),
-        "x-atlassian-webhook-identifier": "j-1",
-      },
-    });
-  };
+function judge(payload: unknown, secret = "s3", list = jobs, locate?: JiraIssueLocator) {
+  const body = JSON.stringify(payload);
+  return createJiraWebhooks(list, locate).judge({
+    body,
+    headers: {
+      "x-hub-signature": jiraSignature(body, secret),
+      "x-atlassian-webhook-identifier": "j-1",
+    },
+  });
+}
 
-  it("verifies sha256= signatures over the raw body", () => {
+describe("Jira deliveries", () => {
+  it("verifies sha256= signatures over the raw body", async () => {
     expect(jiraSignatureValid("{}", jiraSignature("{}", "k"), "k")).toBe(true);
     expect(jiraSignatureValid("{ }", jiraSignature("{}", "k"), "k")).toBe(false);
     expect(jiraSignatureValid("{}", "sha256=zz", "k")).toBe(false);
-    expect(judge({ webhookEvent: "jira:issue_updated" }, "wrong")).toMatchObject({ status: 401 });
+    expect(await judge({ webhookEvent: "jira:issue_updated" }, "wrong")).toMatchObject({
+      status: 401,
+    });
   });
 
-  it("names the issue of issue and comment events on the job's project", () => {
-    const v = judge({
+  it("names the issue of issue and comment events on the job's project", async () => {
+    const v = await judge({
       webhookEvent: "jira:issue_updated",
       issue: { key: "WID-4", fields: { project: { key: "WID" } } },
     });
     expect(v).toMatchObject({ status: 202, run: { jobs: ["jr"], items: new Set(["WID-4"]) } });
-    const c = judge({ webhookEvent: "comment_created", issue: { key: "WID-5", fields: {} } });
+    const c = await judge({ webhookEvent: "comment_created", issue: { key: "WID-5", fields: {} } });
     expect(c.run?.items).toEqual(new Set(["WID-5"]));
-    const other = judge({
+    const other = await judge({
       webhookEvent: "jira:issue_updated",
       issue: { key: "OPS-1", fields: {} },
     });
     expect(other).toMatchObject({ outcome: "ignored" });
-    const sprint = judge({ webhookEvent: "sprint_started", sprint: { id: 1 } });
+    const sprint = await judge({ webhookEvent: "sprint_started", sprint: { id: 1 } });
     expect(sprint.run).toMatchObject({ jobs: ["jr"], items: undefined });
   });
 
-  it("names a worklog's issue by its id, and the deleted issue of jira:issue_deleted", () => {
-    const w = judge({
-      webhookEvent: "worklog_created",
-      worklog: { id: "10001", issueId: "10042", timeSpentSeconds: 60 },
-    });
-    expect(w.run).toMatchObject({ jobs: ["jr"], items: new Set(["10042"]) });
-    const d = judge({
+  it("names the deleted issue of jira:issue_deleted", async () => {
+    const d = await judge({
       webhookEvent: "jira:issue_deleted",
       issue: { key: "WID-9", fields: { project: { key: "WID" } } },
     });
     expect(d.run?.items).toEqual(new Set(["WID-9"]));
+  });
+});
+
+describe("Jira worklog deliveries (the issue by numeric id only)", () => {
+  // Two sites signing with one secret; the second has a project no job syncs as well.
+  const sites: ServeJob[] = [
+    {
+      name: "ja",
+      schedule: undefined,
+      target: {
+        name: "a",
+        type: "jira",
+        project: "WID",
+        baseUrl: "https://a.example",
+        webhookSecret: "k",
+      },
+    },
+    {
+      name: "jb",
+      schedule: undefined,
+      target: {
+        name: "b",
+        type: "jira",
+        project: "OPS",
+        baseUrl: "https://b.example",
+        webhookSecret: "k",
+      },
+    },
+  ];
+  const issues: Record<string, Record<string, { key: string; project: string }>> = {
+    a: { "10042": { key: "WID-7", project: "WID" }, "10050": { key: "HR-1", project: "HR" } },
+    b: { "10042": { key: "OPS-3", project: "OPS" } },
+  };
+  const asked: string[] = [];
+  const locate: JiraIssueLocator = (target, id) => {
+    asked.push(`${target}:${id}`);
+    if (target === "down") throw new Error("site unreachable");
+    return Promise.resolve(issues[target]?.[id]);
+  };
+  const worklog = (issueId: string, self?: string) => ({
+    webhookEvent: "worklog_updated",
+    worklog: { id: "1", issueId, timeSpentSeconds: 60, ...(self === undefined ? {} : { self }) },
+  });
+
+  it("goes to the jobs on the project of the site the worklog is on, naming the issue's key", async () => {
+    asked.length = 0;
+    const v = await judge(
+      worklog("10042", "https://a.example/rest/api/3/issue/10042/worklog/1"),
+      "k",
+      sites,
+      locate,
+    );
+    expect(v).toMatchObject({ status: 202, outcome: "accepted" });
+    expect(v.run).toMatchObject({ jobs: ["ja"], items: new Set(["WID-7"]) });
+    expect(asked).toEqual(["a:10042"]);
+  });
+
+  it("without a self link asks every site signed with the secret", async () => {
+    asked.length = 0;
+    const v = await judge(worklog("10042"), "k", sites, locate);
+    expect(v.run?.jobs).toEqual(["ja", "jb"]);
+    expect(v.run?.items).toEqual(new Set(["WID-7", "OPS-3"]));
+    expect(asked.sort()).toEqual(["a:10042", "b:10042"]);
+  });
+
+  it("ignores a worklog on a project no job syncs, or on an issue no site has", async () => {
+    const other = await judge(worklog("10050", "https://a.example/x"), "k", sites, locate);
+    expect(other).toMatchObject({ status: 202, outcome: "ignored" });
+    expect(other.body.message).toContain("HR-1");
+    const none = await judge(worklog("999"), "k", sites, locate);
+    expect(none).toMatchObject({ status: 202, outcome: "ignored" });
+    expect(none.body.message).toContain("999");
+  });
+
+  it("a site that cannot answer still gets the delivery, by id (nothing dropped)", async () => {
+    const down: ServeJob[] = [
+      {
+        name: "jd",
+        schedule: undefined,
+        target: { name: "down", type: "jira", project: "WID", webhookSecret: "k" },
+      },
+    ];
+    const v = await judge(worklog("10042"), "k", down, locate);
+    expect(v.run).toMatchObject({ jobs: ["jd"], items: new Set(["10042"]) });
+    const unlocated = await judge(worklog("10042"), "k", down);
+    expect(unlocated.run).toMatchObject({ jobs: ["jd"], items: new Set(["10042"]) });
   });
 });
 

@@ -5,6 +5,7 @@ import { createAccess } from "../../serve/auth.js";
 import { startServeServer } from "../../serve/server.js";
 import { createService } from "../../serve/service.js";
 import type { ServeJob, SystemCheck } from "../../serve/types.js";
+import type { LocatedIssue } from "../../serve/webhook-jira-worklog.js";
 import { writeLine } from "../context.js";
 import { runConfiguredJob } from "../job-run.js";
 import { configOption, logOptions } from "../options.js";
@@ -105,6 +106,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
       access: createAccess(loaded.serveToken),
       logger,
       debounceMs,
+      locateJiraIssue: (target, issueId) => locateJiraIssue(session, target, issueId),
     });
     writeLine(ctx.stdout, `tinypm-sync listening on ${server.origin}`);
     logger.info(
@@ -137,7 +139,13 @@ function serveJob(r: ResolvedJob): ServeJob {
             repo: t.repo,
             webhookSecret: t.webhookSecret,
           }
-        : { name: t.name, type: "jira", project: t.project, webhookSecret: t.webhookSecret },
+        : {
+            name: t.name,
+            type: "jira",
+            project: t.project,
+            baseUrl: t.baseUrl,
+            webhookSecret: t.webhookSecret,
+          },
   };
 }
 
@@ -155,6 +163,27 @@ function checkWebhookSecrets(
           hint: `Export ${name} with the secret the webhook is configured with, or remove webhookSecretEnv.`,
         },
       );
+  }
+}
+
+/**
+ * A Jira issue by numeric id on a target (worklog deliveries name no key): its key and project,
+ * read with the credentials of a job on that target; `undefined` where the site has no such issue.
+ */
+async function locateJiraIssue(
+  session: ConfigSession,
+  target: string,
+  issueId: string,
+): Promise<LocatedIssue | undefined> {
+  const resolved = session.loaded.jobs.find((j) => j.target.name === target);
+  if (resolved === undefined) return undefined;
+  const job = openJob(session, resolved, () => undefined);
+  try {
+    const item = await job.target.get({ kind: "story", id: issueId });
+    const project = item === undefined ? undefined : /^([A-Z][A-Z0-9_]*)-\d+$/.exec(item.id)?.[1];
+    return item === undefined || project === undefined ? undefined : { key: item.id, project };
+  } finally {
+    await job.close();
   }
 }
 

@@ -15,6 +15,11 @@ export interface JiraWebhookOptions {
    * @default [1000, 2000, 4000, 8000, 16000]
    */
   readonly retryDelaysMs?: readonly number[];
+  /**
+   * The events the webhook is registered for (`webhookEvent` names, as a Jira admin ticks them:
+   * `worklog_created`, `jira:issue_updated`…); the others are not delivered. @default every event
+   */
+  readonly events?: readonly string[] | undefined;
   /** Told about every attempt (tests, the command's log). */
   readonly onAttempt?: (a: DeliveryAttempt) => void;
 }
@@ -65,6 +70,7 @@ export function createJiraWebhookSender(
     beforeWrite: () => snapshotStore(store),
     afterWrite(before, origin, actor) {
       for (const e of eventsSince(store, origin, before, actor, () => ++changelogId)) {
+        if (o.events !== undefined && !o.events.includes(e.event)) continue;
         queue.push({
           id: randomUUID(),
           event: e.event,
