@@ -4,17 +4,15 @@
  * on both sides, "Take tinyPM" and "Sync now" carrying it over, a run's report; then with a token,
  * the login form.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTarget, createTinypm } from "../../src/adapters/registry.js";
 import type { Tracker } from "../../src/core/tracker.js";
+import { chromiumMissing, launchChromium } from "../support/chromium.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = !existsSync(CHROMIUM);
 const TOKEN = `dash-${"k".repeat(8)}-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 
 interface JobsAnswer {
@@ -33,7 +31,7 @@ interface RunsAnswer {
   runs: { id: string; outcome: string; triggers: string[] | null }[];
 }
 
-describe.skipIf(missing)(
+describe.skipIf(chromiumMissing)(
   "serve dashboard in Chromium (if skipped: chromium not installed: apt-get install chromium)",
   () => {
     let servers: Servers;
@@ -89,22 +87,8 @@ describe.skipIf(missing)(
         repo: servers.github.repo,
         token: servers.github.token,
       });
-      browser = await chromium.launchPersistentContext(join(tmp.dir, "profile"), {
-        executablePath: CHROMIUM,
-        headless: true,
-        // Everything works with plain forms: the dashboard runs no script.
-        javaScriptEnabled: false,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      // Everything works with plain forms: the dashboard runs no script.
+      browser = await launchChromium(join(tmp.dir, "profile"), { javaScriptEnabled: false });
       page = await browser.newPage();
       page.on("request", (r) => requests.push(r.url()));
     });

@@ -2,21 +2,20 @@
  * The HTML report as a person sees it: rendered by headless Chromium from a file on disk (no
  * server), its summary numbers, a field diff, a conflict, and the filter by action.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderReport } from "../../src/report/render.js";
 import { hostileReport } from "../fixtures/reports/hostile.js";
 import { planReport } from "../fixtures/reports/plan.js";
+import { chromiumMissing, launchChromium } from "../support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = !existsSync(CHROMIUM);
 
 // Skipped, saying why, on machines without Debian's chromium.
-describe.skipIf(missing)(
+describe.skipIf(chromiumMissing)(
   "HTML report in Chromium (if skipped: chromium not installed: apt-get install chromium)",
   () => {
     let dir: string;
@@ -27,21 +26,7 @@ describe.skipIf(missing)(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "report-html-"));
-      // A fresh profile: playwright passes it to Chromium as --user-data-dir.
-      browser = await chromium.launchPersistentContext(join(dir, "profile"), {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium(join(dir, "profile"));
       page = await browser.newPage();
       page.on("request", (r) => requests.push(r.url()));
       page.on("console", (m) => messages.push(m.text()));
