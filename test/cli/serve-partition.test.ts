@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openState } from "../../src/state/open-state.js";
-import type { PostgresServer } from "../support/postgres-server.js";
-import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
-import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { postgresSkipReason } from "../support/postgres-server.js";
+import { writeConfig, type Servers } from "./fixtures.js";
 import { editConfig, eventually, startServe, type Served } from "./serve-support.js";
+import { useServeWorld } from "./serve-world.js";
 
 // A partition between two serve workers and their PostgreSQL state: the server is stopped for
 // about 10 s while edits flow. The workers stay alive (/healthz), say they are not ready
@@ -15,25 +15,8 @@ const TTL_MS = 4000;
 const VOUCHED_MS = 3200;
 const OUTAGE_MS = 10_000;
 
-const tmp = tempDir();
-let pg: PostgresServer | undefined;
-let servers: Servers | undefined;
-const served: Served[] = [];
-
-beforeAll(async () => {
-  if (postgresSkipReason !== undefined) return;
-  pg = await startPostgres();
-  servers = await startServers("stories=4,tasks=1,comments=0");
-}, 120_000);
-afterAll(async () => {
-  for (const s of served) {
-    s.proc.kill("SIGTERM");
-    await s.proc.done;
-  }
-  await servers?.close();
-  await pg?.stop();
-  tmp.cleanup();
-});
+const world = useServeWorld("stories=4,tasks=1,comments=0", { postgres: true });
+const { tmp, served } = world;
 
 interface Ready {
   status: number;
@@ -64,8 +47,8 @@ describe.skipIf(postgresSkipReason !== undefined)(
   `serve workers partitioned from their PostgreSQL state${postgresSkipReason === undefined ? "" : ` (skipped: ${postgresSkipReason})`}`,
   () => {
     it("pause without a write while the database is away, say so in /readyz, stay alive, and resume with every edit and no duplicate", async () => {
-      if (pg === undefined || servers === undefined) throw new Error("no servers");
-      const x = servers;
+      const pg = world.pg();
+      const x = world.servers();
       const url = await pg.createDatabase("partition");
       const config = writeConfig(tmp.dir, x);
       editConfig(config, (c) => {

@@ -1,11 +1,11 @@
 import { hostname } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openState } from "../../src/state/open-state.js";
 import type { JobLease, StateStore } from "../../src/state/store.js";
-import type { PostgresServer } from "../support/postgres-server.js";
-import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
-import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { postgresSkipReason } from "../support/postgres-server.js";
+import { writeConfig } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
+import { useServeWorld } from "./serve-world.js";
 
 interface JobsAnswer {
   jobs: {
@@ -16,25 +16,8 @@ interface JobsAnswer {
   }[];
 }
 
-const tmp = tempDir();
-let pg: PostgresServer | undefined;
-let servers: Servers | undefined;
-const served: Served[] = [];
-
-beforeAll(async () => {
-  if (postgresSkipReason !== undefined) return;
-  pg = await startPostgres();
-  servers = await startServers("stories=3,tasks=1,comments=1");
-}, 120_000);
-afterAll(async () => {
-  for (const s of served) {
-    s.proc.kill("SIGTERM");
-    await s.proc.done;
-  }
-  await servers?.close();
-  await pg?.stop();
-  tmp.cleanup();
-});
+const world = useServeWorld("stories=3,tasks=1,comments=1", { postgres: true });
+const { tmp, served } = world;
 
 const gh = async (s: Served): Promise<JobsAnswer["jobs"][number] | undefined> =>
   (await getJson<JobsAnswer>(`${s.url}/api/jobs`)).jobs.find((j) => j.name === "gh");
@@ -51,7 +34,8 @@ describe.skipIf(postgresSkipReason !== undefined)(
   `serve on a PostgreSQL state${postgresSkipReason === undefined ? "" : ` (skipped: ${postgresSkipReason})`}`,
   () => {
     it("skips a job whose lease another worker holds, shows where it runs, and runs it once free; two serves share the state without duplicates", async () => {
-      if (pg === undefined || servers === undefined) throw new Error("no servers");
+      const pg = world.pg();
+      const servers = world.servers();
       const url = await pg.createDatabase("serve_pg");
       const config = writeConfig(tmp.dir, servers);
       editConfig(config, (c) => {

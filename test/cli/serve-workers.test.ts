@@ -1,11 +1,11 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HEARTBEAT_MS } from "../../src/state/lease.js";
-import type { PostgresServer } from "../support/postgres-server.js";
-import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
-import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { postgresSkipReason } from "../support/postgres-server.js";
+import { writeConfig } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
+import { useServeWorld } from "./serve-world.js";
 import { runCliProcess } from "./spawn.js";
 
 interface WorkerAnswer {
@@ -74,26 +74,8 @@ async function holdingProxy(target: string): Promise<{
   };
 }
 
-const tmp = tempDir();
-let pg: PostgresServer | undefined;
-let servers: Servers | undefined;
-const served: Served[] = [];
-const proxies: { close(): Promise<void> }[] = [];
-
-beforeAll(async () => {
-  servers = await startServers("stories=3,tasks=1,comments=1");
-  if (postgresSkipReason === undefined) pg = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  for (const s of served) {
-    s.proc.kill("SIGKILL");
-    await s.proc.done;
-  }
-  for (const p of proxies) await p.close();
-  await servers?.close();
-  await pg?.stop();
-  tmp.cleanup();
-});
+const world = useServeWorld("stories=3,tasks=1,comments=1", { postgres: true, stopSignal: "SIGKILL" });
+const { tmp, served } = world;
 
 const workersOf = async (s: Served): Promise<WorkerAnswer[]> =>
   (await getJson<{ workers: WorkerAnswer[] }>(`${s.url}/api/workers`)).workers;
@@ -102,8 +84,8 @@ describe.skipIf(postgresSkipReason !== undefined)(
   `the workers of a PostgreSQL state${postgresSkipReason === undefined ? "" : ` (skipped: ${postgresSkipReason})`}`,
   () => {
     it("lists two serve workers with the jobs each holds in /api/workers, the dashboard and status; a killed one stops beating", async () => {
-      if (pg === undefined || servers === undefined) throw new Error("no servers");
-      const s = servers;
+      const pg = world.pg();
+      const s = world.servers();
       const url = await pg.createDatabase("serve_workers");
       const env = { ...s.env, STATE_URL: url };
       // Worker A runs job gh, worker B job jr, each reading tinyPM through a proxy that parks
@@ -111,7 +93,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       const configs = await Promise.all(
         (["gh", "jr"] as const).map(async (job) => {
           const proxy = await holdingProxy(s.tinypm.url);
-          proxies.push(proxy);
+          world.closeLater(proxy);
           const file = writeConfig(tmp.dir, s, { tinypmUrl: proxy.url, file: `${job}.json` });
           editConfig(file, (c) => {
             c.jobs = c.jobs
@@ -212,7 +194,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
 
 describe("the workers of an SQLite state", () => {
   it("serve lists itself in /api/workers; status lists nobody while no process holds the file", async () => {
-    if (servers === undefined) throw new Error("no servers");
+    const servers = world.servers();
     const config = writeConfig(tmp.dir, servers, { file: "sqlite.json" });
     editConfig(config, (c) => {
       c.jobs = c.jobs
