@@ -1,4 +1,4 @@
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import type { WorkItem } from "../../src/core/model.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { openStateStore } from "../../src/state/sqlite-store.js";
+import { CLI, ensureBuilt } from "../support/private-build.js";
 
 /**
  * Crash safety: the built CLI's `migrate` killed with SIGKILL at seeded random moments (after a
@@ -17,7 +18,6 @@ import { openStateStore } from "../../src/state/sqlite-store.js";
  * missing item, every field equal. The servers live in this process and outlive the children.
  */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const CLI = join(ROOT, "dist/cli/main.js");
 const ROUNDS = 20;
 
 /** A small deterministic PRNG (mulberry32), so that the kill moments are reproducible. */
@@ -143,7 +143,7 @@ describe("crash safety of migrate (SIGKILL at random moments)", () => {
   });
 
   beforeAll(async () => {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
+    ensureBuilt();
     tinypm = await startReferenceServer({ generate: "stories=8,tasks=2,comments=2", seed: 5 });
     dir = mkdtempSync(join(tmpdir(), "tps-crash-"));
     const github = await startGithubSandbox({ rateLimits: "off" });
