@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/support/longest-first.js";
 
 // Projects (style.md R14): unit tests beside the code, contract tests against the bundled
 // servers, round trips through the real engine, and CLI tests that spawn the built binary.
@@ -8,6 +9,10 @@ export default defineConfig({
     restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Most files wait on child processes, servers and timers rather than compute: four workers
+    // keep a 2-core machine busy (vitest's default there is one). The long files start first.
+    maxWorkers: 4,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

@@ -1,0 +1,57 @@
+import { statSync } from "node:fs";
+import { relative } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The files that decide the suite's wall time, longest first (per-file times of the whole suite,
+ * `npx vitest run --reporter=json`). With several workers, a long file started last keeps the run going alone at the end; started first,
+ * it runs beside everything else.
+ */
+export const LONGEST_FILES = [
+  "test/reliability/workers-kill.test.ts",
+  "test/roundtrip/crash.roundtrip.test.ts",
+  "test/cli/plan-description.test.ts",
+  "test/roundtrip/identity.property.test.ts",
+  "test/cli/shared-token.test.ts",
+  "test/reliability/bad-input.test.ts",
+  "test/cli/exit-codes.test.ts",
+  "test/reliability/faults-github.test.ts",
+  "test/reliability/eventual.test.ts",
+  "test/reliability/secrets.test.ts",
+];
+
+/** Projects by how long their files take, the slowest first. */
+const PROJECTS = ["reliability", "roundtrip", "cli", "contract", "unit"];
+
+/**
+ * Starts the long files first: those listed, then (where vitest's cache of durations knows every
+ * file, as on a second local run) the longest first, else by project and the larger file first.
+ */
+export class LongestFirstSequencer extends BaseSequencer {
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const path = (f: TestSpecification): string => relative(root, f.moduleId);
+    const cache = this.ctx.cache;
+    const duration = (f: TestSpecification): number | undefined =>
+      cache.getFileTestResults(`${f.project.name}:${path(f)}`)?.duration;
+    const listed = (f: TestSpecification): number => {
+      const i = LONGEST_FILES.indexOf(path(f));
+      return i === -1 ? LONGEST_FILES.length : i;
+    };
+    const project = (f: TestSpecification): number => {
+      const i = PROJECTS.indexOf(f.project.name);
+      return i === -1 ? PROJECTS.length : i;
+    };
+    const known = files.every((f) => duration(f) !== undefined);
+    const size = (f: TestSpecification): number => statSync(f.moduleId).size;
+    return Promise.resolve(
+      [...files].sort(
+        (a, b) =>
+          listed(a) - listed(b) ||
+          (known
+            ? (duration(b) ?? 0) - (duration(a) ?? 0)
+            : project(a) - project(b) || size(b) - size(a)),
+      ),
+    );
+  }
+}
