@@ -1,44 +1,24 @@
 /** Jira descriptions: a tinyPM edit rewrites only the blocks it changed; the rest keep their ADF. */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { docFromPieces, richDescriptionOf } from "../../../src/adapters/jira/adf-blocks.js";
 import type { AdfNode } from "../../../src/adapters/jira/adf.js";
 import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
-import { compileMapping } from "../../../src/mapping/compile.js";
-import { loadMapping } from "../../../src/mapping/load.js";
 import { planJob } from "../../../src/sync/plan/plan.js";
 import type { UpdateAction } from "../../../src/sync/plan/plan-types.js";
 import type { RichTextPolicy } from "../../../src/sync/plan/plan-input.js";
 import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
+import { bundledMapping, jiraItem as richJiraItem } from "./rich-text-kit.js";
 
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../../mappings/jira.yaml", import.meta.url))),
-);
+const mapping = bundledMapping("jira");
 const FIXTURE = JSON.parse(
   readFileSync(new URL("../../fixtures/rich-text/jira-description.json", import.meta.url), "utf8"),
 ) as AdfNode;
 /** The description as Jira's Markdown (mentions keep their accountId) and as tinyPM reads it. */
 const JIRA_TEXT = adfToMarkdown(FIXTURE);
 
-function jiraItem(doc: AdfNode): WorkItem {
-  return {
-    system: "jira",
-    kind: "story",
-    id: "WID-1",
-    title: "Rollout",
-    description: adfToMarkdown(doc),
-    richDescription: richDescriptionOf(doc),
-    status: "To Do",
-    assignees: [],
-    labels: [],
-    comments: [],
-    timeEntries: [],
-    metadata: {},
-    marker: { job: "j", origin: "tinypm", originKind: "story", originId: "1" },
-  };
-}
+const jiraItem = (doc: AdfNode): WorkItem => richJiraItem(doc, "Rollout");
 
 function story(description: string): WorkItem {
   return {

@@ -4,32 +4,18 @@
  * GitHub), and a title edit never changes the body.
  */
 import fc from "fast-check";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { docFromPieces, richDescriptionOf } from "../../../src/adapters/jira/adf-blocks.js";
+import { docFromPieces } from "../../../src/adapters/jira/adf-blocks.js";
 import { markdownToAdf, type AdfNode } from "../../../src/adapters/jira/adf.js";
-import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
-import { compileMapping, type CompiledMapping } from "../../../src/mapping/compile.js";
-import { loadMapping } from "../../../src/mapping/load.js";
 import { planJob } from "../../../src/sync/plan/plan.js";
 import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
+import { bundledMapping, jiraItem, p, t, tinypmStory as story, word } from "./rich-text-kit.js";
 
-const load = (name: string): CompiledMapping =>
-  compileMapping(
-    loadMapping(fileURLToPath(new URL(`../../../mappings/${name}.yaml`, import.meta.url))),
-  );
-const jira = load("jira");
-const github = load("github");
 
-const word = fc.stringMatching(/^[A-Za-z][a-z0-9]{0,7}$/);
+const jira = bundledMapping("jira");
+const github = bundledMapping("github");
 const words = fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(" "));
-const t = (text: string, marks?: AdfNode["marks"]): AdfNode => ({
-  type: "text",
-  text,
-  ...(marks && { marks }),
-});
-const p = (...content: AdfNode[]): AdfNode => ({ type: "paragraph", content });
 
 const inline: fc.Arbitrary<AdfNode> = fc.oneof(
   words.map((w) => t(w)),
@@ -83,36 +69,6 @@ const block: fc.Arbitrary<AdfNode> = fc.oneof(
   })),
 );
 
-function jiraItem(doc: AdfNode): WorkItem {
-  return {
-    system: "jira",
-    kind: "story",
-    id: "WID-1",
-    title: "T",
-    description: adfToMarkdown(doc),
-    richDescription: richDescriptionOf(doc),
-    status: "To Do",
-    assignees: [],
-    labels: [],
-    comments: [],
-    timeEntries: [],
-    metadata: {},
-    marker: { job: "j", origin: "tinypm", originKind: "story", originId: "1" },
-  };
-}
-const story = (description: string, title = "T"): WorkItem => ({
-  system: "tinypm",
-  kind: "story",
-  id: "1",
-  title,
-  description,
-  status: "PENDING",
-  assignees: [],
-  labels: [],
-  comments: [],
-  timeEntries: [],
-  metadata: {},
-});
 
 describe("random Jira descriptions", () => {
   const doc = fc
