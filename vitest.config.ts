@@ -9,9 +9,9 @@ export default defineConfig({
     restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Most files wait on child processes, servers and timers rather than compute: four workers
+    // Most files wait on child processes, servers and timers rather than compute: three workers
     // keep a 2-core machine busy (vitest's default there is one). The long files start first.
-    maxWorkers: 4,
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
@@ -25,7 +25,14 @@ export default defineConfig({
           include: ["test/contract/**/*.test.ts", "test/issues/**/*.test.ts"],
         },
       },
-      { extends: true, test: { name: "roundtrip", include: ["test/roundtrip/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "roundtrip",
+          include: ["test/roundtrip/**/*.test.ts"],
+          globalSetup: ["test/support/private-build.global.ts"],
+        },
+      },
       {
         extends: true,
         test: {
@@ -34,7 +41,14 @@ export default defineConfig({
           globalSetup: ["test/cli/build.global.ts"],
         },
       },
-      { extends: true, test: { name: "reliability", include: ["test/reliability/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "reliability",
+          include: ["test/reliability/**/*.test.ts"],
+          globalSetup: ["test/support/private-build.global.ts"],
+        },
+      },
     ],
   },
 });
