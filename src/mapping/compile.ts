@@ -92,8 +92,8 @@ function compileKind(rules: KindRules, ctx: ValueCodecContext): KindCodec {
   const codecs = (Object.entries(rules) as [WorkItemFieldName, FieldRule | undefined][])
     .filter((e): e is [WorkItemFieldName, FieldRule] => e[1] !== undefined)
     .map(([field, rule]) => compileField(field, rule, ctx));
-  const prefixes = codecs.flatMap((c) => (c.prefix === undefined ? [] : [c.prefix]));
-  return { codecs, owned: (label) => prefixes.some((p) => label.startsWith(p)) };
+  // A label belongs to a rule whatever its case (GitHub label names are case-insensitive).
+  return { codecs, owned: (label) => codecs.some((c) => c.owns(label)) };
 }
 
 function encodeItem(

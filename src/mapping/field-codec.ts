@@ -53,9 +53,28 @@ function labelDefs(spec: LabelSpec, values: readonly string[]): LabelDefinition[
     }));
 }
 
-function findLabel(item: WorkItem, prefix: string): string | undefined {
-  const hit = item.labels.find((l) => l.startsWith(prefix));
-  return hit?.slice(prefix.length);
+/** Whether `label` starts with `prefix`, ignoring case as GitHub does (`Priority: ` = `priority: `). */
+const hasPrefix = (label: string, prefix: string): boolean =>
+  label.slice(0, prefix.length).toLowerCase() === prefix.toLowerCase();
+
+/**
+ * The value of the item's `prefix + value` label. GitHub label names are case-insensitive and an
+ * issue carries the repository's spelling (a person may have created `Priority: MUST HAVE`), so
+ * the prefix matches in any case and a value that is one of `spellings` but for case reads as
+ * the mapping spells it: the same label, not an edit.
+ */
+function findLabel(
+  item: WorkItem,
+  prefix: string,
+  spellings: readonly string[] = [],
+): string | undefined {
+  const hit = item.labels.find((l) => hasPrefix(l, prefix));
+  if (hit === undefined) return undefined;
+  const value = hit.slice(prefix.length);
+  const lower = value.toLowerCase();
+  return spellings.includes(value)
+    ? value
+    : (spellings.find((v) => v.toLowerCase() === lower) ?? value);
 }
 
 /** A value stored as `prefix + value` labels. */
@@ -74,8 +93,8 @@ function labelSlot(
     put(acc, tv) {
       if (typeof tv === "string" && tv !== "") acc.labels.push(spec.prefix + tv);
     },
-    take: (item) => findLabel(item, spec.prefix),
-    owns: (l) => l.startsWith(spec.prefix),
+    take: (item) => findLabel(item, spec.prefix, Object.values(rule.map ?? {})),
+    owns: (l) => hasPrefix(l, spec.prefix),
     prefix: spec.prefix,
     labels: () => labelDefs(spec, Object.values(rule.map ?? {})),
   };
@@ -156,8 +175,8 @@ function withExtraLabel(base: FieldCodec, spec: LabelSpec, rule: FieldRule): Fie
       base.put(acc, native);
       if (label !== undefined) acc.labels.push(spec.prefix + label);
     },
-    take: (item, owned) => [base.take(item, owned), findLabel(item, spec.prefix)],
-    owns: (l) => l.startsWith(spec.prefix),
+    take: (item, owned) => [base.take(item, owned), findLabel(item, spec.prefix, [...known])],
+    owns: (l) => hasPrefix(l, spec.prefix),
     prefix: spec.prefix,
     labels: () => labelDefs(spec, Object.keys(rule.map ?? {}).map(labelOf)),
   };
