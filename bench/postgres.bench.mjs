@@ -56,12 +56,18 @@ async function freePort() {
 }
 
 // Every statement the PostgreSQL state sends goes through Client.query (Pool.query too).
-const sql = { queries: 0, begins: 0 };
+// BENCH_PG_PROFILE=1 also prints how many of each statement (its first words) the migration sent.
+const PROFILE = process.env.BENCH_PG_PROFILE === "1";
+const sql = { queries: 0, begins: 0, kinds: new Map() };
 const clientQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function counted(...args) {
   sql.queries++;
   const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
   if (text === "BEGIN") sql.begins++;
+  if (PROFILE && typeof text === "string") {
+    const kind = text.replace(/\s+/g, " ").trim().slice(0, 70);
+    sql.kinds.set(kind, (sql.kinds.get(kind) ?? 0) + 1);
+  }
   return clientQuery.apply(this, args);
 };
 
@@ -119,8 +125,14 @@ async function migrationOnce(backend, server, dir, rep) {
         ? await openSqliteState({ path: join(dir, `migrate-${rep}.db`) })
         : await openPostgresState({ url: await server.createDatabase(`migrate_${rep}`) });
     const before = { ...sql };
+    if (PROFILE) sql.kinds.clear();
     try {
       const { ms, created } = await runOnce(w, state, "migrate");
+      if (PROFILE && backend === "postgres") {
+        const items = STORIES * 5;
+        const kinds = [...sql.kinds].sort((a, b) => b[1] - a[1]);
+        for (const [kind, n] of kinds) console.log(`  [profile] ${round(n / items, 3)}/item  ${kind}`);
+      }
       return {
         ms,
         created,

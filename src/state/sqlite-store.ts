@@ -96,7 +96,11 @@ export interface StateStore {
    */
   recordIntent(i: IntentDraft): number;
   /** In one transaction: stores the link of the created item and deletes the intent. */
-  confirmIntent(intentId: number, link: LinkRecord): void;
+  /**
+   * In one transaction: stores the link of the created item, deletes the intent and, given,
+   * stores the identity the create wrote into the target item.
+   */
+  confirmIntent(intentId: number, link: LinkRecord, identity?: LinkIdentity): void;
   /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
   pendingIntents(job: string): IntentRecord[];
   /** Forgets an intent whose create is known not to have happened (and releases its import claim). */
@@ -158,12 +162,22 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
   const runs = createRunJournal(db, now, worker);
   const issues = createIssueJournal(db, now);
   const identities = createIdentityTable(db);
+  const confirmWithIdentity = db.transaction(
+    (intentId: number, link: LinkRecord, identity?: LinkIdentity): void => {
+      links.confirmIntent(intentId, link);
+      if (identity !== undefined)
+        identities.putLinkIdentity(link.job, link.kind, link.tinypmId, identity);
+    },
+  );
   return {
     path,
     workerId: worker.id,
     ...links,
     ...createClaimTable(db, now),
     ...identities,
+    confirmIntent: (intentId: number, link: LinkRecord, identity?: LinkIdentity): void => {
+      confirmWithIdentity(intentId, link, identity);
+    },
     ...runs,
     ...issues,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),

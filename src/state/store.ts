@@ -77,8 +77,11 @@ export interface StateData {
    * @returns the intent id to confirm or drop
    */
   recordIntent(i: IntentDraft): Promise<number>;
-  /** In one transaction: stores the link of the created item and deletes the intent. */
-  confirmIntent(intentId: number, link: LinkRecord): Promise<void>;
+  /**
+   * In one transaction: stores the link of the created item, deletes the intent and, given,
+   * stores the identity (marker and metadata) the create wrote into the target item.
+   */
+  confirmIntent(intentId: number, link: LinkRecord, identity?: LinkIdentity): Promise<void>;
   /** Creates of a job asked for and never confirmed: reconcile them (by marker) first. */
   pendingIntents(job: string): Promise<IntentRecord[]>;
   /**

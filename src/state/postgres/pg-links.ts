@@ -1,8 +1,6 @@
 import type { ItemKind, JsonValue, Marker } from "../../core/model.js";
 import type { LinkIdentity } from "../identity-table.js";
 import {
-  bindLink,
-  checkIntentMatches,
   PAGE_SIZE,
   pendingColumn,
   toIntent,
@@ -18,41 +16,14 @@ import type {
   PendingWrite,
 } from "../records.js";
 import { parseJson } from "../records.js";
-import { alreadyLinkedError, noLinkError } from "../state-errors.js";
+import { noLinkError } from "../state-errors.js";
 import { DROP_INTENT } from "./pg-claims.js";
 import type { Db } from "./pg-db.js";
-
-const UPSERT_LINK = `
-  INSERT INTO links (job, kind, tinypm_id, target_system, target_id, origin, parent_tinypm_id,
-    base_tinypm, base_target, tinypm_hash, target_hash, updated_at, pending_writes)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-  ON CONFLICT (job, kind, tinypm_id) DO UPDATE SET target_system = excluded.target_system,
-    target_id = excluded.target_id, origin = excluded.origin,
-    parent_tinypm_id = excluded.parent_tinypm_id, base_tinypm = excluded.base_tinypm,
-    base_target = excluded.base_target, tinypm_hash = excluded.tinypm_hash,
-    target_hash = excluded.target_hash, updated_at = excluded.updated_at,
-    pending_writes = excluded.pending_writes`;
+import { confirmIntentAtOnce, putLinkChecked } from "./pg-link-writes.js";
 
 async function one(db: Db, where: string, values: unknown[]): Promise<LinkRecord | undefined> {
   const { rows } = await db.query<LinkRow>(`SELECT * FROM links WHERE ${where}`, values);
   return rows[0] === undefined ? undefined : toLink(rows[0]);
-}
-
-/** Checks the target id is free (or this item's), then upserts; run inside `atomic`. */
-async function put(db: Db, link: LinkRecord): Promise<void> {
-  const { rows } = await db.query<{ tinypm_id: string }>(
-    "SELECT tinypm_id FROM links WHERE job = $1 AND kind = $2 AND target_id = $3 FOR UPDATE",
-    [link.job, link.kind, link.targetId],
-  );
-  const other = rows[0];
-  if (other !== undefined && other.tinypm_id !== link.tinypmId) {
-    throw alreadyLinkedError(link, other.tinypm_id);
-  }
-  const b = bindLink(link);
-  await db.query(UPSERT_LINK, [
-    ...[b.job, b.kind, b.tinypmId, b.targetSystem, b.targetId, b.origin, b.parent],
-    ...[b.baseTinypm, b.baseTarget, b.tinypmHash, b.targetHash, b.updatedAt, b.pendingWrites],
-  ]);
 }
 
 /** Links, identities and create intents on PostgreSQL: the same rules as link-table.ts. */
@@ -93,7 +64,7 @@ export function pgLinks(db: Db, now: () => Date) {
       );
       return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
     },
-    putLink: (link: LinkRecord): Promise<void> => db.atomic((tx) => put(tx, link)),
+    putLink: (link: LinkRecord): Promise<void> => putLinkChecked(db, link),
     async updateBase(job: string, kind: ItemKind, tinypmId: string, base: BaseSnapshot) {
       const { rowCount } = await db.query(
         `UPDATE links SET base_tinypm = $1, base_target = $2, tinypm_hash = $3, target_hash = $4,
@@ -166,17 +137,9 @@ export function pgLinks(db: Db, now: () => Date) {
       );
       return rows[0]?.id ?? 0;
     },
-    confirmIntent: (intentId: number, link: LinkRecord): Promise<void> =>
-      // The link and the end of the intent commit together: a crash leaves one or the other.
-      db.atomic(async (tx) => {
-        const { rows } = await tx.query<IntentRow>(
-          "SELECT * FROM intents WHERE id = $1 FOR UPDATE",
-          [intentId],
-        );
-        if (rows[0] !== undefined) checkIntentMatches(toIntent(rows[0]), link);
-        await put(tx, link);
-        await tx.query("DELETE FROM intents WHERE id = $1", [intentId]);
-      }),
+    confirmIntent: (intentId: number, link: LinkRecord, identity?: LinkIdentity): Promise<void> =>
+      // The link, the end of the intent and the identity commit together: one statement.
+      confirmIntentAtOnce(db, intentId, link, identity),
     async pendingIntents(job: string): Promise<IntentRecord[]> {
       const { rows } = await db.query<IntentRow>(
         "SELECT * FROM intents WHERE job = $1 ORDER BY id",

@@ -4,6 +4,7 @@ import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../.
 import { call, type EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
+import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { ensureTargetParent } from "./parent.js";
 import type { CreateAction } from "../plan/plan-types.js";
 import {
@@ -124,7 +125,9 @@ export async function finishCreate(
   const { action, intentId } = p;
   const toTarget = action.toSide === "target";
   // A create recovered by its marker may have stopped before the task was hung under its story.
-  const created = toTarget ? await ensureTargetParent(ctx, made, action.source) : made;
+  const created = toTarget
+    ? await ensureTargetParent(ctx, made, action.source, p.draft.parentId)
+    : made;
   const tinypmItem = toTarget ? action.source : created;
   const targetItem = toTarget ? created : action.source;
   const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
@@ -140,7 +143,14 @@ export async function finishCreate(
     baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
     now: ctx.now(),
   });
-  await ctx.state.confirmIntent(intentId, link);
+  // A target create wrote the draft's marker block: its copy is stored with the link, at once.
+  const marker = toTarget ? action.draft.marker : undefined;
+  await ctx.state.confirmIntent(
+    intentId,
+    link,
+    marker === undefined ? undefined : { marker, meta: action.draft.metadata ?? {} },
+  );
+  if (action.kind === "story") rememberStory(ctx, action.toSide, action.source.id, created.id);
   ctx.emit({
     type: "created",
     kind: action.kind,
@@ -151,10 +161,7 @@ export async function finishCreate(
     ...(created.url !== undefined && { url: created.url }),
   });
   await copyExtras(ctx, action, created);
-  const marked = toTarget
-    ? await remember(ctx, action, created)
-    : await markTargetBorn(ctx, action, created);
-  const targetNow = toTarget ? targetItem : marked;
+  const targetNow = toTarget ? targetItem : await markTargetBorn(ctx, action, created);
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
   // the origin's fields the copy lacks get an empty base, so they flow on the next run. Fields
   // the copy holds keep their base: a later edit of one on the other side is no conflict.
@@ -175,21 +182,6 @@ export async function finishCreate(
     tinypmItem.id,
     toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t)),
   );
-  return created;
-}
-
-/** Keeps a copy of the block a target create wrote (the state stands in if it is removed). */
-async function remember(
-  ctx: EngineContext,
-  action: CreateAction,
-  created: WorkItem,
-): Promise<WorkItem> {
-  const marker = action.draft.marker;
-  if (marker !== undefined)
-    await ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, {
-      marker,
-      meta: action.draft.metadata ?? {},
-    });
   return created;
 }
 
@@ -324,6 +316,8 @@ function withExtras(
 
 async function parentOnOtherSide(ctx: EngineContext, action: CreateAction): Promise<string> {
   const pid = action.parentSourceId;
+  const known = pid === undefined ? undefined : storyCreatedInRun(ctx, action.toSide, pid);
+  if (known !== undefined) return known;
   const link =
     pid === undefined
       ? undefined

@@ -32,6 +32,9 @@ export async function applyPlan(
     ctx.emit({ type: "phase", phase });
   };
   const actions = plan.actions;
+  // The items parked before this point (by earlier runs, or by this run's identity step): an
+  // applied action clears its item's failure only when there is one, without a call per item.
+  const parked = await parkedItems(ctx);
   for (let i = 0; i < actions.length;) {
     const action = actions[i];
     if (action === undefined) break;
@@ -54,11 +57,12 @@ export async function applyPlan(
         } catch (error) {
           if (isFatal(error)) throw error;
           summary.failed++;
-          await park(ctx, a, error);
+          await park(ctx, a, error, parked);
         }
       }
       const errors = await applyCreateBatch(ctx, prepared);
-      for (const [k, p] of prepared.entries()) await settle(ctx, summary, p.action, errors[k]);
+      for (const [k, p] of prepared.entries())
+        await settle(ctx, summary, p.action, errors[k], parked);
       i += run.length;
       continue;
     }
@@ -67,10 +71,10 @@ export async function applyPlan(
       const claimedBy = await applyOne(ctx, action);
       if (claimedBy !== undefined && action.type === "create")
         leftToOtherJob(ctx, summary, action, claimedBy);
-      else await settle(ctx, summary, action, undefined);
+      else await settle(ctx, summary, action, undefined, parked);
     } catch (error) {
       if (isFatal(error)) throw error;
-      await settle(ctx, summary, action, error);
+      await settle(ctx, summary, action, error, parked);
     }
     i++;
   }
@@ -96,13 +100,14 @@ async function settle(
   summary: RunSummary,
   action: Exclude<PlanAction, { type: "skip" }>,
   error: unknown,
+  parked: Set<string>,
 ): Promise<void> {
   if (error === undefined) {
     summary[actionBucket(action)]++;
-    await clearParked(ctx, action);
+    await clearParked(ctx, action, parked);
   } else {
     summary.failed++;
-    await park(ctx, action, error);
+    await park(ctx, action, error, parked);
   }
 }
 
@@ -205,7 +210,26 @@ function ids(action: PlanAction): { tinypmId?: string | undefined; targetId?: st
   }
 }
 
-async function park(ctx: EngineContext, action: PlanAction, error: unknown): Promise<void> {
+/** `kind:id` of either side's id of every item the job has parked now. */
+async function parkedItems(ctx: EngineContext): Promise<Set<string>> {
+  const parked = new Set<string>();
+  for (const f of await ctx.state.failures(ctx.job.name)) {
+    if (f.tinypmId !== undefined) parked.add(`${f.kind}:${f.tinypmId}`);
+    if (f.targetId !== undefined) parked.add(`${f.kind}:${f.targetId}`);
+  }
+  return parked;
+}
+
+async function park(
+  ctx: EngineContext,
+  action: PlanAction,
+  error: unknown,
+  parked: Set<string>,
+): Promise<void> {
+  const { tinypmId, targetId } = ids(action);
+  // Before the write: should it land and the call still fail, the clear is still tried.
+  if (tinypmId !== undefined) parked.add(`${action.kind}:${tinypmId}`);
+  if (targetId !== undefined) parked.add(`${action.kind}:${targetId}`);
   const code = error instanceof SyncError ? error.code : "internal";
   const message = error instanceof Error ? error.message : String(error);
   const side = action.type === "create" ? action.toSide : "target";
@@ -221,8 +245,16 @@ async function park(ctx: EngineContext, action: PlanAction, error: unknown): Pro
   ctx.emit({ type: "failed", kind: action.kind, title: action.title, code, message });
 }
 
-async function clearParked(ctx: EngineContext, action: PlanAction): Promise<void> {
+async function clearParked(
+  ctx: EngineContext,
+  action: PlanAction,
+  parked: Set<string>,
+): Promise<void> {
   const { tinypmId, targetId } = ids(action);
   const id = tinypmId ?? targetId;
-  if (id !== undefined) await ctx.state.clearFailure(ctx.job.name, action.kind, id);
+  if (id === undefined) return;
+  // The state clears the failures naming `id` on either side: so is it known here.
+  if (!parked.has(`${action.kind}:${id}`)) return;
+  await ctx.state.clearFailure(ctx.job.name, action.kind, id);
+  parked.delete(`${action.kind}:${id}`);
 }

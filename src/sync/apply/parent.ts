@@ -17,15 +17,19 @@ function canAttach(tracker: Tracker): tracker is SubIssueTracker {
 
 /**
  * After a create found again by its marker (an interrupted or ambiguous create), hangs a task
- * under its story when the interruption fell between the two calls of a create.
+ * under its story when the interruption fell between the two calls of a create. `expected`: the
+ * story's target id the create was sent with, when known — a task already under it needs no
+ * look at the story's link.
  * @returns the item as it now is
  */
 export async function ensureTargetParent(
   ctx: EngineContext,
   found: WorkItem,
   tinypmTask: WorkItem,
+  expected?: string,
 ): Promise<WorkItem> {
   if (tinypmTask.kind !== "task" || tinypmTask.parentId === undefined) return found;
+  if (expected !== undefined && found.parentId === expected) return found;
   const parent = await ctx.state.getLinkByTinypm(ctx.job.name, "story", tinypmTask.parentId);
   if (parent === undefined || found.parentId === parent.targetId) return found;
   const tracker = ctx.target;
