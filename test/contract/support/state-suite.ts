@@ -245,6 +245,91 @@ export function stateContract(backend: () => BackendUnderTest): void {
       });
     });
 
+    it("confirms an intent with the identity the create wrote: link, identity and the intent's end together, or none of them", async () => {
+      await withStore(async (s) => {
+        const marker = { v: 1, job: "w", kind: "story", tinypmId: "1", instance: "i" } as never;
+        const id = await s.recordIntent(intent("1"));
+        const other = await s.recordIntent(intent("2"));
+        await s.putLink(link("3", "8"));
+        // Refused (the target id is another item's): no link, no identity, the intent stays.
+        await expect(s.confirmIntent(other, link("2", "8"), { marker, meta: {} })).rejects.toThrow(
+          /already linked to tinyPM 3/,
+        );
+        // Refused (the link is not the intent's item): the same.
+        await expect(s.confirmIntent(id, link("2", "9"), { marker, meta: {} })).rejects.toThrow(
+          /cannot be confirmed/,
+        );
+        expect(await s.getLinkByTinypm("w", "story", "2")).toBeUndefined();
+        expect(await s.getLinkIdentity("w", "story", "2")).toBeUndefined();
+        await s.confirmIntent(id, link("1", "7"), { marker, meta: { points: 3 } });
+        expect(await s.getLinkByTinypm("w", "story", "1")).toEqual(link("1", "7"));
+        expect(await s.getLinkIdentity("w", "story", "1")).toEqual({ marker, meta: { points: 3 } });
+        // Without an identity, the one stored stays as it was.
+        await s.putLink(link("1", "7"));
+        expect(await s.getLinkIdentity("w", "story", "1")).toEqual({ marker, meta: { points: 3 } });
+        // In a transaction that fails, none of it.
+        await expect(
+          s.transaction(async (tx) => {
+            await tx.confirmIntent(other, link("2", "9"), { marker, meta: {} });
+            throw new Error("boom");
+          }),
+        ).rejects.toThrow("boom");
+        expect(await s.getLinkByTinypm("w", "story", "2")).toBeUndefined();
+        expect(await s.getLinkIdentity("w", "story", "2")).toBeUndefined();
+        expect((await s.pendingIntents("w")).map((i) => i.id)).toEqual([other]);
+        await s.confirmIntent(other, link("2", "9"), { marker, meta: {} });
+        expect(await s.pendingIntents("w")).toEqual([]);
+        expect(await s.countLinks("w")).toBe(3);
+        expect(await s.integrityCheck()).toBe("ok");
+      });
+    });
+
+    it("leaves each create whole when a process confirming many with their identities is killed: a pending intent, or its link with its identity", async () => {
+      const loc = await backend().fresh();
+      const n = 400;
+      const a = child(
+        loc,
+        `const ids = [];
+         for (let i = 1; i <= ${n}; i++)
+           ids.push(await s.recordIntent({ ...${JSON.stringify(intent("0"))}, originId: String(i) }));
+         console.log("recorded");
+         for (const [k, id] of ids.entries()) {
+           const l = ${JSON.stringify(link("0", "0"))};
+           const i = String(k + 1);
+           await s.confirmIntent(id, { ...l, tinypmId: i, targetId: "g" + i },
+             { marker: { v: 1, job: "w", kind: "story", tinypmId: i }, meta: { n: k } });
+           if (k === 0) console.log("confirming");
+         }
+         console.log("all confirmed");`,
+      );
+      expect(await a.line()).toBe("recorded");
+      expect(await a.line()).toBe("confirming");
+      await kill(a);
+      const s = await openState(loc, { lease: backend().lease });
+      try {
+        const pending = new Set((await s.pendingIntents("w")).map((i) => i.originId));
+        let linked = 0;
+        for (let i = 1; i <= n; i++) {
+          const id = String(i);
+          const l = await s.getLinkByTinypm("w", "story", id);
+          const identity = await s.getLinkIdentity("w", "story", id);
+          // Exactly one of: the intent pending (nothing else), or the link with its identity.
+          if (pending.has(id)) {
+            expect({ id, l, identity }).toEqual({ id, l: undefined, identity: undefined });
+          } else {
+            expect(l?.targetId).toBe(`g${id}`);
+            expect(identity?.meta).toEqual({ n: i - 1 });
+            linked++;
+          }
+        }
+        expect(linked).toBeGreaterThanOrEqual(1);
+        expect(linked + pending.size).toBe(n);
+        expect(await s.integrityCheck()).toBe("ok");
+      } finally {
+        await s.close();
+      }
+    });
+
     it("keeps the pending intent of a process killed between record and confirm, and its link once confirmed", async () => {
       const loc = await backend().fresh();
       const a = child(
