@@ -103,7 +103,7 @@ async function checked(
 /** Inserts or replaces a link, refused when its target id is another item's: one statement. */
 export async function putLinkChecked(db: Db, link: LinkRecord): Promise<void> {
   await checked(db, link, undefined, async () => {
-    const { rows } = await db.query<{ ok: boolean }>(PUT_LINK, linkValues(link));
+    const { rows } = await db.query<{ ok: boolean }>(PUT_LINK, linkValues(link), "tps_put_link");
     return rows[0]?.ok === true;
   });
 }
@@ -119,12 +119,16 @@ export async function confirmIntentAtOnce(
   identity: LinkIdentity | undefined,
 ): Promise<void> {
   await checked(db, link, intentId, async () => {
-    const { rows } = await db.query<{ ok: boolean }>(CONFIRM_INTENT, [
-      ...linkValues(link),
-      intentId,
-      identity === undefined ? null : JSON.stringify(identity.marker),
-      identity === undefined ? null : JSON.stringify(identity.meta),
-    ]);
+    const { rows } = await db.query<{ ok: boolean }>(
+      CONFIRM_INTENT,
+      [
+        ...linkValues(link),
+        intentId,
+        identity === undefined ? null : JSON.stringify(identity.marker),
+        identity === undefined ? null : JSON.stringify(identity.meta),
+      ],
+      "tps_confirm_intent",
+    );
     return rows[0]?.ok === true;
   });
 }

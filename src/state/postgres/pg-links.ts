@@ -73,6 +73,7 @@ export function pgLinks(db: Db, now: () => Date) {
           ...[JSON.stringify(base.tinypm), JSON.stringify(base.target), base.tinypmHash],
           ...[base.targetHash, now().toISOString(), job, kind, tinypmId],
         ],
+        "tps_update_base",
       );
       if (rowCount === 0) throw noLinkError(job, kind, tinypmId);
     },
@@ -134,6 +135,7 @@ export function pgLinks(db: Db, now: () => Date) {
           i.payloadHash,
           now().toISOString(),
         ],
+        "tps_record_intent",
       );
       return rows[0]?.id ?? 0;
     },

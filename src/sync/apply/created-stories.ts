@@ -15,7 +15,7 @@ export function rememberStory(
   id: string,
 ): void {
   let stories = created.get(ctx);
-  if (stories === undefined) created.set(ctx, (stories = new Map()));
+  if (stories === undefined) created.set(ctx, (stories = new Map<string, string>()));
   stories.set(`${side}:${sourceId}`, id);
 }
 
