@@ -158,6 +158,17 @@ export function createLinkTable(db: Database, now: () => Date) {
     put(link);
     q.dropIntent.run(intentId);
   });
+  const recordIntent = (i: IntentDraft): number => {
+    const created = now().toISOString();
+    const row = q.recordIntent.get(
+      ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, created],
+    );
+    return row?.id ?? 0;
+  };
+  // A batch's intents in one transaction: all of them recorded, or none.
+  const recordMany = db.transaction((drafts: readonly IntentDraft[]): number[] =>
+    drafts.map(recordIntent),
+  );
   const put = (link: LinkRecord): void => {
     const other = q.byTarget.get(link.job, link.kind, link.targetId);
     if (other !== undefined && other.tinypm_id !== link.tinypmId) {
@@ -197,13 +208,8 @@ export function createLinkTable(db: Database, now: () => Date) {
     deleteLink: (job: string, kind: ItemKind, tinypmId: string): void => {
       q.remove.run(job, kind, tinypmId);
     },
-    recordIntent(i: IntentDraft): number {
-      const created = now().toISOString();
-      const row = q.recordIntent.get(
-        ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, created],
-      );
-      return row?.id ?? 0;
-    },
+    recordIntent,
+    recordIntents: (drafts: readonly IntentDraft[]): number[] => recordMany(drafts),
     confirmIntent: (intentId: number, link: LinkRecord): void => {
       confirm(intentId, link);
     },

@@ -25,6 +25,7 @@ const DATA_METHODS = [
   "getCheckpoint",
   "setCheckpoint",
   "recordIntent",
+  "recordIntents",
   "confirmIntent",
   "pendingIntents",
   "dropIntent",

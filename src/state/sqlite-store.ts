@@ -95,6 +95,8 @@ export interface StateStore {
    * @returns the intent id to confirm or drop
    */
   recordIntent(i: IntentDraft): number;
+  /** Records the intents of a batch of creates in one transaction; their ids, in order. */
+  recordIntents(drafts: readonly IntentDraft[]): number[];
   /** In one transaction: stores the link of the created item and deletes the intent. */
   /**
    * In one transaction: stores the link of the created item, deletes the intent and, given,

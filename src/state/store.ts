@@ -78,6 +78,12 @@ export interface StateData {
    */
   recordIntent(i: IntentDraft): Promise<number>;
   /**
+   * Records the intents of a batch of creates (a bulk create) at once: all of them or, on a
+   * crash or an error, none. Each as `recordIntent` would.
+   * @returns the intent ids, in the order of `drafts`
+   */
+  recordIntents(drafts: readonly IntentDraft[]): Promise<number[]>;
+  /**
    * In one transaction: stores the link of the created item, deletes the intent and, given,
    * stores the identity (marker and metadata) the create wrote into the target item.
    */

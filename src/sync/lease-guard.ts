@@ -9,6 +9,7 @@ const RECORDS: ReadonlySet<string> = new Set([
   "putLinkIdentity",
   "setCheckpoint",
   "recordIntent",
+  "recordIntents",
   "confirmIntent",
   "dropIntent",
   "claimImport",

@@ -139,6 +139,34 @@ export function pgLinks(db: Db, now: () => Date) {
       );
       return rows[0]?.id ?? 0;
     },
+    async recordIntents(drafts: readonly IntentDraft[]): Promise<number[]> {
+      if (drafts.length === 0) return [];
+      // One statement for the batch: atomic. A draft given twice is one intent (the later wins).
+      const key = (i: IntentDraft): string =>
+        JSON.stringify([i.job, i.kind, i.originSystem, i.originId, i.targetSystem]);
+      const unique = [...new Map(drafts.map((i) => [key(i), i])).values()];
+      const column = (f: (i: IntentDraft) => string): string[] => unique.map(f);
+      const { rows } = await db.query<Omit<IntentRow, "payload_hash" | "created_at">>(
+        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
+         SELECT *, $7::text FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+           $5::text[], $6::text[])
+         ON CONFLICT (job, kind, origin_system, origin_id, target_system)
+         DO UPDATE SET payload_hash = excluded.payload_hash
+         RETURNING id, job, kind, origin_system, origin_id, target_system`,
+        [
+          ...[column((i) => i.job), column((i) => i.kind), column((i) => i.originSystem)],
+          ...[column((i) => i.originId), column((i) => i.targetSystem)],
+          ...[column((i) => i.payloadHash), now().toISOString()],
+        ],
+      );
+      const ids = new Map(
+        rows.map((r) => [
+          JSON.stringify([r.job, r.kind, r.origin_system, r.origin_id, r.target_system]),
+          r.id,
+        ]),
+      );
+      return drafts.map((i) => ids.get(key(i)) ?? 0);
+    },
     confirmIntent: (intentId: number, link: LinkRecord, identity?: LinkIdentity): Promise<void> =>
       // The link, the end of the intent and the identity commit together: one statement.
       confirmIntentAtOnce(db, intentId, link, identity),

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
+import type { IntentDraft } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
@@ -41,6 +42,13 @@ export interface PreparedCreate {
   readonly intentId: number;
 }
 
+/** A create whose draft is built, its intent not yet recorded. */
+export interface DraftedCreate {
+  readonly action: CreateAction;
+  readonly draft: WorkItemDraft;
+  readonly intent: IntentDraft;
+}
+
 /**
  * Builds the draft (with its parent on the other side) and records the intent. The import of a
  * target item without a marker claims the item in the same transaction: when another job sharing
@@ -50,6 +58,17 @@ export async function prepareCreate(
   ctx: EngineContext,
   action: CreateAction,
 ): Promise<PreparedCreate | ClaimedImport> {
+  const { draft, intent } = await draftCreate(ctx, action);
+  // An item with a marker is another job's on purpose (`importFrom`): no claim stands in its way.
+  if (action.toSide === "target" || action.source.marker !== undefined)
+    return { action, draft, intentId: await ctx.state.recordIntent(intent) };
+  const claim = await ctx.state.claimImport(intent, ctx.targetLocation);
+  if (claim.claimedBy !== undefined) return { claimedBy: claim.claimedBy };
+  return { action, draft, intentId: claim.intentId };
+}
+
+/** Builds the draft of a create (with its parent on the other side) and its intent. */
+export async function draftCreate(ctx: EngineContext, action: CreateAction): Promise<DraftedCreate> {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
   const draft: WorkItemDraft = {
@@ -57,7 +76,7 @@ export async function prepareCreate(
     parentId,
     ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
   };
-  const intent = {
+  const intent: IntentDraft = {
     job: ctx.job.name,
     kind: action.kind,
     originSystem: toTarget ? "tinypm" : ctx.targetSystem,
@@ -65,12 +84,7 @@ export async function prepareCreate(
     targetSystem: toTarget ? ctx.targetSystem : "tinypm",
     payloadHash: hashDraft(draft),
   };
-  // An item with a marker is another job's on purpose (`importFrom`): no claim stands in its way.
-  if (toTarget || action.source.marker !== undefined)
-    return { action, draft, intentId: await ctx.state.recordIntent(intent) };
-  const claim = await ctx.state.claimImport(intent, ctx.targetLocation);
-  if (claim.claimedBy !== undefined) return { claimedBy: claim.claimedBy };
-  return { action, draft, intentId: claim.intentId };
+  return { action, draft, intent };
 }
 
 /**

@@ -1,7 +1,12 @@
 import { SyncError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import { applyCreateBatch } from "./apply-batch.js";
-import { applyCreate, prepareCreate, type PreparedCreate } from "./apply-create.js";
+import {
+  applyCreate,
+  draftCreate,
+  type DraftedCreate,
+  type PreparedCreate,
+} from "./apply-create.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import type { EngineContext } from "../context.js";
 import type { RunSummary } from "../events.js";
@@ -47,19 +52,25 @@ export async function applyPlan(
     enter(action);
     const run = bulkRun(actions, i, ctx.target.capabilities.bulkCreate);
     if (run.length > 1) {
-      const prepared: PreparedCreate[] = [];
+      const drafted: DraftedCreate[] = [];
       for (const a of run) {
         ctx.emit({ type: "progress", phase: "apply", done: done++, total });
         try {
-          const p = await prepareCreate(ctx, a);
-          if ("claimedBy" in p) leftToOtherJob(ctx, summary, a, p.claimedBy);
-          else prepared.push(p);
+          // Target creates only (`bulkRun`): they claim nothing, their intents go as one write.
+          drafted.push(await draftCreate(ctx, a));
         } catch (error) {
           if (isFatal(error)) throw error;
           summary.failed++;
           await park(ctx, a, error, parked);
         }
       }
+      // The batch's intents in one write (all or none), before the bulk call.
+      const ids = await ctx.state.recordIntents(drafted.map((d) => d.intent));
+      const prepared: PreparedCreate[] = drafted.map((d, k) => ({
+        action: d.action,
+        draft: d.draft,
+        intentId: ids[k] ?? 0,
+      }));
       const errors = await applyCreateBatch(ctx, prepared);
       for (const [k, p] of prepared.entries())
         await settle(ctx, summary, p.action, errors[k], parked);

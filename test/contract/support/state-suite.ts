@@ -338,6 +338,70 @@ export function stateContract(backend: () => BackendUnderTest): void {
       }
     });
 
+    it("records a batch's intents at once: ids in order, each as recordIntent would, none when the transaction fails", async () => {
+      await withStore(async (s) => {
+        const first = await s.recordIntent(intent("1"));
+        const ids = await s.recordIntents([
+          intent("2"),
+          { ...intent("1"), payloadHash: "q" },
+          intent("3"),
+          { ...intent("3"), payloadHash: "r" },
+        ]);
+        expect(ids[1]).toBe(first);
+        expect(ids[3]).toBe(ids[2]);
+        expect(new Set(ids).size).toBe(3);
+        expect(await s.recordIntents([])).toEqual([]);
+        const pending = await s.pendingIntents("w");
+        expect(pending.map((i) => [i.id, i.originId, i.payloadHash])).toEqual(
+          [
+            [first, "1", "q"],
+            [ids[0], "2", "p"],
+            [ids[2], "3", "r"],
+          ].sort((a, b) => Number(a[0]) - Number(b[0])),
+        );
+        await expect(
+          s.transaction(async (tx) => {
+            await tx.recordIntents([intent("4"), intent("5")]);
+            throw new Error("boom");
+          }),
+        ).rejects.toThrow("boom");
+        expect((await s.pendingIntents("w")).map((i) => i.originId).sort()).toEqual([
+          "1",
+          "2",
+          "3",
+        ]);
+      });
+    });
+
+    it("keeps each batch of intents whole when the process recording them is killed", async () => {
+      const loc = await backend().fresh();
+      const size = 100;
+      const a = child(
+        loc,
+        `for (let b = 0; ; b++) {
+           const drafts = [];
+           for (let i = 0; i < ${size}; i++)
+             drafts.push({ ...${JSON.stringify(intent("0"))}, originId: b + "-" + i });
+           await s.recordIntents(drafts);
+           if (b === 0) console.log("recorded");
+         }`,
+      );
+      expect(await a.line()).toBe("recorded");
+      await kill(a);
+      const s = await openState(loc, { lease: backend().lease });
+      try {
+        const batches = new Map<string, number>();
+        for (const i of await s.pendingIntents("w")) {
+          const b = i.originId.split("-")[0] ?? "";
+          batches.set(b, (batches.get(b) ?? 0) + 1);
+        }
+        expect(batches.size).toBeGreaterThanOrEqual(1);
+        expect([...batches.values()].filter((n) => n !== size)).toEqual([]);
+      } finally {
+        await s.close();
+      }
+    });
+
     it("keeps the pending intent of a process killed between record and confirm, and its link once confirmed", async () => {
       const loc = await backend().fresh();
       const a = child(
