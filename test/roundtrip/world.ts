@@ -40,6 +40,8 @@ export interface World {
       targetItems?: readonly string[];
       /** Wraps the run's target tracker (e.g. to act as a person at a precise moment). */
       wrapTarget?: (tracker: Tracker) => Tracker;
+      /** Wraps the run's state (e.g. to stop the run at a precise state write). */
+      wrapState?: (state: StateStore) => StateStore;
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -118,7 +120,7 @@ export async function startWorld(o: {
           tinypm: tinypmTracker,
           target: runTarget,
           mappingSpec: loadMapping(MAPPINGS[target.kind]),
-          state,
+          state: job.wrapState === undefined ? state : job.wrapState(state),
           ...(job.now === undefined ? {} : { now: job.now }),
           fullScan: job.fullScan,
           fullScanEvery: job.fullScanEvery,

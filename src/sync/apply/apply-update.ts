@@ -1,6 +1,7 @@
 import type { TimeEntryDraft, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import { addComment, addTimeEntry } from "./apply-create.js";
 import { call, type EngineContext } from "../context.js";
+import { recordPendingWrites } from "./pending.js";
 import { baseOf } from "../plan/links.js";
 import { hasWrites, type DeleteAction, type UpdateAction } from "../plan/plan-types.js";
 import type { Snapshot } from "../plan/snapshot.js";
@@ -9,7 +10,8 @@ import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 /**
  * Applies an update to one linked pair: tinyPM first (a safe full-document write that refuses
  * if tinyPM changed since it was read), then the target, then comments and time entries; then
- * the base moves to what both sides now hold — except fields in a parked conflict, whose base
+ * the base moves to what both sides now hold (clearing the pending writes recorded before the
+ * first write, in the same statement) — except fields in a parked conflict, whose base
  * stays so that the conflict stays visible until resolved, and a description parked in units,
  * whose tinyPM base is what the target now holds (the units written are agreed, the parked ones
  * still differ from tinyPM, so the conflict stays until resolved).
@@ -20,6 +22,8 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   const targetRef = { kind: a.kind, id: a.link.targetId };
   let tinypmAfter: WorkItem = a.tinypmItem;
   let targetAfter: WorkItem = a.targetItem;
+  // Written before the first field write, cleared with the base update below.
+  await recordPendingWrites(ctx, a);
   if (Object.keys(a.tinypmSet).length > 0) {
     tinypmAfter = await call(ctx, "tinypm", {
       name: `update ${a.kind} ${a.link.tinypmId}`,

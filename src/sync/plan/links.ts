@@ -14,6 +14,7 @@ export function linkView(record: LinkRecord): LinkView {
     baseTinypm: snapshotFromJson(record.base.tinypm),
     baseTarget: snapshotFromJson(record.base.target),
     syncedAt: record.updatedAt,
+    ...(record.pendingWrites !== undefined && { pendingWrites: record.pendingWrites }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { JsonValue, WorkItemFieldName } from "../../core/model.js";
 import type { ParkedUnit } from "../../mapping/description.js";
+import { shownBase } from "./pending-writes.js";
 import { sameJson, type Snapshot } from "./snapshot.js";
 
 export type Direction = "to-target" | "to-tinypm" | "both";
@@ -76,7 +77,7 @@ export function mergePair(input: MergeInput): MergeResult {
       const winner = decide(input, field);
       conflicts.push({
         field,
-        base: input.baseTinypm.fields[field],
+        base: shownBase(input.baseTinypm.fields[field]),
         tinypm: t,
         target: g,
         resolution: winner ?? "parked",

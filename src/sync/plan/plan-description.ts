@@ -4,6 +4,7 @@ import type { FieldConflict, MergeResult, Side } from "./merge.js";
 import type { RichTextPolicy, PlanUpdateInput } from "./plan-input.js";
 import type { RichOutcome } from "./plan-types.js";
 import { normalizeField, sameJson } from "./snapshot.js";
+import { shownBase } from "./pending-writes.js";
 
 export interface DescriptionDecision {
   readonly merge: MergeResult;
@@ -36,7 +37,7 @@ export function decideDescription(
   const others = m.conflicts.filter((c) => c.field !== "description");
   const conflict = (resolution: FieldConflict["resolution"]): FieldConflict => ({
     field: "description",
-    base: p.link.baseTinypm.fields.description,
+    base: shownBase(p.link.baseTinypm.fields.description),
     tinypm: p.t.fields.description,
     target: p.g.fields.description,
     resolution,

@@ -11,6 +11,7 @@ import type {
   Marker,
   RichPiece,
 } from "../../core/model.js";
+import type { PendingWrite } from "../../state/store.js";
 import type { FieldConflict, Side } from "./merge.js";
 import type { Snapshot } from "./snapshot.js";
 import type { LostBlock } from "../../mapping/description.js";
@@ -49,6 +50,8 @@ export interface LinkView {
   readonly baseTarget: Snapshot;
   /** ISO time of the last sync of this link. */
   readonly syncedAt: string;
+  /** Field writes sent whose base update never came (see pending-writes.ts). */
+  readonly pendingWrites?: readonly PendingWrite[] | undefined;
 }
 
 /** One field written to one side, in tinyPM terms (normalised values, for reports). */

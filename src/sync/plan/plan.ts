@@ -3,6 +3,7 @@ import { markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
 import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
+import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
 import type {
@@ -192,21 +193,31 @@ function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateA
 /** A linked pair: unchanged, or an update (with conflicts) computed by the three-way merge. */
 function pairAction(
   input: PlanInput,
-  link: LinkView,
+  stored: LinkView,
   item: WorkItem,
   targetItem: WorkItem | undefined,
 ): PlanAction {
   const skip = (reason: SkipReason): PlanAction =>
-    skipOf(item, reason, { tinypmId: item.id, targetId: link.targetId });
-  if (link.baseTinypm.deleted === true || link.baseTarget.deleted === true) return skip("deleted");
+    skipOf(item, reason, { tinypmId: item.id, targetId: stored.targetId });
+  if (stored.baseTinypm.deleted === true || stored.baseTarget.deleted === true)
+    return skip("deleted");
   const t = tinypmSnapshot(input.mapping, item);
   const blockless =
-    targetItem === undefined ? undefined : input.blockless?.get(byKey(link.kind, link.targetId));
+    targetItem === undefined
+      ? undefined
+      : input.blockless?.get(byKey(stored.kind, stored.targetId));
   // Not read this run (incremental target feed): the target is as it was at the last sync.
   const read =
-    targetItem === undefined ? link.baseTarget : targetSnapshot(input.mapping, targetItem);
+    targetItem === undefined ? stored.baseTarget : targetSnapshot(input.mapping, targetItem);
   // A missing block is never data: with no copy of it, what it carried is taken as tinyPM's.
   const g = blockless === "unknown" ? fillFrom(read, t) : read;
+  // Writes of an earlier run that stopped before its base update: the base they call for.
+  const link = settlePendingWrites(
+    stored,
+    { snapshot: t, updatedAt: item.updatedAt },
+    targetItem === undefined ? undefined : { snapshot: g, updatedAt: targetItem.updatedAt },
+  );
+  const settles = (stored.pendingWrites?.length ?? 0) > 0;
   const merge = mergePair({
     fieldNames: input.mapping.fieldNames(item.kind),
     tinypm: t,
@@ -229,11 +240,17 @@ function pairAction(
   // The feed returned the target item (it changed since the checkpoint) yet it holds what we
   // last synced: the change was our own write read back.
   const repairNow = blockless !== undefined && input.job.repairMarkers === true;
-  if (nothing && !repairNow && sameSnapshot(t, link.baseTinypm) && sameSnapshot(g, link.baseTarget))
+  if (
+    nothing &&
+    !repairNow &&
+    !settles &&
+    sameSnapshot(t, link.baseTinypm) &&
+    sameSnapshot(g, link.baseTarget)
+  )
     return skip(input.target.complete ? "unchanged" : "echo");
   // Nothing to write but a stale base (both sides made the same change, or an update was
-  // interrupted after its first write): the update writes nothing and only moves the base, so
-  // that a later change on one side is not taken for a conflict.
+  // interrupted after its first write) or pending writes to settle: the update writes nothing
+  // and only moves the base, so that a later change on one side is not taken for a conflict.
   return planUpdate({
     mapping: input.mapping,
     job: input.job,

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RemoteUnavailableError, StateError } from "../../src/core/errors.js";
+import type { ItemRef } from "../../src/core/model.js";
+import type { Tracker } from "../../src/core/tracker.js";
+import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import type { StateStore } from "../../src/state/store.js";
+import { startWorld, type World } from "./world.js";
+
+// A run writes a field to one side, then stops before the link's base update (a SIGKILL, the
+// state gone, a lost lease). A person then sets that side back to the old value. The next run
+// must not take the side for "unchanged since the base" and write the field over the person's
+// edit again: it cannot tell the revert from a write that never landed, so it is a conflict.
+const TARGET_STATUS = {
+  github: { PENDING: "open", ACCEPTED: "closed:completed" },
+  jira: { PENDING: "To Do", ACCEPTED: "Done" },
+} as const;
+
+/** Every run reads all of tinyPM (no tiers), so each edit is seen by the next run. */
+const FULL = { fullScan: true } as const;
+
+/** The run's state, stopping the run (as a crash would) at the base update of one link. */
+const stopAtBase =
+  (tinypmId: string, stopped: { n: number }) =>
+  (state: StateStore): StateStore =>
+    new Proxy(state, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (name !== "updateBase" || typeof value !== "function") return value;
+        return async (...args: unknown[]): Promise<unknown> => {
+          if (args[2] === tinypmId) {
+            stopped.n++;
+            throw new StateError("state_unavailable", "stopped at the base update (test)");
+          }
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+
+describe.each(["github", "jira"] as const)(
+  "a write to %s interrupted before its base update",
+  (kind) => {
+    let world: World;
+    let stories: LinkRecord[] = [];
+    let tinypm: Tracker;
+    let person: Tracker;
+
+    beforeAll(async () => {
+      world = await startWorld({ target: kind, generate: "stories=6,tasks=0,comments=0" });
+      tinypm = world.tinypmTracker();
+      person = world.targetTracker();
+      await world.run("migrate");
+      const state = openStateStore({ path: world.statePath });
+      stories = [...state.links("widgets")].filter((l) => l.kind === "story");
+      state.close();
+      if (stories.length < 6) throw new Error(`only ${String(stories.length)} stories linked`);
+      // Every story PENDING on both sides to start from.
+      for (const l of stories)
+        await tinypm.update({ kind: "story", id: l.tinypmId }, { set: { status: "PENDING" } });
+      await world.run("sync", FULL);
+    }, 180_000);
+    afterAll(async () => {
+      await tinypm.close();
+      await person.close();
+      await world.close();
+    });
+
+    const refs = (i: number): { link: LinkRecord; t: ItemRef; g: ItemRef } => {
+      const link = stories[i];
+      if (link === undefined) throw new Error(`no story ${String(i)}`);
+      return {
+        link,
+        t: { kind: "story", id: link.tinypmId },
+        g: { kind: "story", id: link.targetId },
+      };
+    };
+    const tinypmStatus = async (ref: ItemRef) => (await tinypm.get(ref))?.status;
+    const targetStatus = async (ref: ItemRef) => (await person.get(ref))?.status;
+    const stored = (tinypmId: string): LinkRecord | undefined => {
+      const state = openStateStore({ path: world.statePath });
+      try {
+        return state.getLinkByTinypm("widgets", "story", tinypmId);
+      } finally {
+        state.close();
+      }
+    };
+    const openConflicts = (tinypmId: string) => {
+      const state = openStateStore({ path: world.statePath });
+      try {
+        return state.conflicts({ status: "open" }).filter((c) => c.tinypmId === tinypmId);
+      } finally {
+        state.close();
+      }
+    };
+    /** A sync stopped at the base update of `tinypmId`, after its writes. */
+    const interrupted = async (tinypmId: string): Promise<void> => {
+      const stopped = { n: 0 };
+      const outcome: unknown = await world
+        .run("sync", { ...FULL, wrapState: stopAtBase(tinypmId, stopped) })
+        .catch((e: unknown) => e);
+      // The run stops there (a state error stops it whole): no base update after the writes.
+      expect(outcome).toBeInstanceOf(StateError);
+      expect(stopped.n).toBe(1);
+      expect(stored(tinypmId)?.pendingWrites?.length).toBeGreaterThan(0);
+    };
+
+    it("tinyPM side: a person's revert after the interrupted write is a conflict, never written over", async () => {
+      const { link, t, g } = refs(0);
+      await person.update(g, { set: { status: TARGET_STATUS[kind].ACCEPTED } });
+      await interrupted(link.tinypmId);
+      expect(await tinypmStatus(t)).toBe("ACCEPTED");
+      await tinypm.update(t, { set: { status: "PENDING" } });
+
+      await world.run("sync", FULL);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+      const open = openConflicts(link.tinypmId);
+      expect(open.map((c) => [c.field, c.baseValue, c.tinypmValue, c.targetValue])).toEqual([
+        ["status", "unknown: a write was interrupted", "PENDING", "ACCEPTED"],
+      ]);
+      expect(stored(link.tinypmId)?.pendingWrites).toBeUndefined();
+      // Still parked on the next run: nothing written either way until it is resolved.
+      await world.run("sync", FULL);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(openConflicts(link.tinypmId)).toHaveLength(1);
+    }, 120_000);
+
+    it("target side: a person's reopen after the interrupted write is a conflict, never written over", async () => {
+      const { link, t, g } = refs(1);
+      await tinypm.update(t, { set: { status: "ACCEPTED" } });
+      await interrupted(link.tinypmId);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+      await person.update(g, { set: { status: TARGET_STATUS[kind].PENDING } });
+
+      await world.run("sync", FULL);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+      expect(await tinypmStatus(t)).toBe("ACCEPTED");
+      const open = openConflicts(link.tinypmId);
+      expect(open.map((c) => [c.field, c.baseValue, c.tinypmValue, c.targetValue])).toEqual([
+        ["status", "unknown: a write was interrupted", "ACCEPTED", "PENDING"],
+      ]);
+    }, 120_000);
+
+    it("under the target policy, the target's reopen wins over tinyPM's interrupted change", async () => {
+      const { link, t, g } = refs(2);
+      await tinypm.update(t, { set: { status: "ACCEPTED" } });
+      await interrupted(link.tinypmId);
+      await person.update(g, { set: { status: TARGET_STATUS[kind].PENDING } });
+
+      await world.run("sync", { ...FULL, conflicts: "target" });
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+      const again = await world.run("sync", { ...FULL, conflicts: "target" });
+      expect(again.summary.updated).toBe(0);
+    }, 120_000);
+
+    it("under the tinypm policy, tinyPM's revert wins over the target's interrupted change", async () => {
+      const { link, t, g } = refs(3);
+      await person.update(g, { set: { status: TARGET_STATUS[kind].ACCEPTED } });
+      await interrupted(link.tinypmId);
+      await tinypm.update(t, { set: { status: "PENDING" } });
+
+      await world.run("sync", { ...FULL, conflicts: "tinypm" });
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+    }, 120_000);
+
+    it("a write that landed settles without a conflict, and the record is cleared", async () => {
+      const { link, t, g } = refs(4);
+      await tinypm.update(t, { set: { status: "ACCEPTED", title: "Landed before the stop" } });
+      await interrupted(link.tinypmId);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+
+      await world.run("sync", FULL);
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+      expect(stored(link.tinypmId)?.pendingWrites).toBeUndefined();
+      expect(await tinypmStatus(t)).toBe("ACCEPTED");
+      expect((await person.get(g))?.title).toBe("Landed before the stop");
+      // Settled: a later change on one side flows as usual.
+      await person.update(g, { set: { status: TARGET_STATUS[kind].PENDING } });
+      await world.run("sync", FULL);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+    }, 120_000);
+
+    it("a target write that never landed is sent again, without a conflict", async () => {
+      const { link, t, g } = refs(5);
+      const before = await person.get(g);
+      // The target item's change time must be in an earlier second than the write's start.
+      const changed = Date.parse(before?.updatedAt ?? "");
+      while (Math.floor(Date.now() / 1000) <= Math.floor(changed / 1000))
+        await new Promise((r) => setTimeout(r, 100));
+      await tinypm.update(t, { set: { status: "ACCEPTED" } });
+      let refused = 0;
+      await world
+        .run("sync", {
+          ...FULL,
+          // The write is recorded, then never sent (the process stops before the request).
+          wrapTarget: (tracker) => {
+            const update: Tracker["update"] = async (ref, patch, opts) => {
+              if (ref.id !== link.targetId) return tracker.update(ref, patch, opts);
+              refused++;
+              throw new RemoteUnavailableError(
+                "stopped before the write (test)",
+                { system: kind, operation: "update" },
+                { transient: false },
+              );
+            };
+            return new Proxy(tracker, {
+              get: (target, prop, receiver) =>
+                prop === "update" ? update : (Reflect.get(target, prop, receiver) as unknown),
+            });
+          },
+        })
+        .catch(() => undefined);
+      expect(refused).toBe(1);
+      expect(stored(link.tinypmId)?.pendingWrites?.map((w) => w.side)).toEqual(["target"]);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+
+      await world.run("sync", FULL);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+      expect(stored(link.tinypmId)?.pendingWrites).toBeUndefined();
+    }, 120_000);
+  },
+);
