@@ -1,6 +1,6 @@
 import type { JsonValue, WorkItemFieldName } from "../../core/model.js";
 import type { ParkedUnit } from "../../mapping/description.js";
-import { shownBase } from "./pending-writes.js";
+import { shownBase } from "./unknown-base.js";
 import { sameJson, type Snapshot } from "./snapshot.js";
 
 export type Direction = "to-target" | "to-tinypm" | "both";

@@ -4,7 +4,7 @@ import type { FieldConflict, MergeResult, Side } from "./merge.js";
 import type { RichTextPolicy, PlanUpdateInput } from "./plan-input.js";
 import type { RichOutcome } from "./plan-types.js";
 import { normalizeField, sameJson } from "./snapshot.js";
-import { shownBase } from "./pending-writes.js";
+import { shownBase } from "./unknown-base.js";
 
 export interface DescriptionDecision {
   readonly merge: MergeResult;
