@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PendingWrite } from "../../state/store.js";
-import {
-  settlePendingWrites,
-  shownBase,
-  UNKNOWN_BASE,
-  UNKNOWN_BASE_LABEL,
-} from "./pending-writes.js";
+import { settlePendingWrites } from "./pending-writes.js";
+import { shownBase, UNKNOWN_BASE, UNKNOWN_BASE_LABEL } from "./unknown-base.js";
 import type { LinkView } from "./plan-types.js";
 import type { Snapshot } from "./snapshot.js";
 
