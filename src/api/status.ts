@@ -1,6 +1,13 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load.js";
 import type { ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
+import {
+  conflictFieldsJson,
+  conflictFieldsShape,
+  runProcessJson,
+  runProcessShape,
+  workerProcessShape,
+} from "../state/record-json.js";
 import { workerProcesses } from "../state/worker-processes.js";
 import { openState } from "./job-session.js";
 import { effectiveOutcome, runDurationMs, runExitCode, succeeded } from "./run-outcome.js";
@@ -21,17 +28,9 @@ const RunJson = z
     durationMs: count.nullable(),
     /** The exit code the run's command ended with as far as the state knows; null while running. */
     exitCode: z.number().int().nullable(),
-    pid: z.number().int().describe("The process that ran it."),
-    host: z
-      .string()
-      .nullable()
-      .describe("The host it ran on (null: journalled before it was kept)."),
-    workerId: z
-      .string()
-      .nullable()
-      .describe(
-        "The worker that ran it: the PostgreSQL worker's id (as in workers), or host:pid:start on SQLite. Pids repeat across hosts and containers; this does not. Null: journalled before it was kept.",
-      ),
+    ...runProcessShape(
+      "The worker that ran it: the PostgreSQL worker's id (as in workers), or host:pid:start on SQLite. Pids repeat across hosts and containers; this does not. Null: journalled before it was kept.",
+    ),
   })
   .strict();
 
@@ -53,32 +52,12 @@ const FailureJson = z
 const ConflictJson = z
   .object({
     id: count,
-    kind,
-    tinypmId: z.string(),
-    targetId: z.string(),
-    field: z.string(),
-    baseValue: jsonValue,
-    tinypmValue: jsonValue,
-    targetValue: jsonValue,
-    createdAt: z.string(),
+    ...conflictFieldsShape(jsonValue),
   })
   .strict();
 
 /** A process working on the state (docs/state.md, Workers). */
-export const WorkerJson = z
-  .object({
-    id: z.string().describe("The worker's id, as the runs it journals name it (workerId)."),
-    host: z.string(),
-    pid: z.number().int(),
-    startedAt: z.string(),
-    heartbeatAt: z.string().describe("Its last heartbeat (SQLite: the moment of reading)."),
-    silentMs: count.describe("Milliseconds since that heartbeat, by the state's clock."),
-    alive: z
-      .boolean()
-      .describe("Heard from within the lease life (30 s); a dead worker holds no job."),
-    jobs: z.array(z.string()).describe("The jobs it holds now."),
-  })
-  .strict();
+export const WorkerJson = z.object(workerProcessShape).strict();
 
 /** The object `status --json` prints. */
 export const StatusJson = z
@@ -121,9 +100,7 @@ export function runJson(r: RunRecord, livePid: number | undefined): RunJson {
     counts: { ...r.counts },
     durationMs: runDurationMs(r),
     exitCode: runExitCode(outcome, r.counts),
-    pid: r.pid,
-    host: r.host ?? null,
-    workerId: r.workerId ?? null,
+    ...runProcessJson(r),
   };
 }
 
@@ -160,17 +137,7 @@ export function jobStatusJson(o: {
       firstSeenAt: f.firstSeenAt,
       lastSeenAt: f.lastSeenAt,
     })),
-    conflicts: o.conflicts.map((c) => ({
-      id: c.id,
-      kind: c.kind,
-      tinypmId: c.tinypmId,
-      targetId: c.targetId,
-      field: c.field,
-      baseValue: c.baseValue,
-      tinypmValue: c.tinypmValue,
-      targetValue: c.targetValue,
-      createdAt: c.createdAt,
-    })),
+    conflicts: o.conflicts.map((c) => ({ id: c.id, ...conflictFieldsJson(c) })),
   };
 }
 

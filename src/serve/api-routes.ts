@@ -2,6 +2,13 @@ import { hostname } from "node:os";
 import { processWorkerId } from "../core/worker-id.js";
 import { z } from "zod";
 import type { ConflictRecord, RunRecord, StateStore } from "../state/store.js";
+import {
+  conflictFieldsJson,
+  conflictFieldsShape,
+  runProcessJson,
+  runProcessShape,
+  workerProcessShape,
+} from "../state/record-json.js";
 import { workerProcesses } from "../state/worker-processes.js";
 import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
 import type { Service } from "./service.js";
@@ -18,17 +25,9 @@ const RunApi = z
     startedAt: z.string(),
     finishedAt: z.string().nullable(),
     counts: z.record(z.string(), z.number()),
-    pid: z.number().int().describe("The process that ran it."),
-    host: z
-      .string()
-      .nullable()
-      .describe("The host it ran on (null: journalled before it was kept)."),
-    workerId: z
-      .string()
-      .nullable()
-      .describe(
-        "The worker that ran it (as in /api/workers): pids repeat across hosts and containers, this does not.",
-      ),
+    ...runProcessShape(
+      "The worker that ran it (as in /api/workers): pids repeat across hosts and containers, this does not.",
+    ),
     triggers: z
       .array(z.enum(["startup", "schedule", "webhook", "manual"]))
       .nullable()
@@ -45,14 +44,7 @@ const ConflictApi = z
   .strictObject({
     id: count,
     job: z.string(),
-    kind: z.enum(["story", "task"]),
-    tinypmId: z.string(),
-    targetId: z.string(),
-    field: z.string(),
-    baseValue: jsonValue,
-    tinypmValue: jsonValue,
-    targetValue: jsonValue,
-    createdAt: z.string(),
+    ...conflictFieldsShape(jsonValue),
   })
   .describe("An open field conflict: resolve it with POST /api/conflicts/{id} {take}.");
 
@@ -84,16 +76,7 @@ const JobApi = z
 
 const WorkerApi = z
   .strictObject({
-    id: z.string().describe("The worker's id, as the runs it journals name it (workerId)."),
-    host: z.string(),
-    pid: z.number().int(),
-    startedAt: z.string(),
-    heartbeatAt: z.string().describe("Its last heartbeat (SQLite: the moment of reading)."),
-    silentMs: count.describe("Milliseconds since that heartbeat, by the state's clock."),
-    alive: z
-      .boolean()
-      .describe("Heard from within the lease life (30 s); a dead worker holds no job."),
-    jobs: z.array(z.string()).describe("The jobs it holds now."),
+    ...workerProcessShape,
     self: z.boolean().describe("This serve process."),
   })
   .describe("A process working on the state (a serve or a sync).");
@@ -126,9 +109,7 @@ function runApi(service: Service, r: RunRecord): RunApi {
     startedAt: r.startedAt,
     finishedAt: r.finishedAt ?? null,
     counts: { ...r.counts },
-    pid: r.pid,
-    host: r.host ?? null,
-    workerId: r.workerId ?? null,
+    ...runProcessJson(r),
     triggers: mine === undefined ? null : [...mine.triggers],
     items: mine?.items === undefined ? null : [...mine.items],
     report: mine?.report === undefined ? null : `/runs/${encodeURIComponent(r.id)}`,
@@ -139,14 +120,7 @@ export function conflictApi(c: ConflictRecord): ConflictApi {
   return {
     id: c.id,
     job: c.job,
-    kind: c.kind,
-    tinypmId: c.tinypmId,
-    targetId: c.targetId,
-    field: c.field,
-    baseValue: c.baseValue,
-    tinypmValue: c.tinypmValue,
-    targetValue: c.targetValue,
-    createdAt: c.createdAt,
+    ...conflictFieldsJson(c),
   };
 }
 
