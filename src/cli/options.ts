@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { UsageError } from "../core/errors.js";
+import type { ReportFormat } from "../report/types.js";
 import type { CliContext } from "./context.js";
 
 /** The config file name looked for in the working directory when neither flag nor env var says. */
@@ -41,6 +42,50 @@ export function reportOptions(cmd: Command): Command {
         .default("text"),
     )
     .option("-o, --out <file>", "write the report to a file instead of stdout");
+}
+
+/** The flags of `configOption`, `reportOptions` and `logOptions`, as commander parses them. */
+export interface JobCommandFlags {
+  config?: string;
+  format: ReportFormat;
+  out?: string;
+  logLevel?: string;
+  logFormat?: "json" | "pretty";
+  verbose?: boolean;
+}
+
+/** The flags of the commands that write (migrate, sync): theirs and `writeRunOptions`'. */
+export interface WriteRunFlags extends JobCommandFlags {
+  dryRun?: boolean;
+  json?: boolean;
+  repairMarkers?: boolean;
+  waitForLimits?: boolean;
+}
+
+/** `--wait-for-limits` and `--repair-markers`: the commands that write (migrate, sync). */
+export function writeRunOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--wait-for-limits",
+      "when a rate limit would hold the run back more than 10 minutes, wait (default: stop with exit 3, naming when to rerun)",
+    )
+    .option(
+      "--repair-markers",
+      "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
+    );
+}
+
+/** What a run of migrate or sync takes from its flags. */
+export function writeRunSwitches(flags: WriteRunFlags): {
+  dryRun: boolean;
+  repairMarkers: boolean;
+  waitForLimits: boolean;
+} {
+  return {
+    dryRun: flags.dryRun === true,
+    repairMarkers: flags.repairMarkers === true,
+    waitForLimits: flags.waitForLimits === true,
+  };
 }
 
 /** Logging flags shared by the job commands. Logs go to stderr; stdout is for reports. */

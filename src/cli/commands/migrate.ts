@@ -1,22 +1,18 @@
-import type { ReportFormat } from "../../report/types.js";
-import { configOption, logOptions, reportOptions } from "../options.js";
+import {
+  configOption,
+  logOptions,
+  reportOptions,
+  writeRunOptions,
+  writeRunSwitches,
+  type WriteRunFlags,
+} from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
-interface MigrateFlags {
-  config?: string;
+interface MigrateFlags extends WriteRunFlags {
   job: string;
-  dryRun?: boolean;
-  json?: boolean;
-  format: ReportFormat;
-  out?: string;
-  logLevel?: string;
-  logFormat?: "json" | "pretty";
-  verbose?: boolean;
-  repairMarkers?: boolean;
-  waitForLimits?: boolean;
 }
 
 /** `migrate`: a resumable one-way copy of the whole project in the job's direction. */
@@ -28,17 +24,11 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     )
     .requiredOption("-j, --job <name>", "the job to run");
   configOption(cmd);
-  cmd
-    .option("--dry-run", "plan only: the same as `plan --migrate`")
-    .option("--json", "print the run summary as one JSON object")
-    .option(
-      "--wait-for-limits",
-      "when a rate limit would hold the run back more than 10 minutes, wait (default: stop with exit 3, naming when to rerun)",
-    )
-    .option(
-      "--repair-markers",
-      "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
-    );
+  writeRunOptions(
+    cmd
+      .option("--dry-run", "plan only: the same as `plan --migrate`")
+      .option("--json", "print the run summary as one JSON object"),
+  );
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: MigrateFlags) => {
     checkJsonAndFormat({ ...flags, formatGiven: cmd.getOptionValueSource("format") === "cli" });
@@ -47,9 +37,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     if (resolved === undefined) return;
     const run = await runConfiguredJob(ctx, session, resolved, {
       mode: "migrate",
-      dryRun: flags.dryRun === true,
-      repairMarkers: flags.repairMarkers === true,
-      waitForLimits: flags.waitForLimits === true,
+      ...writeRunSwitches(flags),
     });
     printRun(ctx, run, {
       json: flags.json,

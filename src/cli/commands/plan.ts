@@ -1,22 +1,15 @@
 import { ExitCode } from "../../core/errors.js";
-import type { ReportFormat } from "../../report/types.js";
-import { configOption, logOptions, reportOptions } from "../options.js";
+import { configOption, logOptions, reportOptions, type JobCommandFlags } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { planExitCode, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
 import { openConfig } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
-interface PlanFlags {
-  config?: string;
+interface PlanFlags extends JobCommandFlags {
   job: string;
-  format: ReportFormat;
-  out?: string;
   migrate?: boolean;
   detailedExitcode?: boolean;
-  logLevel?: string;
-  logFormat?: "json" | "pretty";
-  verbose?: boolean;
 }
 
 /** `plan`: a dry run — what `sync` (or, with --migrate, `migrate`) would do. Writes nothing. */

@@ -1,7 +1,14 @@
 import { InterruptedError, UsageError } from "../../core/errors.js";
-import type { ReportFormat } from "../../report/types.js";
 import type { RunReport } from "../../sync/engine.js";
-import { configOption, logOptions, reportOptions, parseDuration } from "../options.js";
+import {
+  configOption,
+  logOptions,
+  reportOptions,
+  parseDuration,
+  writeRunOptions,
+  writeRunSwitches,
+  type WriteRunFlags,
+} from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
@@ -11,21 +18,11 @@ import { DEFAULT_OUTAGE_POLICY } from "../watch-outages.js";
 import type { CliContext } from "../context.js";
 import type { RegisterCommand } from "./index.js";
 
-interface SyncFlags {
-  config?: string;
+interface SyncFlags extends WriteRunFlags {
   job?: string;
-  dryRun?: boolean;
   full?: boolean;
   watch?: boolean;
   interval: string;
-  json?: boolean;
-  format: ReportFormat;
-  out?: string;
-  logLevel?: string;
-  logFormat?: "json" | "pretty";
-  verbose?: boolean;
-  repairMarkers?: boolean;
-  waitForLimits?: boolean;
 }
 
 /** `sync`: incremental and bidirectional; once, or on a schedule with --watch. */
@@ -45,15 +42,8 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     )
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")
-    .option("--json", "print each run's summary as one JSON object per line")
-    .option(
-      "--wait-for-limits",
-      "when a rate limit would hold the run back more than 10 minutes, wait (default: stop with exit 3, naming when to rerun)",
-    )
-    .option(
-      "--repair-markers",
-      "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
-    );
+    .option("--json", "print each run's summary as one JSON object per line");
+  writeRunOptions(cmd);
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: SyncFlags) => {
     checkJsonAndFormat({ ...flags, formatGiven: cmd.getOptionValueSource("format") === "cli" });
@@ -106,10 +96,8 @@ async function syncJob(
 ): Promise<RunReport> {
   const run = await runConfiguredJob(ctx, session, resolved, {
     mode: "sync",
-    dryRun: flags.dryRun === true,
-    repairMarkers: flags.repairMarkers === true,
+    ...writeRunSwitches(flags),
     fullScan: flags.full === true,
-    waitForLimits: flags.waitForLimits === true,
   });
   printRun(ctx, run, {
     json: flags.json,
