@@ -172,6 +172,59 @@ describe("the Jira sandbox: comments and worklogs", () => {
     expect(r.status).toBe(400);
     expect(r.data).toMatchObject({ errors: { started: expect.any(String) as string } });
   });
+
+  it("gets and deletes a comment and a worklog by id, then answers 404 with Jira's words", async () => {
+    const key = await newIssue();
+    const c = await client.issueComments.addComment({ issueIdOrKey: key, comment: doc("c") });
+    const w = await client.issueWorklogs.addWorklog({
+      issueIdOrKey: key,
+      started: "2026-11-21T09:30:00.000+0000",
+      timeSpentSeconds: 60,
+    });
+    const commentId = c.id ?? "";
+    const worklogId = w.id ?? "";
+    expect(
+      await client.issueComments.getComment({ issueIdOrKey: key, id: commentId }),
+    ).toMatchObject({ id: commentId, body: doc("c") });
+    expect(
+      await client.issueWorklogs.getWorklog({ issueIdOrKey: key, id: worklogId }),
+    ).toMatchObject({ id: worklogId, timeSpentSeconds: 60 });
+    await client.issueComments.deleteComment({ issueIdOrKey: key, id: commentId });
+    await client.issueWorklogs.deleteWorklog({ issueIdOrKey: key, id: worklogId });
+    const noComment = await failure(
+      client.issueComments.getComment({ issueIdOrKey: key, id: commentId }),
+    );
+    expect(noComment.status).toBe(404);
+    expect(JSON.stringify(noComment.data)).toContain(
+      `Can not find a comment for the id: ${commentId}.`,
+    );
+    const noWorklog = await failure(
+      client.issueWorklogs.getWorklog({ issueIdOrKey: key, id: worklogId }),
+    );
+    expect(noWorklog.status).toBe(404);
+    expect(JSON.stringify(noWorklog.data)).toContain(`Cannot find worklog with id: ${worklogId}.`);
+    const page = await client.issueWorklogs.getIssueWorklog({ issueIdOrKey: key });
+    expect(page.total).toBe(0);
+  });
+
+  it("answers 413 past the per-issue worklog cap", async () => {
+    const capped = await startJiraSandbox({ maxWorklogsPerIssue: 1 });
+    try {
+      const c = jiraClient(capped);
+      const { key } = await c.issues.createIssue(story("capped"));
+      const worklog = {
+        issueIdOrKey: key,
+        started: "2026-11-21T09:30:00.000+0000",
+        timeSpentSeconds: 60,
+      };
+      await c.issueWorklogs.addWorklog(worklog);
+      const r = await failure(c.issueWorklogs.addWorklog(worklog));
+      expect(r.status).toBe(413);
+      expect(JSON.stringify(r.data)).toContain("The issue has reached the limit of 1 worklogs.");
+    } finally {
+      await capped.close();
+    }
+  });
 });
 
 describe("the Jira sandbox: fields, priorities, users, project", () => {
