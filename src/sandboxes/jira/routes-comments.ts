@@ -1,29 +1,49 @@
 import type { Version3Models } from "jira.js";
 import { adfProblem, type AdfDocument } from "./adf.js";
 import {
-  JiraHttpError,
   bodyObject,
-  created,
   fieldErrors,
   intParam,
-  noContent,
-  notFound,
   ok,
   type RequestContext,
   type RouteDef,
   issueParam,
 } from "./context.js";
+import {
+  addChild,
+  deleteChild,
+  findChild,
+  getChild,
+  pageWindow,
+  type IssueChildren,
+} from "./issue-children.js";
 import { renderComment, renderWorklog } from "./render.js";
-import type { CommentRecord, IssueRecord, WorklogRecord } from "./store.js";
+import type { CommentRecord, WorklogRecord } from "./store.js";
 
 const API = "/rest/api/3";
 const COMMENT_INVALID = "Comment body is not valid!";
 
-function findComment(ctx: RequestContext, issue: IssueRecord): CommentRecord {
-  const c = issue.comments.find((x) => String(x.id) === ctx.params.id);
-  if (c === undefined) throw notFound(`Can not find a comment for the id: ${ctx.params.id ?? ""}.`);
-  return c;
-}
+const COMMENTS: IssueChildren<CommentRecord> = {
+  plural: "comments",
+  list: (issue) => issue.comments,
+  replace: (issue, records) => {
+    issue.comments = records;
+  },
+  limit: (ctx) => ctx.limits.maxCommentsPerIssue,
+  missing: (id) => `Can not find a comment for the id: ${id}.`,
+  render: (ctx, issue, c) => renderComment(ctx.origin, ctx.store.site, issue, c),
+};
+
+const WORKLOGS: IssueChildren<WorklogRecord> = {
+  plural: "worklogs",
+  list: (issue) => issue.worklogs,
+  replace: (issue, records) => {
+    issue.worklogs = records;
+  },
+  limit: (ctx) => ctx.limits.maxWorklogsPerIssue,
+  missing: (id) => `Cannot find worklog with id: ${id}.`,
+  render: (ctx, issue, w) => renderWorklog(ctx.origin, ctx.store.site, issue, w),
+};
 
 function commentBody(ctx: RequestContext): AdfDocument {
   const body = bodyObject(ctx).body;
@@ -33,8 +53,7 @@ function commentBody(ctx: RequestContext): AdfDocument {
 
 function listComments(ctx: RequestContext) {
   const issue = issueParam(ctx);
-  const startAt = intParam(ctx, "startAt", 0, Number.MAX_SAFE_INTEGER);
-  const maxResults = intParam(ctx, "maxResults", 100, 5000);
+  const { startAt, maxResults } = pageWindow(ctx, 100);
   const sorted =
     ctx.query.get("orderBy") === "-created" ? [...issue.comments].reverse() : issue.comments;
   const page: Version3Models.PageOfComments = {
@@ -51,44 +70,22 @@ function listComments(ctx: RequestContext) {
 function addComment(ctx: RequestContext) {
   const issue = issueParam(ctx);
   const body = commentBody(ctx);
-  if (issue.comments.length >= ctx.limits.maxCommentsPerIssue) {
-    throw new JiraHttpError(413, [
-      `The issue has reached the limit of ${ctx.limits.maxCommentsPerIssue} comments.`,
-    ]);
-  }
-  const now = ctx.store.now();
-  const comment: CommentRecord = {
+  return addChild(ctx, issue, COMMENTS, (now) => ({
     id: ctx.store.nextCommentId(),
     authorId: ctx.user.accountId,
     body,
     created: now,
     updated: now,
-  };
-  issue.comments.push(comment);
-  ctx.store.touch(issue);
-  return created(renderComment(ctx.origin, ctx.store.site, issue, comment));
-}
-
-function getComment(ctx: RequestContext) {
-  const issue = issueParam(ctx);
-  return ok(renderComment(ctx.origin, ctx.store.site, issue, findComment(ctx, issue)));
+  }));
 }
 
 function editComment(ctx: RequestContext) {
   const issue = issueParam(ctx);
-  const comment = findComment(ctx, issue);
+  const comment = findChild(ctx, issue, COMMENTS);
   comment.body = commentBody(ctx);
   comment.updated = ctx.store.now();
   ctx.store.touch(issue);
-  return ok(renderComment(ctx.origin, ctx.store.site, issue, comment));
-}
-
-function deleteComment(ctx: RequestContext) {
-  const issue = issueParam(ctx);
-  const comment = findComment(ctx, issue);
-  issue.comments = issue.comments.filter((c) => c !== comment);
-  ctx.store.touch(issue);
-  return noContent();
+  return ok(COMMENTS.render(ctx, issue, comment));
 }
 
 const STARTED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})([+-])(\d{2})(\d{2})$/;
@@ -136,16 +133,9 @@ function worklogInput(
   return { started, timeSpentSeconds: seconds, comment: body.comment as AdfDocument | undefined };
 }
 
-function findWorklog(ctx: RequestContext, issue: IssueRecord): WorklogRecord {
-  const w = issue.worklogs.find((x) => String(x.id) === ctx.params.id);
-  if (w === undefined) throw notFound(`Cannot find worklog with id: ${ctx.params.id ?? ""}.`);
-  return w;
-}
-
 function listWorklogs(ctx: RequestContext) {
   const issue = issueParam(ctx);
-  const startAt = intParam(ctx, "startAt", 0, Number.MAX_SAFE_INTEGER);
-  const maxResults = intParam(ctx, "maxResults", 5000, 5000);
+  const { startAt, maxResults } = pageWindow(ctx, 5000);
   const after = intParam(ctx, "startedAfter", 0, Number.MAX_SAFE_INTEGER);
   const before = intParam(ctx, "startedBefore", Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   const matching = issue.worklogs.filter((w) => w.started >= after && w.started < before);
@@ -163,43 +153,21 @@ function listWorklogs(ctx: RequestContext) {
 function addWorklog(ctx: RequestContext) {
   const issue = issueParam(ctx);
   const input = worklogInput(ctx);
-  if (issue.worklogs.length >= ctx.limits.maxWorklogsPerIssue) {
-    throw new JiraHttpError(413, [
-      `The issue has reached the limit of ${ctx.limits.maxWorklogsPerIssue} worklogs.`,
-    ]);
-  }
-  const now = ctx.store.now();
-  const worklog: WorklogRecord = {
+  return addChild(ctx, issue, WORKLOGS, (now) => ({
     id: ctx.store.nextWorklogId(),
     authorId: ctx.user.accountId,
     ...input,
     created: now,
     updated: now,
-  };
-  issue.worklogs.push(worklog);
-  ctx.store.touch(issue);
-  return created(renderWorklog(ctx.origin, ctx.store.site, issue, worklog));
-}
-
-function getWorklog(ctx: RequestContext) {
-  const issue = issueParam(ctx);
-  return ok(renderWorklog(ctx.origin, ctx.store.site, issue, findWorklog(ctx, issue)));
+  }));
 }
 
 function editWorklog(ctx: RequestContext) {
   const issue = issueParam(ctx);
-  const worklog = findWorklog(ctx, issue);
+  const worklog = findChild(ctx, issue, WORKLOGS);
   Object.assign(worklog, worklogInput(ctx), { updated: ctx.store.now() });
   ctx.store.touch(issue);
-  return ok(renderWorklog(ctx.origin, ctx.store.site, issue, worklog));
-}
-
-function deleteWorklog(ctx: RequestContext) {
-  const issue = issueParam(ctx);
-  const worklog = findWorklog(ctx, issue);
-  issue.worklogs = issue.worklogs.filter((w) => w !== worklog);
-  ctx.store.touch(issue);
-  return noContent();
+  return ok(WORKLOGS.render(ctx, issue, worklog));
 }
 
 const ISSUE = `${API}/issue/:issueIdOrKey`;
@@ -207,12 +175,12 @@ const ISSUE = `${API}/issue/:issueIdOrKey`;
 export const COMMENT_ROUTES: readonly RouteDef[] = [
   { method: "GET", pattern: `${ISSUE}/comment`, handler: listComments },
   { method: "POST", pattern: `${ISSUE}/comment`, handler: addComment },
-  { method: "GET", pattern: `${ISSUE}/comment/:id`, handler: getComment },
+  { method: "GET", pattern: `${ISSUE}/comment/:id`, handler: getChild(COMMENTS) },
   { method: "PUT", pattern: `${ISSUE}/comment/:id`, handler: editComment },
-  { method: "DELETE", pattern: `${ISSUE}/comment/:id`, handler: deleteComment },
+  { method: "DELETE", pattern: `${ISSUE}/comment/:id`, handler: deleteChild(COMMENTS) },
   { method: "GET", pattern: `${ISSUE}/worklog`, handler: listWorklogs },
   { method: "POST", pattern: `${ISSUE}/worklog`, handler: addWorklog },
-  { method: "GET", pattern: `${ISSUE}/worklog/:id`, handler: getWorklog },
+  { method: "GET", pattern: `${ISSUE}/worklog/:id`, handler: getChild(WORKLOGS) },
   { method: "PUT", pattern: `${ISSUE}/worklog/:id`, handler: editWorklog },
-  { method: "DELETE", pattern: `${ISSUE}/worklog/:id`, handler: deleteWorklog },
+  { method: "DELETE", pattern: `${ISSUE}/worklog/:id`, handler: deleteChild(WORKLOGS) },
 ];
