@@ -5,6 +5,7 @@ import type { IntentDraft } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
+import { answeredOver } from "./answered.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { ensureTargetParent } from "./parent.js";
 import type { CreateAction } from "../plan/plan-types.js";
@@ -202,7 +203,8 @@ export async function finishCreate(
 /**
  * Gives a target-born item its marker the moment it is linked, naming the tinyPM item created
  * from it, so that the link can be rebuilt from the target alone. The block also carries what
- * the target cannot hold natively of the new tinyPM item. Returns the target item as written.
+ * the target cannot hold natively of the new tinyPM item. Returns the target item as the run read
+ * it, with what the marker write changed.
  */
 async function markTargetBorn(
   ctx: EngineContext,
@@ -236,8 +238,8 @@ async function markTargetBorn(
     marker,
     meta: metadata,
   });
-  // Keep the comments and time entries as the run knows them (the update's read-back has them).
-  return { ...written, comments: written.comments, timeEntries: written.timeEntries };
+  // Only the marker and the hidden block come from the answer (see `answeredOver`).
+  return answeredOver(targetItem, written, new Set(["marker", "metadata"]));
 }
 
 /** Adds the comments and native time entries after the item itself. */

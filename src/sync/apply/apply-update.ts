@@ -1,6 +1,7 @@
 import type { TimeEntryDraft, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import { addComment, addTimeEntry } from "./apply-create.js";
 import { call, type EngineContext } from "../context.js";
+import { answeredOver } from "./answered.js";
 import { recordPendingWrites } from "./pending.js";
 import { baseOf } from "../plan/links.js";
 import { hasWrites, type DeleteAction, type UpdateAction } from "../plan/plan-types.js";
@@ -66,12 +67,12 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   }
 
   const tinypmItem: WorkItem = {
-    ...tinypmAfter,
+    ...answeredOver(a.tinypmItem, tinypmAfter, new Set(Object.keys(a.tinypmSet))),
     comments: [...a.tinypmItem.comments, ...a.commentsToTinypm.map((c) => ({ ...c }))],
     timeEntries: [...a.tinypmItem.timeEntries, ...a.timeToTinypm],
   };
   const targetItem: WorkItem = {
-    ...writtenOver(a, targetAfter),
+    ...answeredOver(a.targetItem, targetAfter, targetWrote(a)),
     comments: [...a.targetItem.comments, ...a.commentsToTarget.map((c) => ({ ...c }))],
     timeEntries: [...a.targetItem.timeEntries, ...a.timeToTarget],
   };
@@ -110,25 +111,13 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   }
 }
 
-/**
- * The target item the base is taken from: the fields this update wrote as the service answered
- * them (its own normalisation of what was sent), every other field as the run read it. The write's
- * answer is the whole item as it is now, so it also carries what a person changed on the target
- * between the run's read and this write (GitHub's PATCH takes no If-Match); taking those values
- * into the base would make the next run see them as already synced and drop them for good.
- */
-function writtenOver(a: UpdateAction, answered: WorkItem): WorkItem {
-  if (answered === a.targetItem) return answered;
+/** What an update wrote on the target: its fields, the hidden block and the marker. */
+function targetWrote(a: UpdateAction): Set<string> {
   const wrote = new Set<string>(Object.keys(a.targetSet));
   if (wrote.has("description")) wrote.add("richDescription");
   if (a.targetMetadata !== undefined) wrote.add("metadata");
   if (a.targetMarker !== undefined) wrote.add("marker");
-  const item: Record<string, unknown> = { ...a.targetItem };
-  const after = answered as unknown as Record<string, unknown>;
-  for (const key of wrote) item[key] = after[key];
-  item.updatedAt = answered.updatedAt;
-  item.url = answered.url ?? a.targetItem.url;
-  return item as unknown as WorkItem;
+  return wrote;
 }
 
 /** Keeps a copy of the block the target item now holds (the state stands in if it is lost). */
