@@ -13,6 +13,7 @@ import {
   ACTIONS,
   durationLabel,
   extrasLabel,
+  keptLabel,
   itemLinks,
   itemPlaces,
   plural,
@@ -175,6 +176,8 @@ function details(item: ReportItem, target: string, verb: string): string {
       `<table class="changes"><thead><tr><th>Field</th><th>Old</th><th>New</th><th>Written to</th></tr></thead><tbody>${rows.join("")}</tbody></table>`,
     );
   }
+  const kept = keptLabel(item, target);
+  if (kept !== "") parts.push(`<div class="kept">${h(kept)}</div>`);
   if (item.conflicts.length > 0) {
     const rows = item.conflicts.map(
       (c) =>

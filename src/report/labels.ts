@@ -82,6 +82,15 @@ export function resolutionLabel(resolution: ReportConflict["resolution"], target
   }
 }
 
+/**
+ * `kept on GitHub: title, labels` (a person's edits a one-way `migrate` left on the target), or
+ * `""` when there are none.
+ */
+export function keptLabel(item: ReportItem, target: string): string {
+  const kept = item.kept ?? [];
+  return kept.length === 0 ? "" : `kept on ${target}: ${kept.join(", ")}`;
+}
+
 /** `2 comments, 1 time entry`, or `""` when there are none. */
 export function extrasLabel(item: ReportItem): string {
   const parts: string[] = [];

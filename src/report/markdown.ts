@@ -11,6 +11,7 @@ import {
   ACTIONS,
   durationLabel,
   extrasLabel,
+  keptLabel,
   itemLinks,
   itemPlaces,
   reportTitle,
@@ -158,6 +159,8 @@ function entry(item: ReportItem, target: string, verb: string): string[] {
     );
   if (item.error !== undefined)
     lines.push(`  - Error ${md(item.error.code)}: ${md(item.error.message)}`);
+  const kept = keptLabel(item, target);
+  if (kept !== "") lines.push(`  - ${md(kept[0]?.toUpperCase() ?? "")}${md(kept.slice(1))}`);
   const descriptions = item.descriptions ?? [];
   if (item.changes.length === 0 && item.conflicts.length === 0 && descriptions.length === 0)
     return lines;

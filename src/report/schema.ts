@@ -135,6 +135,12 @@ export const reportItemSchema = z
       .array(description)
       .optional()
       .describe("Descriptions written or parked: word diff and rich-content line."),
+    kept: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "migrate of a two-way job: fields a person changed on the target, left as they are (a later sync carries them to tinyPM).",
+      ),
     comments: count.describe("Comments copied (or to copy)."),
     timeEntries: count.describe("Time entries copied (or to copy)."),
     reason: z.string().optional().describe("Why nothing is done (skips), or how (adopt, delete)."),

@@ -9,6 +9,7 @@ import {
   extrasLabel,
   itemLinks,
   itemPlaces,
+  keptLabel,
   plural,
   reportTitle,
   resolutionLabel,
@@ -125,6 +126,8 @@ function itemLines(item: ReportItem, indent: string, ctx: Ctx): string[] {
     lines.push(
       `${sub}${safe(c.field)} ${p.dim(`→ ${sideLabel(c.toSide, target)}`)}: ${p.red(show(c.from))} → ${p.green(show(c.to))}`,
     );
+  const kept = keptLabel(item, target);
+  if (kept !== "") lines.push(`${sub}${p.cyan(safe(kept))}`);
   for (const c of item.conflicts)
     lines.push(
       `${sub}${p.magenta(`${safe(c.field)} conflict`)}: base ${show(c.base)} · tinyPM ${show(c.tinypm)} · ${target} ${show(c.target)} → ${resolutionLabel(c.resolution, target)}`,

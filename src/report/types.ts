@@ -95,6 +95,11 @@ export interface ReportItem {
   readonly conflicts: readonly ReportConflict[];
   /** Every description written or parked, with a word diff and the rich-content line. */
   readonly descriptions?: readonly ReportDescription[] | undefined;
+  /**
+   * `migrate` of a two-way job: fields a person changed on the target that the run leaves as they
+   * are (`kept on GitHub: title`); a later `sync` carries them to tinyPM.
+   */
+  readonly kept?: readonly string[] | undefined;
   /** Comments and time entries copied (or to copy). */
   readonly comments: number;
   readonly timeEntries: number;

@@ -57,7 +57,12 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const dry = o.dryRun === true;
   const job: PlanJob =
     o.mode === "migrate"
-      ? { ...o.job, direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target" }
+      ? {
+          ...o.job,
+          direction: o.job.direction === "to-tinypm" ? "to-tinypm" : "to-target",
+          // A one-way copy of a two-way job: a person's edit on the target is kept for `sync`.
+          keepTargetEdits: o.job.direction === "both",
+        }
       : o.job;
   // A real run holds the job's lease: no other process (a PostgreSQL state shared by several
   // workers) runs the job meanwhile. A dry run writes nothing, so it holds nothing.

@@ -10,7 +10,7 @@ import {
 } from "../report/types.js";
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
-import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
+import { hasWrites, type PlanAction, type DescriptionNote } from "./plan/plan-types.js";
 import { visible } from "./plan/plan-description.js";
 import { userKey } from "./plan/snapshot.js";
 import {
@@ -87,6 +87,9 @@ interface ItemInput {
   readonly claimed: ReadonlyMap<string, string>;
 }
 
+/** Why a `migrate` rerun leaves an item as it is: a person's edits on the target, for `sync`. */
+export const KEPT_REASON = "edited on the target: a two-way sync carries it to tinyPM";
+
 /** How a report says that another job sharing the target imports an item. */
 export const claimedReason = (job: string): string => `imported by job ${job}`;
 
@@ -131,9 +134,16 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
         action.changes.length + action.commentsToTarget.length + action.commentsToTinypm.length;
       const error = failures.get(`${action.kind}:${action.title}`);
       const links = pairLinks(action.tinypmItem, action.targetItem);
+      const kept = action.keptOnTarget ?? [];
       return {
         ...base,
-        action: error ? "failed" : parked && writes === 0 ? "conflict" : "update",
+        action: error
+          ? "failed"
+          : parked && writes === 0
+            ? "conflict"
+            : kept.length > 0 && !hasWrites(action)
+              ? "skip"
+              : "update",
         tinypmId: action.link.tinypmId,
         targetId: action.link.targetId,
         ...(links !== undefined && { links }),
@@ -154,6 +164,9 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
           action.descriptions.length > 0 && {
             descriptions: action.descriptions.map(reportDescription),
           }),
+        ...(kept.length > 0 && { kept: [...kept] }),
+        // Nothing written, only a person's edits left on the target: listed, with why.
+        ...(kept.length > 0 && !hasWrites(action) && { reason: KEPT_REASON }),
         comments: action.commentsToTarget.length + action.commentsToTinypm.length,
         timeEntries: action.timeToTarget.length + action.timeToTinypm.length,
         error,

@@ -69,7 +69,10 @@ export async function prepareCreate(
 }
 
 /** Builds the draft of a create (with its parent on the other side) and its intent. */
-export async function draftCreate(ctx: EngineContext, action: CreateAction): Promise<DraftedCreate> {
+export async function draftCreate(
+  ctx: EngineContext,
+  action: CreateAction,
+): Promise<DraftedCreate> {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
   const draft: WorkItemDraft = {

@@ -4,6 +4,7 @@ import { call, type EngineContext } from "../context.js";
 import { answeredOver } from "./answered.js";
 import { recordPendingWrites } from "./pending.js";
 import { baseOf } from "../plan/links.js";
+import { keepTargetTime } from "./kept-on-target.js";
 import { hasWrites, type DeleteAction, type UpdateAction } from "../plan/plan-types.js";
 import type { Snapshot } from "../plan/snapshot.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
@@ -77,9 +78,17 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     timeEntries: [...a.targetItem.timeEntries, ...a.timeToTarget],
   };
   const parkedAll = a.conflicts.filter((c) => c.resolution === "parked");
-  const parked = parkedAll.filter((c) => c.units === undefined).map((c) => c.field);
+  // Fields kept on the target by a one-way `migrate` keep their base like parked ones.
+  const parked = [
+    ...parkedAll.filter((c) => c.units === undefined).map((c) => c.field),
+    ...(a.keptOnTarget ?? []),
+  ];
   const inUnits = parkedAll.filter((c) => c.units !== undefined).map((c) => c.field);
-  const g = keepBase(targetSnapshot(ctx.mapping, targetItem), a.link.baseTarget, parked);
+  const g = keepTargetTime(
+    keepBase(targetSnapshot(ctx.mapping, targetItem), a.link.baseTarget, parked),
+    a.link.baseTarget,
+    a.timeKeptOnTarget ?? [],
+  );
   // A description written but for its parked units: tinyPM's base is what the target now holds,
   // so the next sync neither sends the written units again nor forgets the parked ones.
   const t = writtenBase(
@@ -171,7 +180,8 @@ async function recordConflicts(ctx: EngineContext, a: UpdateAction): Promise<voi
         tinypmValue: c.tinypm ?? null,
         targetValue: c.target ?? null,
       });
-    } else {
+    } else if (a.keptOnTarget?.includes(c.field) !== true) {
+      // (A decision for the target that a one-way run kept there is applied by a later sync.)
       for (const r of open)
         if (r.field === c.field && r.status === "resolved")
           await ctx.state.markConflictApplied(r.id);

@@ -349,3 +349,65 @@ describe("mergePair, comments and time entries as sets", () => {
     expect(r.timeToTinypm).toEqual(toTinypm);
   });
 });
+
+describe("mergePair, a one-way migrate of a two-way job (keepTargetEdits)", () => {
+  const run = (o: {
+    base: string;
+    tinypm: string;
+    target: string;
+    policy?: ConflictPolicy;
+    gtime?: Record<string, number>;
+  }): ReturnType<typeof mergePair> =>
+    mergePair({
+      fieldNames: FIELDS,
+      tinypm: snap(o.tinypm),
+      target: snap(o.target, { time: o.gtime ?? {}, comments: ["new on target"] }),
+      baseTinypm: snap(o.base),
+      baseTarget: snap(o.base),
+      direction: "to-target",
+      policy: o.policy ?? "manual",
+      keepTargetEdits: true,
+    });
+
+  it("keeps a target-only edit on the target, writing nothing to tinyPM", () => {
+    const m = run({ base: "a", tinypm: "a", target: "b", gtime: { "u 2026-01-01": 2 } });
+    expect(m.toTinypm).toEqual([]);
+    expect(m.toTarget).toEqual([]);
+    expect(m.keptOnTarget).toEqual(["title"]);
+    expect(m.timeKeptOnTarget).toEqual(["u 2026-01-01"]);
+    expect(m.commentsToTinypm).toEqual([]);
+    expect(m.timeToTinypm).toEqual([]);
+  });
+
+  it("still carries a tinyPM-only change to the target", () => {
+    const m = run({ base: "a", tinypm: "b", target: "a" });
+    expect(m.toTarget).toEqual(["title"]);
+    expect(m.keptOnTarget).toEqual([]);
+  });
+
+  it.each([
+    ["manual", "parked", []],
+    ["tinypm", "tinypm", []],
+    ["target", "target", ["title"]],
+  ] as const)("decides a conflict by the policy (%s) as sync does", (policy, resolution, kept) => {
+    const m = run({ base: "a", tinypm: "b", target: "c", policy });
+    expect(m.conflicts.map((c) => c.resolution)).toEqual([resolution]);
+    expect(m.toTarget).toEqual(resolution === "tinypm" ? ["title"] : []);
+    expect(m.toTinypm).toEqual([]);
+    expect(m.keptOnTarget).toEqual(kept);
+  });
+
+  it("without keepTargetEdits, a one-way run lets tinyPM win every conflict", () => {
+    const m = mergePair({
+      fieldNames: FIELDS,
+      tinypm: snap("b"),
+      target: snap("c"),
+      baseTinypm: snap("a"),
+      baseTarget: snap("a"),
+      direction: "to-target",
+      policy: "manual",
+    });
+    expect(m.conflicts.map((c) => c.resolution)).toEqual(["tinypm"]);
+    expect(m.keptOnTarget).toBeUndefined();
+  });
+});

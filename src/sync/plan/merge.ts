@@ -36,6 +36,12 @@ export interface MergeInput {
   readonly resolved?: Readonly<Partial<Record<WorkItemFieldName, Side>>> | undefined;
   /** Which side changed last, for the `newest` policy. */
   readonly newest?: Side | undefined;
+  /**
+   * A one-way run to the target (`migrate`) of a job that syncs both ways: pairs merge as a sync
+   * would (conflicts by the policy), but nothing is written to tinyPM; what would flow there is
+   * kept on the target (`keptOnTarget`) with its base, so that a later `sync` still carries it.
+   */
+  readonly keepTargetEdits?: boolean | undefined;
 }
 
 export interface MergeResult {
@@ -48,6 +54,13 @@ export interface MergeResult {
   readonly commentsToTinypm: readonly string[];
   readonly timeToTarget: readonly string[];
   readonly timeToTinypm: readonly string[];
+  /**
+   * With `keepTargetEdits`: fields a person changed on the target (or that won a conflict there)
+   * that the run leaves as they are, their base kept so that a later sync carries them to tinyPM.
+   */
+  readonly keptOnTarget?: readonly WorkItemFieldName[] | undefined;
+  /** The same for time entries (keys) the target gained. */
+  readonly timeKeptOnTarget?: readonly string[] | undefined;
 }
 
 /**
@@ -58,6 +71,17 @@ export interface MergeResult {
  * brought back.
  */
 export function mergePair(input: MergeInput): MergeResult {
+  if (input.keepTargetEdits === true && input.direction === "to-target") {
+    const both = mergePair({ ...input, direction: "both", keepTargetEdits: false });
+    return {
+      ...both,
+      toTinypm: [],
+      commentsToTinypm: [],
+      timeToTinypm: [],
+      keptOnTarget: both.toTinypm,
+      timeKeptOnTarget: both.timeToTinypm,
+    };
+  }
   const toTarget: WorkItemFieldName[] = [];
   const toTinypm: WorkItemFieldName[] = [];
   const conflicts: FieldConflict[] = [];

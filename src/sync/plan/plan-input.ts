@@ -20,6 +20,11 @@ export interface PlanJob {
   readonly importFrom?: readonly string[] | undefined;
   /** A description edit that cannot be placed without losing rich content. @default "merge" */
   readonly richText?: RichTextPolicy | undefined;
+  /**
+   * `migrate` of a job that syncs both ways (its direction forced to `to-target`): a target
+   * field a person changed is kept there, not absorbed into the base (see `MergeInput`).
+   */
+  readonly keepTargetEdits?: boolean | undefined;
 }
 
 export type RichTextPolicy = "merge" | "overwrite" | "keep-target";

@@ -101,6 +101,13 @@ export interface UpdateAction {
   readonly commentsToTinypm: readonly CommentDraft[];
   readonly timeToTarget: readonly TimeEntryDraft[];
   readonly timeToTinypm: readonly TimeEntryDraft[];
+  /**
+   * `migrate` of a two-way job: fields a person changed on the target (or that won a conflict
+   * there) left as they are and not taken into the base, so that a later `sync` carries them.
+   */
+  readonly keptOnTarget?: readonly WorkItemFieldName[] | undefined;
+  /** The same for time entries (keys) the target gained. */
+  readonly timeKeptOnTarget?: readonly string[] | undefined;
 }
 
 export interface AdoptAction {

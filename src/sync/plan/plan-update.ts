@@ -37,12 +37,14 @@ export function planUpdate(input: PlanUpdateInput): UpdateAction {
   // for them (and is not agreed either way: left out of the marker).
   const parkedAll = p.merge.conflicts.filter((c) => c.resolution === "parked");
   const parked = parkedAll.filter((c) => c.units === undefined).map((c) => c.field);
+  // Fields kept on the target (a one-way `migrate` of a two-way job) keep the target's value too.
+  const kept = p.merge.keptOnTarget ?? [];
   const targetTime = p.mapping.timeEntriesToTinypm(p.targetItem);
   const timeToTinypm = targetTime.filter((e) => p.merge.timeToTinypm.includes(timeEntryKey(e)));
   const merged: WorkItem = {
     ...p.item,
     ...(tinypmSet as Partial<WorkItemFields>),
-    ...pick(fromTarget, parked),
+    ...pick(fromTarget, [...parked, ...kept]),
     timeEntries: mergeTime(p.item, timeToTinypm),
   };
   const timeSelected0 = p.merge.toTinypm.length + p.merge.toTarget.length;
@@ -83,6 +85,10 @@ export function planUpdate(input: PlanUpdateInput): UpdateAction {
       .filter((c) => p.merge.commentsToTinypm.includes(commentKey(c))),
     timeToTarget: p.mapping.timeEntriesToTarget({ ...p.item, timeEntries: timeSelected }),
     timeToTinypm,
+    ...(kept.length > 0 && { keptOnTarget: kept }),
+    ...((p.merge.timeKeptOnTarget?.length ?? 0) > 0 && {
+      timeKeptOnTarget: p.merge.timeKeptOnTarget,
+    }),
   };
 }
 
@@ -129,6 +135,11 @@ function targetWrites(
   const timeMoves = p.merge.timeToTinypm.length > 0 || p.merge.timeToTarget.length > 0;
   const needed = p.merge.toTarget.length > 0 || timeMoves;
   const resolvedForTarget = p.merge.conflicts.some((c) => c.resolution === "tinypm");
+  // A field kept on the target is agreed at tinyPM's value (its base); one that won a conflict
+  // there is not agreed at all.
+  const kept = p.merge.keptOnTarget ?? [];
+  const inConflict = new Set(p.merge.conflicts.map((c) => c.field));
+  const keptAlone = kept.filter((f) => !inConflict.has(f));
   const wanted = jobMarker({
     job: p.job,
     mapping: p.mapping,
@@ -136,8 +147,8 @@ function targetWrites(
     origin: p.link.origin,
     originId: p.link.origin === "tinypm" ? p.link.tinypmId : p.link.targetId,
     tinypmId: p.link.tinypmId,
-    agreed: tinypmSnapshot(p.mapping, merged),
-    leaveOut: parked,
+    agreed: tinypmSnapshot(p.mapping, { ...merged, ...pick(p.item, keptAlone) }),
+    leaveOut: [...parked, ...kept.filter((f) => inConflict.has(f))],
   });
   const written = needed || resolvedForTarget || fieldFlows > 0 || p.repairMarker === true;
   const stale = p.markerMissing === true || markerStale(p.targetItem.marker, wanted);

@@ -228,6 +228,7 @@ function pairAction(
     policy: input.job.conflicts,
     resolved: input.resolved?.get(byKey(item.kind, item.id)),
     newest: newestSide(link, targetItem, input.now),
+    keepTargetEdits: input.job.keepTargetEdits,
   });
   const nothing =
     merge.toTarget.length + merge.toTinypm.length + merge.conflicts.length === 0 &&
