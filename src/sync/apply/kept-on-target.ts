@@ -7,11 +7,11 @@ import type { Snapshot } from "../plan/snapshot.js";
  */
 export function keepTargetTime(now: Snapshot, base: Snapshot, keys: readonly string[]): Snapshot {
   if (keys.length === 0) return now;
-  const entries: Record<string, number> = { ...now.timeEntries };
+  const kept = new Set(keys);
+  const entries = Object.entries(now.timeEntries).filter(([key]) => !kept.has(key));
   for (const key of keys) {
     const was = base.timeEntries[key];
-    if (was === undefined) delete entries[key];
-    else entries[key] = was;
+    if (was !== undefined) entries.push([key, was]);
   }
-  return { ...now, timeEntries: entries };
+  return { ...now, timeEntries: Object.fromEntries(entries) };
 }
