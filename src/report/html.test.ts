@@ -51,6 +51,10 @@ describe("renderHtml", () => {
     );
   });
 
+  it("names the fields a migrate rerun kept on the target", () => {
+    expect(renderHtml(planReport())).toContain('<div class="kept">kept on GitHub: status</div>');
+  });
+
   it("links items to tinyPM and the target, and lists what a create writes", () => {
     const html = renderHtml(planReport());
     expect(html).toContain(

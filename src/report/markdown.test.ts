@@ -41,6 +41,7 @@ describe("renderMarkdown", () => {
         | assignees | — | "bob" | tinyPM |
 
       - Story **Search** — tinyPM #<ZWSP>15 ⇄ GitHub #<ZWSP>35 · 2 time entries
+        - Kept on GitHub: status
 
         | Field | Old | New | Written to |
         | --- | --- | --- | --- |

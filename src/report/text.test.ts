@@ -29,6 +29,7 @@ describe("renderText", () => {
             error [payload_invalid]: GitHub refused the issue: title is too long (256)
       ~ update   story "Search"  tinyPM #15 ⇄ GitHub #35 · 2 time entries
             description → GitHub: "Find items." → "Find items by name or tag, fast, even in archived projects…
+            kept on GitHub: status
             priority conflict: base 2 · tinyPM 1 · GitHub 3 → tinyPM wins
             description → GitHub, word diff:
               Find items{+ by name or tag, fast, even in archived projects+}.
