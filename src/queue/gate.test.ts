@@ -144,7 +144,10 @@ describe("createGate", () => {
     };
     await gate.request(write);
     const waiting = gate.request(write);
-    await new Promise((r) => setTimeout(r, 20));
+    // Until the second write is waiting (a loaded machine may take longer than any fixed sleep).
+    const deadline = Date.now() + 30_000;
+    while (events.at(-1)?.type !== "wait_start" && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
     expect(events.at(-1)).toMatchObject({ type: "wait_start", reason: "hour" });
     const before = Date.now();
     controller.abort(new Error("SIGINT"));
