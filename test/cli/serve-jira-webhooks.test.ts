@@ -5,7 +5,8 @@ import type { ServerStats } from "../../src/server-kit/stats.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { jiraSignature } from "../../src/serve/webhook-jira.js";
-import { closedPort, tempDir, writeConfig } from "./fixtures.js";
+import { startWebhookRelay, type WebhookRelay } from "../support/webhook-relay.js";
+import { tempDir, writeConfig } from "./fixtures.js";
 import {
   editConfig,
   eventually,
@@ -85,8 +86,11 @@ async function settle(): Promise<void> {
   }, "the runs asked for by the deliveries");
 }
 
+let relay: WebhookRelay;
+
 beforeAll(async () => {
-  const port = await closedPort();
+  // The sandbox delivers to a relay, told serve's URL once serve listens (on port 0).
+  relay = await startWebhookRelay();
   tinypm = await startReferenceServer({
     generate: `stories=${STORIES},tasks=1,comments=0`,
     seed: 11,
@@ -95,7 +99,7 @@ beforeAll(async () => {
   jira = await startJiraSandbox({
     rateLimits: "off",
     webhook: {
-      url: `http://127.0.0.1:${port}/webhooks/jira`,
+      url: `${relay.url}/webhooks/jira`,
       secret: SECRET,
       retryDelaysMs: [200, 400, 800, 1600, 3200],
     },
@@ -107,17 +111,14 @@ beforeAll(async () => {
       .filter((j) => j.name === "jr")
       .map((j) => ({ ...j, schedule: { every: "1h" } }));
   });
-  served = await startServe(
-    config,
-    {
-      TINYPM_TOKEN: tinypm.token,
-      GITHUB_TOKEN: github.token,
-      JIRA_EMAIL: jira.email,
-      JIRA_TOKEN: jira.token,
-      JIRA_HOOK_SECRET: SECRET,
-    },
-    ["--port", String(port)],
-  );
+  served = await startServe(config, {
+    TINYPM_TOKEN: tinypm.token,
+    GITHUB_TOKEN: github.token,
+    JIRA_EMAIL: jira.email,
+    JIRA_TOKEN: jira.token,
+    JIRA_HOOK_SECRET: SECRET,
+  });
+  relay.forwardTo(served.url);
   await eventually(async () => {
     const r = await runs();
     return r.at(-1)?.outcome === "ok" ? true : undefined;
@@ -127,7 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   served.proc.kill("SIGTERM");
   await served.proc.done;
-  await Promise.allSettled([tinypm.close(), jira.close(), github.close()]);
+  await Promise.allSettled([tinypm.close(), jira.close(), github.close(), relay.close()]);
   tmp.cleanup();
 });
 

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
-import { closedPort, tempDir, writeConfig } from "./fixtures.js";
+import { startWebhookRelay, type WebhookRelay } from "../support/webhook-relay.js";
+import { tempDir, writeConfig } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
 
 // Two Jira sites signing their deliveries with one secret, each registered for worklog events
@@ -103,10 +104,13 @@ async function idle(): Promise<void> {
   }, "both jobs idle");
 }
 
+let relay: WebhookRelay;
+
 beforeAll(async () => {
-  const port = await closedPort();
+  // The sandboxes deliver to a relay, told serve's URL once serve listens (on port 0).
+  relay = await startWebhookRelay();
   const webhook = {
-    url: `http://127.0.0.1:${port}/webhooks/jira`,
+    url: `${relay.url}/webhooks/jira`,
     secret: SECRET,
     events: WORKLOG_EVENTS,
     retryDelaysMs: [200, 400, 800, 1600, 3200],
@@ -147,8 +151,9 @@ beforeAll(async () => {
       OPS_TOKEN: ops.token,
       JIRA_HOOK_SECRET: SECRET,
     },
-    ["--port", String(port), "--debounce", "0"],
+    ["--debounce", "0"],
   );
+  relay.forwardTo(served.url);
   for (const job of ["ja", "jb"])
     await eventually(async () => {
       const r = await runs(job);
@@ -159,7 +164,13 @@ beforeAll(async () => {
 afterAll(async () => {
   served.proc.kill("SIGTERM");
   await served.proc.done;
-  await Promise.allSettled([tinypm.close(), widgets.close(), ops.close(), github.close()]);
+  await Promise.allSettled([
+    tinypm.close(),
+    widgets.close(),
+    ops.close(),
+    github.close(),
+    relay.close(),
+  ]);
   tmp.cleanup();
 });
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox } from "../../src/sandboxes/jira/index.js";
-import { closedPort, tempDir, writeConfig } from "./fixtures.js";
+import { startWebhookRelay, type WebhookRelay } from "../support/webhook-relay.js";
+import { tempDir, writeConfig } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe, type Served } from "./serve-support.js";
 
 const SECRET = `hook-${randomUUID()}`;
@@ -15,15 +16,17 @@ let github: GithubSandbox;
 let served: Served;
 const tmp = tempDir();
 const closeJira: (() => Promise<void>)[] = [];
+let relay: WebhookRelay;
 
 beforeAll(async () => {
-  // The sandbox must know serve's URL and serve the sandbox's: serve takes a port chosen first.
-  const port = await closedPort();
+  // The sandbox must know serve's URL and serve the sandbox's: the sandbox delivers to a relay,
+  // told serve's URL once serve listens (on port 0).
+  relay = await startWebhookRelay();
   tinypm = await startReferenceServer({ generate: "stories=2,tasks=1,comments=0", seed: 5 });
   github = await startGithubSandbox({
     rateLimits: "off",
     webhook: {
-      url: `http://127.0.0.1:${port}/webhooks/github`,
+      url: `${relay.url}/webhooks/github`,
       secret: SECRET,
       retryDelaysMs: [200, 400, 800, 1600],
     },
@@ -37,23 +40,25 @@ beforeAll(async () => {
       .filter((j) => j.name === "gh")
       .map((j) => ({ ...j, schedule: { every: "1h" } }));
   });
-  const proc = await startServe(
-    config,
-    {
-      TINYPM_TOKEN: tinypm.token,
-      GITHUB_TOKEN: github.token,
-      JIRA_EMAIL: jira.email,
-      JIRA_TOKEN: jira.token,
-      GH_HOOK_SECRET: SECRET,
-    },
-    ["--port", String(port)],
-  );
+  const proc = await startServe(config, {
+    TINYPM_TOKEN: tinypm.token,
+    GITHUB_TOKEN: github.token,
+    JIRA_EMAIL: jira.email,
+    JIRA_TOKEN: jira.token,
+    GH_HOOK_SECRET: SECRET,
+  });
+  relay.forwardTo(proc.url);
   served = proc;
 });
 afterAll(async () => {
   served.proc.kill("SIGTERM");
   await served.proc.done;
-  await Promise.allSettled([tinypm.close(), github.close(), ...closeJira.map((f) => f())]);
+  await Promise.allSettled([
+    tinypm.close(),
+    github.close(),
+    relay.close(),
+    ...closeJira.map((f) => f()),
+  ]);
   tmp.cleanup();
 });
 
