@@ -16,14 +16,27 @@ afterAll(async () => {
 });
 
 const tinypm = async (port = 0): Promise<ReferenceServer> => {
-  const s = await startReferenceServer({
-    generate: "stories=2,tasks=0,comments=0",
-    seed: 3,
-    token: servers.env.TINYPM_TOKEN,
-    port,
-  });
-  extra.push(s);
-  return s;
+  const start = () =>
+    startReferenceServer({
+      generate: "stories=2,tasks=0,comments=0",
+      seed: 3,
+      token: servers.env.TINYPM_TOKEN,
+      port,
+    });
+  // Back on the port it had: while it was down, the port may have been lent for a moment to
+  // another process's outgoing connection on this busy machine. Try again until it is free.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const s = await start();
+      extra.push(s);
+      return s;
+    } catch (error) {
+      const inUse = (error as { code?: unknown }).code === "EADDRINUSE";
+      if (!inUse || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 };
 
 const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
