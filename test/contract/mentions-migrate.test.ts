@@ -17,6 +17,7 @@ import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/gith
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
+import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 import { runJob, type RunMode } from "../../src/sync/engine.js";
 
 const J = "\u2060";
@@ -65,25 +66,7 @@ afterAll(async () => {
 });
 
 function connection(kind: "jira" | "github"): TargetConnection {
-  return kind === "jira"
-    ? {
-        type: "jira",
-        emailEnv: "JIRA_EMAIL",
-        tokenEnv: "JIRA_TOKEN",
-        baseUrl: jira.url,
-        project: jira.projectKey,
-        email: jira.email,
-        token: jira.token,
-      }
-    : {
-        type: "github",
-        tokenEnv: "GITHUB_TOKEN",
-        importApi: false,
-        baseUrl: github.url,
-        owner: github.owner,
-        repo: github.repo,
-        token: github.token,
-      };
+  return kind === "jira" ? jiraSandboxConnection(jira) : githubSandboxConnection(github);
 }
 
 async function run(kind: "jira" | "github", mode: RunMode, state: StateStore) {

@@ -18,6 +18,7 @@ import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/gith
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openStateStore } from "../../src/state/sqlite-store.js";
+import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 import { runJob, type RunReport } from "../../src/sync/engine.js";
 
 // tinyPM (generated): alice, bob, carol, dave, erin, frank (inactive), all <login>@example.com.
@@ -63,25 +64,7 @@ afterAll(async () => {
 });
 
 function connection(kind: "jira" | "github"): TargetConnection {
-  return kind === "jira"
-    ? {
-        type: "jira",
-        emailEnv: "JIRA_EMAIL",
-        tokenEnv: "JIRA_TOKEN",
-        baseUrl: jira.url,
-        project: jira.projectKey,
-        email: jira.email,
-        token: jira.token,
-      }
-    : {
-        type: "github",
-        tokenEnv: "GITHUB_TOKEN",
-        importApi: false,
-        baseUrl: github.url,
-        owner: github.owner,
-        repo: github.repo,
-        token: github.token,
-      };
+  return kind === "jira" ? jiraSandboxConnection(jira) : githubSandboxConnection(github);
 }
 
 async function migrate(

@@ -14,6 +14,7 @@ import { openSqliteState } from "../../src/state/sqlite-state.js";
 import type { StateStore } from "../../src/state/store.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
+import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 
 const MAPPINGS = { github: "mappings/github.yaml", jira: "mappings/jira.yaml" } as const;
 
@@ -62,24 +63,8 @@ export async function startWorld(o: {
   const statePath = join(mkdtempSync(join(tmpdir(), "tps-world-")), "state.db");
   const connection = (): TargetConnection =>
     target.kind === "github"
-      ? {
-          type: "github",
-          tokenEnv: "GITHUB_TOKEN",
-          importApi: false,
-          baseUrl: target.server.url,
-          owner: target.server.owner,
-          repo: target.server.repo,
-          token: target.server.token,
-        }
-      : {
-          type: "jira",
-          emailEnv: "JIRA_EMAIL",
-          tokenEnv: "JIRA_TOKEN",
-          baseUrl: target.server.url,
-          project: target.server.projectKey,
-          email: target.server.email,
-          token: target.server.token,
-        };
+      ? githubSandboxConnection(target.server)
+      : jiraSandboxConnection(target.server);
   const world: World = {
     tinypm,
     target,
