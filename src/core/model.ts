@@ -154,6 +154,13 @@ export interface Marker {
    * so that a lost state's bases can be rebuilt field by field. Digests, never values.
    */
   readonly base?: Readonly<Record<string, string>> | undefined;
+  /**
+   * v2: digests of what the target held (tinyPM terms) as of the tool's last write, only for the
+   * fields where that differs from `base` — a value the target chose itself (Jira's default
+   * priority) or normalised — so that a rebuilt link's target base is the one the state held.
+   * Markers without it are read as "the target held `base`".
+   */
+  readonly target?: Readonly<Record<string, string>> | undefined;
 }
 
 /**

@@ -256,10 +256,9 @@ interface PlanJson {
 
 /**
  * What a single clean worker would still change from the final inputs: a `plan --format json`
- * on a fresh state (every link rebuilt from the markers) must create, delete and conflict
- * nothing, and change nothing but one known artefact of the rebuild: Jira gives an issue sent
- * without a priority its default (Medium, tinyPM COULD_HAVE), and a link rebuilt from the marker
- * takes that for an edit made on Jira (the marker's digests hold the tinyPM values only).
+ * on a fresh state (every link rebuilt from the markers) must create, delete, conflict and change
+ * nothing — a value the target chose itself (Jira's default priority for an issue sent without
+ * one) is in the marker's target digests, so it is not taken for an edit made on the target.
  */
 export function freshPlanProblems(job: string, stdout: string): string[] {
   const plan = JSON.parse(stdout) as PlanJson;
@@ -267,20 +266,11 @@ export function freshPlanProblems(job: string, stdout: string): string[] {
   for (const k of ["created", "conflicts", "failed", "deleted"]) {
     if ((plan.summary[k] ?? 0) > 0) out.push(`${job}: ${plan.summary[k]} ${k}`);
   }
-  const jiraDefault = (c: PlanJson["items"][number]["changes"][number]): boolean =>
-    job.startsWith("jr") &&
-    c.field === "priority" &&
-    c.toSide === "tinypm" &&
-    c.from === null &&
-    c.to === "COULD_HAVE";
   for (const item of plan.items) {
     if (item.action === "skip") continue;
-    const other = item.changes.filter((c) => !jiraDefault(c));
-    if (item.action !== "update" || other.length > 0 || item.changes.length === 0) {
-      out.push(
-        `${job}: ${item.action} ${item.kind} ${item.tinypmId ?? "?"} ${JSON.stringify(other)}`,
-      );
-    }
+    out.push(
+      `${job}: ${item.action} ${item.kind} ${item.tinypmId ?? "?"} ${JSON.stringify(item.changes)}`,
+    );
   }
   return out;
 }

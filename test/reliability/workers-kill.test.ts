@@ -180,8 +180,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       };
       // The shared state plans nothing left to do (open conflicts aside: exit 4).
       // A single clean worker from the same final inputs: a fresh state rebuilds every link from
-      // the markers and finds nothing to do either way (but the known artefact in
-      // freshPlanProblems).
+      // the markers and finds nothing to do either way (target defaults included).
       const fresh = w.config(
         { path: join(mkdtempSync(join(tmpdir(), "tps-fresh-")), "state.db") },
         "fresh.json",

@@ -44,7 +44,8 @@ function join(text: string, hidden: string): string {
 
 /** The body for an issue: the description, then the hidden block at the end. */
 export function withIssueMarker(description: string, data: IssueMarkerBlock): string {
-  const { job, origin, originKind, originId, instance, project, tinypmId, base } = data.marker;
+  const { job, origin, originKind, originId, instance, project, tinypmId, base, target } =
+    data.marker;
   const json = {
     job,
     origin,
@@ -54,6 +55,7 @@ export function withIssueMarker(description: string, data: IssueMarkerBlock): st
     ...(project !== undefined && { project }),
     ...(tinypmId !== undefined && { tinypmId }),
     ...(base !== undefined && { base }),
+    ...(target !== undefined && { target }),
     meta: withoutPersonalData(data.meta as JsonValue),
   };
   return join(description, block(safeJson(json)));
@@ -87,7 +89,8 @@ export function parseIssueBody(body: string | null | undefined): {
 } {
   const { text, json } = splitBody(body);
   if (!isRecord(json)) return { description: text };
-  const { job, origin, originKind, originId, instance, project, tinypmId, base, meta } = json;
+  const { job, origin, originKind, originId, instance, project, tinypmId, base, target, meta } =
+    json;
   if (
     typeof job !== "string" ||
     typeof origin !== "string" ||
@@ -107,6 +110,7 @@ export function parseIssueBody(body: string | null | undefined): {
     ...(typeof project === "string" && { project }),
     ...(typeof tinypmId === "string" && { tinypmId }),
     ...(isDigests(base) && { base }),
+    ...(isDigests(target) && { target }),
   };
   const metadata = isRecord(meta) ? (meta as Record<string, JsonValue>) : {};
   return { description: text, block: { marker, meta: metadata } };

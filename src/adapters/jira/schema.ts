@@ -239,6 +239,7 @@ export const rawMarkerProperty = z.looseObject({
       project: z.string().optional(),
       tinypmId: z.string().optional(),
       base: z.record(z.string(), z.string()).optional(),
+      target: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
   meta: z.record(z.string(), z.json()).optional(),

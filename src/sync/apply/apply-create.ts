@@ -7,6 +7,7 @@ import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
 import { answeredOver } from "./answered.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
+import { refreshTargetDigests } from "./marker-refresh.js";
 import { ensureTargetParent } from "./parent.js";
 import type { CreateAction } from "../plan/plan-types.js";
 import {
@@ -179,7 +180,10 @@ export async function finishCreate(
     ...(created.url !== undefined && { url: created.url }),
   });
   await copyExtras(ctx, action, created);
-  const targetNow = toTarget ? targetItem : await markTargetBorn(ctx, action, created);
+  const marked = toTarget
+    ? await remember(ctx, action, created, recovered)
+    : await markTargetBorn(ctx, action, created);
+  const targetNow = toTarget ? targetItem : marked;
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
   // the origin's fields the copy lacks get an empty base, so they flow on the next run. Fields
   // the copy holds keep their base: a later edit of one on the other side is no conflict.
@@ -204,6 +208,34 @@ export async function finishCreate(
 }
 
 /**
+ * Keeps a copy of the block a target create wrote (the state stands in if it is removed). When
+ * the target holds another value than the one sent (its default priority, a normalised title),
+ * the block is first written again to say so. Not for a create found again after an ambiguous
+ * failure: the copy may be incomplete, and its missing fields flow on the next run.
+ */
+async function remember(
+  ctx: EngineContext,
+  action: CreateAction,
+  created: WorkItem,
+  recovered: boolean,
+): Promise<WorkItem> {
+  const drafted = action.draft.marker;
+  if (drafted === undefined || recovered) return created;
+  const meta = action.draft.metadata ?? {};
+  const marker = await refreshTargetDigests(ctx, {
+    kind: action.kind,
+    item: created,
+    marker: drafted,
+    metadata: meta,
+    held: targetSnapshot(ctx.mapping, created),
+  });
+  // The state's copy of the block was kept with the link; it follows a block written again.
+  if (marker !== drafted)
+    await ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, { marker, meta });
+  return created;
+}
+
+/**
  * Gives a target-born item its marker the moment it is linked, naming the tinyPM item created
  * from it, so that the link can be rebuilt from the target alone. The block also carries what
  * the target cannot hold natively of the new tinyPM item. Returns the target item as the run read
@@ -217,6 +249,7 @@ async function markTargetBorn(
   const targetItem = action.source;
   // An item imported from a job named in `importFrom` keeps that job's marker.
   if (!ctx.target.capabilities.markers || targetItem.marker !== undefined) return targetItem;
+  const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
   const marker = jobMarker({
     job: ctx.job,
     mapping: ctx.mapping,
@@ -225,8 +258,9 @@ async function markTargetBorn(
     originId: targetItem.id,
     tinypmId: tinypmItem.id,
     agreed: tinypmSnapshot(ctx.mapping, tinypmItem),
+    // The target keeps its own values where tinyPM took them its way: the marker says so.
+    targetHeld: targetSnapshot(ctx.mapping, { ...targetItem, metadata }),
   });
-  const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
   const written = await call(ctx, "target", {
     name: `mark ${action.kind} ${targetItem.id}`,
     kind: "write",

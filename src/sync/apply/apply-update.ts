@@ -5,6 +5,7 @@ import { answeredOver } from "./answered.js";
 import { recordPendingWrites } from "./pending.js";
 import { baseOf } from "../plan/links.js";
 import { keepTargetTime } from "./kept-on-target.js";
+import { refreshAfterUpdate } from "./marker-refresh.js";
 import { hasWrites, type DeleteAction, type UpdateAction } from "../plan/plan-types.js";
 import type { Snapshot } from "../plan/snapshot.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
@@ -96,6 +97,10 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     g,
     inUnits,
   );
+  // What the target answered for the written fields may not be what was sent (a default, a
+  // normalisation): the marker then says so (a description written in units is left as is).
+  if (targetAfter !== a.targetItem && inUnits.length === 0)
+    await refreshAfterUpdate(ctx, a, targetAfter, g);
   await ctx.state.updateBase(job, a.kind, a.link.tinypmId, baseOf(t, g));
   await recordConflicts(ctx, a);
   if (hasWrites(a)) {

@@ -1,4 +1,4 @@
-import { fieldDigests } from "../../core/identity.js";
+import { fieldDigests, valueDigest } from "../../core/identity.js";
 import type { ItemKind, Marker, SystemName, WorkItemFieldName } from "../../core/model.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { Snapshot } from "./snapshot.js";
@@ -7,7 +7,9 @@ import type { PlanJob } from "./plan-input.js";
 /**
  * The version-2 marker the job writes on a target item: which job, which tinyPM (fingerprint),
  * which project, where the item was born, both ids, and the digests of the values both sides
- * held after the write (fields in a parked conflict left out: they are not agreed).
+ * held after the write (fields in a parked conflict left out: they are not agreed). With
+ * `targetHeld` (what the target holds after the write, tinyPM terms), the fields where the target
+ * holds another value than tinyPM's (a default it chose, a normalisation) get a target digest too.
  */
 export function jobMarker(o: {
   job: PlanJob;
@@ -20,9 +22,10 @@ export function jobMarker(o: {
   /** What both sides hold (tinyPM terms) once the write is done. */
   agreed: Snapshot;
   leaveOut?: readonly WorkItemFieldName[] | undefined;
+  targetHeld?: Snapshot | undefined;
 }): Marker {
   const names = o.mapping.fieldNames(o.kind).filter((n) => !(o.leaveOut ?? []).includes(n));
-  return {
+  const marker: Marker = {
     job: o.job.name,
     origin: o.origin,
     originKind: o.kind,
@@ -32,6 +35,22 @@ export function jobMarker(o: {
     tinypmId: o.tinypmId,
     base: fieldDigests(o.agreed.fields, names),
   };
+  return o.targetHeld === undefined ? marker : withTargetDigests(marker, o.targetHeld);
+}
+
+/**
+ * The marker with the target digests `held` (what the target holds, tinyPM terms) calls for:
+ * one for each field of `base` whose value on the target has another digest; none when the
+ * target holds tinyPM's values (the marker stays as small as before).
+ */
+export function withTargetDigests(marker: Marker, held: Snapshot): Marker {
+  const target: Record<string, string> = {};
+  for (const [name, digest] of Object.entries(marker.base ?? {})) {
+    const h = valueDigest(held.fields[name]);
+    if (h !== digest) target[name] = h;
+  }
+  const { target: _old, ...rest } = marker;
+  return Object.keys(target).length === 0 ? rest : { ...rest, target };
 }
 
 /** Whether a target item's marker must be written again: missing, version 1, or stale. */
@@ -47,8 +66,13 @@ export function markerStale(current: Marker | undefined, wanted: Marker): boolea
     "tinypmId",
   ];
   if (keys.some((k) => current[k] !== wanted[k])) return true;
-  const a = current.base ?? {};
-  const b = wanted.base ?? {};
+  return differ(current.base, wanted.base) || differ(current.target, wanted.target);
+}
+
+function differ(
+  a: Readonly<Record<string, string>> = {},
+  b: Readonly<Record<string, string>> = {},
+): boolean {
   const names = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...names].some((n) => a[n] !== b[n]);
 }

@@ -149,6 +149,7 @@ function targetWrites(
     tinypmId: p.link.tinypmId,
     agreed: tinypmSnapshot(p.mapping, { ...merged, ...pick(p.item, keptAlone) }),
     leaveOut: [...parked, ...kept.filter((f) => inConflict.has(f))],
+    targetHeld: heldAfter(p, merged, kept),
   });
   const written = needed || resolvedForTarget || fieldFlows > 0 || p.repairMarker === true;
   const stale = p.markerMissing === true || markerStale(p.targetItem.marker, wanted);
@@ -196,6 +197,37 @@ function targetWrites(
     pieces: "description" in set ? composed?.pieces : undefined,
     composition: "description" in set ? composed : undefined,
   };
+}
+
+/**
+ * What the target will hold after this update, in tinyPM terms, as far as the plan can tell: the
+ * fields that flow to it at their merged value, every other field as it holds it now (its own
+ * default or normalisation of an agreed value stays, and the marker says so). A field kept on the
+ * target (a person's edit a migrate rerun leaves for a later sync to carry) keeps the link's
+ * target base: the edit is still one after a lost state. Apply checks the written fields against
+ * the service's answer and corrects the marker when they differ.
+ */
+function heldAfter(
+  p: PlanUpdateInput,
+  merged: WorkItem,
+  kept: readonly WorkItemFieldName[],
+): Snapshot {
+  const agreed = tinypmSnapshot(p.mapping, merged);
+  const flowing = new Set<string>([
+    ...p.merge.toTarget,
+    ...p.merge.conflicts.filter((c) => c.resolution === "tinypm").map((c) => c.field),
+  ]);
+  const keptHere = new Set<string>(kept);
+  const fields: Record<string, JsonValue> = {};
+  for (const name of p.mapping.fieldNames(p.item.kind)) {
+    const v = flowing.has(name)
+      ? agreed.fields[name]
+      : keptHere.has(name)
+        ? p.link.baseTarget.fields[name]
+        : p.g.fields[name];
+    if (v !== undefined) fields[name] = v;
+  }
+  return { ...p.g, fields };
 }
 
 interface TargetWrites {

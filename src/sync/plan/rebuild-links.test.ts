@@ -4,7 +4,7 @@ import type { WorkItem } from "../../core/model.js";
 import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import { jobMarker } from "./marker.js";
-import { rebuildLinks, rebuiltBase } from "./rebuild-links.js";
+import { rebuildLinks, rebuiltBases } from "./rebuild-links.js";
 import type { PlanJob } from "./plan-input.js";
 import { tinypmSnapshot } from "./snapshot.js";
 
@@ -94,20 +94,22 @@ describe("rebuildLinks", () => {
   it("lets the edited side's value flow: the digests tell which side still holds the old one", () => {
     const s1 = story("1");
     const onTarget = copyOf(s1, "101", { title: "Edited on the target" });
-    const base = rebuiltBase(mapping, s1, onTarget, "target");
-    expect(base.fields.title).toBe("Story 1");
+    const base = rebuiltBases(mapping, s1, onTarget, "target");
+    expect(base.tinypm.fields.title).toBe("Story 1");
+    expect(base.target.fields.title).toBe("Story 1");
     const inTinypm = story("1", { title: "Edited in tinyPM" });
-    expect(rebuiltBase(mapping, inTinypm, copyOf(s1, "101"), "target").fields.title).toBe(
-      "Story 1",
-    );
+    const other = rebuiltBases(mapping, inTinypm, copyOf(s1, "101"), "target");
+    expect([other.tinypm.fields.title, other.target.fields.title]).toEqual(["Story 1", "Story 1"]);
   });
 
   it("takes the side written last when no digest settles a field", () => {
     const s1 = story("1");
     const g = copyOf(s1, "101", { title: "Edited on the target" });
     const noDigests = { ...g, marker: { ...g.marker!, base: undefined } };
-    expect(rebuiltBase(mapping, s1, noDigests, "target").fields.title).toBe("Edited on the target");
-    expect(rebuiltBase(mapping, s1, noDigests, "tinypm").fields.title).toBe("Story 1");
+    expect(rebuiltBases(mapping, s1, noDigests, "target").tinypm.fields.title).toBe(
+      "Edited on the target",
+    );
+    expect(rebuiltBases(mapping, s1, noDigests, "tinypm").target.fields.title).toBe("Story 1");
   });
 
   it("matches an unmarked copy by title only where the job has been, and parks a tie", () => {

@@ -47,9 +47,10 @@ const key = (kind: ItemKind, id: string): string => `${kind}:${id}`;
  * 2. by content, only for a job that has marked items on the target (it ran before) — an item
  *    whose marker and link are both gone is matched on kind, title and parent; a unique match
  *    is linked with a confidence level, several candidates are parked.
- * Bases are rebuilt field by field from the marker's digests; a field they cannot settle takes
- * the current value of the side the tool wrote last (the copy's side: the target for items born
- * in tinyPM, tinyPM for items born on the target).
+ * Bases are rebuilt field by field from the marker's digests (tinyPM's base, and the target's
+ * where it held another value); a field they cannot settle takes the current value of the side
+ * the tool wrote last (the copy's side: the target for items born in tinyPM, tinyPM for items
+ * born on the target).
  */
 export function rebuildLinks(o: {
   job: PlanJob;
@@ -70,7 +71,7 @@ export function rebuildLinks(o: {
     linkedTarget.add(key(g.kind, g.id));
     const origin: SystemName =
       g.marker !== undefined && g.marker.origin !== "tinypm" ? o.targetSystem : "tinypm";
-    const base = rebuiltBase(o.mapping, t, g, origin === "tinypm" ? "target" : "tinypm");
+    const base = rebuiltBases(o.mapping, t, g, origin === "tinypm" ? "target" : "tinypm");
     out.push({
       record: linkRecord({
         job: o.job.name,
@@ -80,8 +81,8 @@ export function rebuildLinks(o: {
         targetId: g.id,
         origin,
         parentTinypmId: t.parentId,
-        baseTinypm: base,
-        baseTarget: base,
+        baseTinypm: base.tinypm,
+        baseTarget: base.target,
         now: o.now,
       }),
       how,
@@ -170,38 +171,69 @@ function parentIndex(
 }
 
 /**
- * The base of a rebuilt link (one snapshot for both sides, in tinyPM terms). Per field: equal
- * values are the base; else the marker's digest tells which side still holds the value both
- * had at the tool's last write (the other side was edited since); else the value of the side
- * the tool wrote last. Comments and time entries: those both sides hold.
+ * The bases of a rebuilt link, in tinyPM terms: the link the state would have held. Per field:
+ * equal values are both bases. Else, where the marker says what the target held at the tool's
+ * last write (its `target` digests: a default or a normalisation of the target's own), each side
+ * whose value still has its digest keeps it as its base, and a side edited since takes the other
+ * side's base (so its value flows); both edited, the side written last is taken as unedited.
+ * Where the target held tinyPM's value (no target digest, or a marker older than target digests),
+ * the `base` digest tells which side still holds the value both had (the other was edited since);
+ * else the value of the side the tool wrote last. Comments and time entries: those both sides hold.
  */
-export function rebuiltBase(
+export function rebuiltBases(
   mapping: CompiledMapping,
   t: WorkItem,
   g: WorkItem,
   writtenLast: "tinypm" | "target",
-): Snapshot {
+): { tinypm: Snapshot; target: Snapshot } {
   const ts = tinypmSnapshot(mapping, t);
   const gs = targetSnapshot(mapping, g);
   const digests = g.marker?.base ?? {};
-  const fields: Record<string, JsonValue> = {};
+  const targetDigests = g.marker?.target ?? {};
+  const tinypmFields: Record<string, JsonValue> = {};
+  const targetFields: Record<string, JsonValue> = {};
   for (const name of mapping.fieldNames(t.kind)) {
-    const tv = ts.fields[name];
-    const gv = gs.fields[name];
-    const d = digests[name];
-    const value =
-      sameJson(tv, gv) || (d !== undefined && valueDigest(tv) === d)
-        ? tv
-        : d !== undefined && valueDigest(gv) === d
-          ? gv
-          : writtenLast === "target"
-            ? gv
-            : tv;
-    if (value !== undefined) fields[name] = value;
+    const [tb, gb] = fieldBases(ts.fields[name], gs.fields[name], {
+      digest: digests[name],
+      targetDigest: targetDigests[name],
+      writtenLast,
+    });
+    if (tb !== undefined) tinypmFields[name] = tb;
+    if (gb !== undefined) targetFields[name] = gb;
   }
   const comments = ts.comments.filter((c) => gs.comments.includes(c));
   const timeEntries: Record<string, number> = {};
   for (const [k, h] of Object.entries(ts.timeEntries))
     if (gs.timeEntries[k] === h) timeEntries[k] = h;
-  return { fields, comments, timeEntries };
+  return {
+    tinypm: { fields: tinypmFields, comments, timeEntries },
+    target: { fields: targetFields, comments: [...comments], timeEntries: { ...timeEntries } },
+  };
+}
+
+type Value = JsonValue | undefined;
+
+/** One field's rebuilt bases: [tinyPM's, the target's]. */
+function fieldBases(
+  tv: Value,
+  gv: Value,
+  o: { digest?: string | undefined; targetDigest?: string | undefined; writtenLast: string },
+): [Value, Value] {
+  const last = o.writtenLast === "target" ? gv : tv;
+  if (sameJson(tv, gv)) return [tv, tv];
+  if (o.targetDigest === undefined) {
+    const value =
+      o.digest !== undefined && valueDigest(tv) === o.digest
+        ? tv
+        : o.digest !== undefined && valueDigest(gv) === o.digest
+          ? gv
+          : last;
+    return [value, value];
+  }
+  const tinypmKept = o.digest !== undefined && valueDigest(tv) === o.digest;
+  const targetKept = valueDigest(gv) === o.targetDigest;
+  if (tinypmKept && targetKept) return [tv, gv];
+  if (tinypmKept) return [tv, tv];
+  if (targetKept) return [gv, gv];
+  return [last, last];
 }
