@@ -160,9 +160,7 @@ describe.each(["github", "jira"] as const)("a lost state on %s", (kind) => {
       expect(edits.summary.conflicts).toBe(0);
       const moved = changesOf(edits) as { title: string; changes: { field: string }[] }[];
       expect(
-        moved
-          .map((a) => `${a.title.trim()}: ${a.changes.map((c) => c.field).join(",")}`)
-          .sort(),
+        moved.map((a) => `${a.title.trim()}: ${a.changes.map((c) => c.field).join(",")}`).sort(),
       ).toEqual([
         "No priority: priority",
         "Opened by hand, no priority: labels",
