@@ -96,6 +96,12 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
     case "assignees_unmapped":
       log.warn({ items: e.items, policy: e.policy }, e.message);
       return;
+    case "marker_rewritten":
+      log.debug(
+        { kind: e.kind, id: e.id, fields: e.fields },
+        "marker written again: the target holds values of its own",
+      );
+      return;
     case "checkpoint_saved":
       log.info({ system: e.system }, "checkpoint saved");
       return;

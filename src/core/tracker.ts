@@ -13,6 +13,7 @@ import type {
   UserRef,
   WorkItem,
   WorkItemDraft,
+  WorkItemFields,
   WorkItemPatch,
 } from "./model.js";
 
@@ -118,6 +119,12 @@ export interface Tracker {
     drafts: readonly WorkItemDraft[],
     opts?: CallOptions,
   ): Promise<readonly (WorkItem | Error)[]>;
+  /**
+   * The values the system gives an item of `kind` for the fields its create leaves out (Jira: the
+   * default priority of the project's priority scheme, from create metadata), in the adapter's
+   * terms. Absent when a created item holds what it was sent.
+   */
+  createDefaults?(kind: ItemKind, opts?: CallOptions): Promise<Partial<WorkItemFields>>;
   /** Missing → `NotFoundError`; changed since `patch.base` → `ConflictError`. */
   update(ref: ItemRef, patch: WorkItemPatch, opts?: CallOptions): Promise<WorkItem>;
   /** Per `capabilities.delete`: a hard delete, or closing/marking the item. */

@@ -96,6 +96,16 @@ export type SyncEvent =
       readonly message: string;
     }
   | {
+      /**
+       * A target create's block written once more: the target holds another value than the one
+       * the block said it would (a default or normalisation the run could not foresee).
+       */
+      readonly type: "marker_rewritten";
+      readonly kind: ItemKind;
+      readonly id: string;
+      readonly fields: readonly string[];
+    }
+  | {
       readonly type: "progress";
       readonly phase: string;
       readonly done: number;

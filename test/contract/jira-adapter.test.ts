@@ -185,6 +185,30 @@ describe("Jira adapter: bulk create", () => {
   });
 });
 
+describe("Jira adapter: create defaults", () => {
+  it("reads the default priority per issue type from create metadata, once, and it is what a create gets", async () => {
+    const { tracker } = await setup({ defaultPriority: "Low" });
+    const count = counter(tracker);
+    expect(await tracker.createDefaults("story")).toEqual({ priority: "Low" });
+    expect(await tracker.createDefaults("task")).toEqual({ priority: "Low" });
+    expect(await tracker.createDefaults("story")).toEqual({ priority: "Low" });
+    // One issue-type listing and one field page per kind; nothing read twice, nothing written.
+    expect([count("meta.createTypes"), count("meta.createFields")]).toEqual([2, 2]);
+    const made = await tracker.create(story(1));
+    expect(made.priority).toBe("Low");
+    const [task] = await tracker.createMany([
+      { kind: "task", parentId: made.id, title: "T", status: "To Do", assignees: [], labels: [] },
+    ]);
+    expect(ok(task).priority).toBe("Low");
+  });
+
+  it("gives nothing for an issue type the project's create metadata does not list", async () => {
+    const { tracker } = await setup({}, { subtaskType: "Chore" });
+    expect(await tracker.createDefaults("task")).toEqual({});
+    expect(await tracker.createDefaults("story")).toEqual({ priority: "Medium" });
+  });
+});
+
 describe("Jira adapter: sprints and worklogs", () => {
   it("creates a future sprint once, with dates, and puts issues into it", async () => {
     const { tracker } = await setup();

@@ -195,6 +195,37 @@ describe("Jira sandbox fidelity ledger", () => {
     expect(none.json).toEqual({ expand: "projects", projects: [] });
   });
 
+  it("J10 create metadata gives the priority's defaultValue, which a create without one gets", async () => {
+    const s = await start({ defaultPriority: "High" });
+    const types = await call(s, "GET", "/rest/api/3/issue/createmeta/WID/issuetypes");
+    const storyType = (
+      types.json as { issueTypes: { id: string; name: string }[] }
+    ).issueTypes.find((t) => t.name === "Story");
+    if (storyType === undefined) throw new Error("no Story type");
+    const page = (from: number, max: number) =>
+      call(
+        s,
+        "GET",
+        `/rest/api/3/issue/createmeta/WID/issuetypes/${storyType.id}?startAt=${from}&maxResults=${max}`,
+      );
+    const all = (await page(0, 50)).json as {
+      total: number;
+      fields: { fieldId: string; hasDefaultValue?: boolean; defaultValue?: { name: string } }[];
+    };
+    const priority = all.fields.find((f) => f.fieldId === "priority");
+    expect(priority).toMatchObject({ hasDefaultValue: true, defaultValue: { name: "High" } });
+    expect(all.fields.find((f) => f.fieldId === "summary")?.hasDefaultValue).toBe(false);
+    // Paged as the API says: startAt and maxResults, with the total.
+    const second = (await page(2, 2)).json as { startAt: number; total: number; fields: unknown[] };
+    expect(second).toMatchObject({ startAt: 2, total: all.total });
+    expect(second.fields).toEqual(all.fields.slice(2, 4));
+    const key = await create(s, "no priority");
+    const made = (await call(s, "GET", `/rest/api/3/issue/${key}`)).json as {
+      fields: { priority: { name: string } };
+    };
+    expect(made.fields.priority.name).toBe("High");
+  });
+
   it("J8 comment and worklog authors carry no locale (UserDetails)", async () => {
     const s = await start();
     const key = await create(s, "a");

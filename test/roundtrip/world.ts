@@ -9,7 +9,11 @@ import { loadMapping } from "../../src/mapping/load.js";
 import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
-import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import {
+  startJiraSandbox,
+  type JiraSandbox,
+  type JiraSandboxOptions,
+} from "../../src/sandboxes/jira/index.js";
 import { openSqliteState } from "../../src/state/sqlite-state.js";
 import type { StateStore } from "../../src/state/store.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
@@ -54,12 +58,14 @@ export async function startWorld(o: {
   target: "github" | "jira";
   generate?: string;
   seed?: number;
+  /** Options of the Jira sandbox (e.g. its default priority). */
+  jira?: JiraSandboxOptions;
 }): Promise<World> {
   const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed: o.seed ?? 1 });
   const target =
     o.target === "github"
       ? ({ kind: "github", server: await startGithubSandbox() } as const)
-      : ({ kind: "jira", server: await startJiraSandbox() } as const);
+      : ({ kind: "jira", server: await startJiraSandbox(o.jira) } as const);
   const statePath = join(mkdtempSync(join(tmpdir(), "tps-world-")), "state.db");
   const connection = (): TargetConnection =>
     target.kind === "github"

@@ -287,6 +287,32 @@ export function createJiraEndpoints(client: JiraClient) {
             propertyValue: value,
           }),
       }),
+    createMetaTypes: (projectKey: string, startAt: number) =>
+      send({
+        operation: "GET /rest/api/3/issue/createmeta/{project}/issuetypes",
+        kind: "meta.createTypes",
+        write: false,
+        call: ({ v3 }) =>
+          v3.issues.getCreateIssueMetaIssueTypes<unknown>({
+            projectIdOrKey: projectKey,
+            startAt,
+            maxResults: 200,
+          }),
+      }),
+    createMetaFields: (projectKey: string, issueTypeId: string, startAt: number) =>
+      send({
+        operation: "GET /rest/api/3/issue/createmeta/{project}/issuetypes/{issueTypeId}",
+        kind: "meta.createFields",
+        write: false,
+        id: issueTypeId,
+        call: ({ v3 }) =>
+          v3.issues.getCreateIssueMetaIssueTypeId<unknown>({
+            projectIdOrKey: projectKey,
+            issueTypeId,
+            startAt,
+            maxResults: 200,
+          }),
+      }),
     priorities: () =>
       send({
         operation: "GET /rest/api/3/priority",

@@ -1,3 +1,4 @@
+import type { WorkItemFields } from "../../core/model.js";
 import type { JiraClient, JiraEndpoints } from "./client.js";
 import type { RawSprint } from "./schema.js";
 import type { SiteInfo } from "./site.js";
@@ -15,6 +16,9 @@ export interface JiraSettings {
   readonly storyType: string;
   readonly subtaskType: string;
 }
+
+/** The values Jira gives a created issue for fields its create left out (adapter terms). */
+export type CreateDefaults = Partial<Pick<WorkItemFields, "priority">>;
 
 /** The adapter's shared state, passed to the read and write modules (no singletons). */
 export interface JiraContext {
@@ -34,6 +38,8 @@ export interface JiraContext {
   readonly markerIndex: { readonly keys: Map<string, string>; scannedToMs: number | undefined };
   /** Keys this instance created, by marker key (search may lag behind creates). */
   readonly created: Map<string, string>;
+  /** What a create leaves out gets, by issue type name (create metadata, read once). */
+  readonly createDefaults: Map<string, Promise<CreateDefaults>>;
   /** The status a created issue starts in, by issue type (learned from the first create). */
   readonly initialStatus: Map<string, string>;
   /**

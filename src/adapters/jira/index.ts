@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type {
+  ItemKind,
   ItemRef,
   Iteration,
   IterationDraft,
@@ -11,6 +12,7 @@ import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client.js";
 import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
+import { createDefaults } from "./create-defaults.js";
 import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./checkpoint.js";
 import type { RequestGate } from "../../core/request-gate.js";
@@ -88,6 +90,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     statuses: {},
     markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
+    createDefaults: new Map(),
     initialStatus: new Map(),
     sprints: { ensuring: new Map() },
   };
@@ -124,6 +127,7 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     delete: (ref: ItemRef, opts?: { signal?: AbortSignal | undefined }) =>
       deleteItem(ctx, ref, opts?.signal),
     changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
+    createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
     findByMarker: async (marker: Marker) => {
       const item = await findItemByMarker(ctx, marker);
       return item === undefined ? undefined : unfinished.found(item, markerKey(marker));

@@ -178,6 +178,28 @@ export const rawTransitions = z.looseObject({
     }),
   ),
 });
+/** A page of `GET /issue/createmeta/{project}/issuetypes` (PageOfCreateMetaIssueTypes). */
+export const rawCreateMetaTypes = z.looseObject({
+  startAt: z.number().optional(),
+  total: z.number().optional(),
+  issueTypes: z.array(z.looseObject({ id: z.string(), name: z.string() })).default([]),
+});
+
+/** A page of `GET /issue/createmeta/{project}/issuetypes/{id}` (PageOfCreateMetaIssueTypeWithField). */
+export const rawCreateMetaFields = z.looseObject({
+  startAt: z.number().optional(),
+  total: z.number().optional(),
+  fields: z
+    .array(
+      z.looseObject({
+        fieldId: z.string(),
+        hasDefaultValue: z.boolean().optional(),
+        defaultValue: z.unknown().optional(),
+      }),
+    )
+    .default([]),
+});
+
 export const rawPriorities = z.array(z.looseObject({ id: z.string(), name: z.string() }));
 
 export const rawFieldList = z.array(

@@ -55,6 +55,11 @@ export interface JiraSandboxOptions {
   users?: readonly (string | JiraSandboxUser)[];
   /** @default To Do → In Progress → Testing → Done, Rejected (see DEFAULT_WORKFLOW) */
   workflow?: WorkflowSpec;
+  /**
+   * The priority an issue created without one gets, as the project's priority scheme says (create
+   * metadata's `defaultValue`). @default "Medium"
+   */
+  defaultPriority?: "Highest" | "High" | "Medium" | "Low" | "Lowest";
   /** Recent writes stay invisible to JQL search for this long (unless reconciled). @default 0 */
   indexingLagMs?: number;
   /**
@@ -100,6 +105,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     storyPointsFieldId: options.storyPointsFieldId,
     users: options.users,
     workflow: options.workflow,
+    defaultPriority: options.defaultPriority,
   });
   const clock = options.now ?? Date.now;
   const store = createStore(site, clock);

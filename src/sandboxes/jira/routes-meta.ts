@@ -98,6 +98,7 @@ function createMetaTypes(ctx: RequestContext) {
 /** Field metadata of the create (or edit) screen for an issue type. */
 export function screenFields(ctx: RequestContext, type: IssueTypeDef, mode: "create" | "edit") {
   const { site } = ctx.store;
+  const defaultPriority = site.priorities.find((p) => p.id === site.defaultPriorityId);
   const settable = [
     "summary",
     ...(mode === "create" ? ["issuetype", "project"] : []),
@@ -126,9 +127,14 @@ export function screenFields(ctx: RequestContext, type: IssueTypeDef, mode: "cre
       fieldId: f.id,
       hasDefaultValue: f.id === "priority",
       operations: f.id === "labels" ? ["add", "set", "remove"] : ["set"],
-      ...(f.id === "priority"
-        ? { allowedValues: site.priorities.map((p) => renderPriority(ctx.origin, p, site)) }
-        : {}),
+      ...(f.id === "priority" && {
+        allowedValues: site.priorities.map((p) => renderPriority(ctx.origin, p, site)),
+        // What an issue created without a priority gets (the project's priority scheme).
+        ...(mode === "create" &&
+          defaultPriority !== undefined && {
+            defaultValue: renderPriority(ctx.origin, defaultPriority, site),
+          }),
+      }),
     }));
 }
 
@@ -137,8 +143,11 @@ function createMetaFields(ctx: RequestContext) {
   const type = ctx.store.site.issueTypes.find((t) => t.id === ctx.params.issueTypeId);
   if (type === undefined)
     throw notFound(`Issue type with id '${ctx.params.issueTypeId ?? ""}' does not exist.`);
-  const fields = screenFields(ctx, type, "create");
-  return ok({ startAt: 0, maxResults: 50, total: fields.length, fields, values: fields });
+  const all = screenFields(ctx, type, "create");
+  const startAt = intParam(ctx, "startAt", 0, Number.MAX_SAFE_INTEGER);
+  const maxResults = intParam(ctx, "maxResults", 50, 200);
+  const fields = all.slice(startAt, startAt + maxResults);
+  return ok({ startAt, maxResults, total: all.length, fields, results: fields });
 }
 
 /** `GET /issue/{key}/editmeta`: the fields an edit may set (status is never among them). */

@@ -52,7 +52,11 @@ export interface SiteOptions {
   readonly storyPointsFieldId?: string | undefined;
   readonly users?: readonly (string | JiraSandboxUser)[] | undefined;
   readonly workflow?: WorkflowSpec | undefined;
+  /** The priority an issue created without one gets (its scheme's default). @default "Medium" */
+  readonly defaultPriority?: string | undefined;
 }
+
+const PRIORITIES: readonly string[] = ["Highest", "High", "Medium", "Low", "Lowest"];
 
 /** Builds the site; throws an Error naming the problem when the workflow or keys are invalid. */
 export function createSite(options: SiteOptions): Site {
@@ -67,6 +71,12 @@ export function createSite(options: SiteOptions): Site {
   if (!/^customfield_\d+$/.test(storyPointsFieldId)) {
     throw new Error(
       `story points field id "${storyPointsFieldId}" must look like customfield_10016`,
+    );
+  }
+  const defaultPriority = PRIORITIES.indexOf(options.defaultPriority ?? "Medium");
+  if (defaultPriority < 0) {
+    throw new Error(
+      `default priority "${options.defaultPriority ?? ""}" is not one of ${PRIORITIES.join(", ")}`,
     );
   }
   return {
@@ -117,12 +127,12 @@ export function createSite(options: SiteOptions): Site {
         description: "A problem or error.",
       },
     ],
-    priorities: ["Highest", "High", "Medium", "Low", "Lowest"].map((name, i) => ({
+    priorities: PRIORITIES.map((name, i) => ({
       id: String(i + 1),
       name,
       description: `${name} priority.`,
     })),
-    defaultPriorityId: "3",
+    defaultPriorityId: String(defaultPriority + 1),
     resolutions: [
       { id: "10000", name: "Done", description: "Work has been completed on this issue." },
       { id: "10001", name: "Won't Do", description: "This issue won't be actioned." },

@@ -7,6 +7,7 @@ import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
 import { answeredOver } from "./answered.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
+import { expectedMarker, learnFromCreate } from "./create-marker.js";
 import { refreshTargetDigests } from "./marker-refresh.js";
 import { ensureTargetParent } from "./parent.js";
 import type { CreateAction } from "../plan/plan-types.js";
@@ -76,11 +77,13 @@ export async function draftCreate(
 ): Promise<DraftedCreate> {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
-  const draft: WorkItemDraft = {
+  const sent: WorkItemDraft = {
     ...action.draft,
     parentId,
     ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
   };
+  // The block a target create writes already says which values the target will hold its way.
+  const draft = toTarget ? { ...sent, marker: await expectedMarker(ctx, sent) } : sent;
   const intent: IntentDraft = {
     job: ctx.job.name,
     kind: action.kind,
@@ -163,11 +166,11 @@ export async function finishCreate(
     now: ctx.now(),
   });
   // A target create wrote the draft's marker block: its copy is stored with the link, at once.
-  const marker = toTarget ? action.draft.marker : undefined;
+  const marker = toTarget ? p.draft.marker : undefined;
   await ctx.state.confirmIntent(
     intentId,
     link,
-    marker === undefined ? undefined : { marker, meta: action.draft.metadata ?? {} },
+    marker === undefined ? undefined : { marker, meta: p.draft.metadata ?? {} },
   );
   if (action.kind === "story") rememberStory(ctx, action.toSide, action.source.id, created.id);
   ctx.emit({
@@ -181,7 +184,7 @@ export async function finishCreate(
   });
   await copyExtras(ctx, action, created);
   const marked = toTarget
-    ? await remember(ctx, action, created, recovered)
+    ? await remember(ctx, p, created, recovered)
     : await markTargetBorn(ctx, action, created);
   const targetNow = toTarget ? targetItem : marked;
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
@@ -208,30 +211,39 @@ export async function finishCreate(
 }
 
 /**
- * Keeps a copy of the block a target create wrote (the state stands in if it is removed). When
- * the target holds another value than the one sent (its default priority, a normalised title),
- * the block is first written again to say so. Not for a create found again after an ambiguous
- * failure: the copy may be incomplete, and its missing fields flow on the next run.
+ * Checks the block a target create wrote against the target's answer: the block said which
+ * values the target would hold its own way (`expectedMarker`); when the answer holds another
+ * one (a default the create metadata did not tell, a normalisation not seen before in the run),
+ * the block is written once more to say so — counted as a `marker_rewritten` event — and the
+ * state's copy follows. The run's later creates expect what this one answered. Not for a create
+ * found again after an ambiguous failure: the copy may be incomplete, and its missing fields
+ * flow on the next run.
  */
 async function remember(
   ctx: EngineContext,
-  action: CreateAction,
+  p: PreparedCreate,
   created: WorkItem,
   recovered: boolean,
 ): Promise<WorkItem> {
-  const drafted = action.draft.marker;
-  if (drafted === undefined || recovered) return created;
-  const meta = action.draft.metadata ?? {};
+  const sent = p.draft.marker;
+  if (sent === undefined || recovered) return created;
+  const held = targetSnapshot(ctx.mapping, created);
+  const wrong = learnFromCreate(ctx, p.action.kind, sent, held);
+  if (wrong.length === 0) return created;
+  const meta = p.draft.metadata ?? {};
   const marker = await refreshTargetDigests(ctx, {
-    kind: action.kind,
+    kind: p.action.kind,
     item: created,
-    marker: drafted,
+    marker: sent,
     metadata: meta,
-    held: targetSnapshot(ctx.mapping, created),
+    held,
   });
-  // The state's copy of the block was kept with the link; it follows a block written again.
-  if (marker !== drafted)
-    await ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, { marker, meta });
+  if (marker === sent) return created;
+  ctx.emit({ type: "marker_rewritten", kind: p.action.kind, id: created.id, fields: wrong });
+  await ctx.state.putLinkIdentity(ctx.job.name, p.action.kind, p.action.source.id, {
+    marker,
+    meta,
+  });
   return created;
 }
 

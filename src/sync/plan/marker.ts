@@ -44,10 +44,20 @@ export function jobMarker(o: {
  * target holds tinyPM's values (the marker stays as small as before).
  */
 export function withTargetDigests(marker: Marker, held: Snapshot): Marker {
+  const digests: Record<string, string> = {};
+  for (const name of Object.keys(marker.base ?? {})) digests[name] = valueDigest(held.fields[name]);
+  return withHeldDigests(marker, digests);
+}
+
+/**
+ * The same from digests: `held` gives, per field of `base`, the digest of what the target holds;
+ * a field it leaves out is taken to hold `base`'s value.
+ */
+export function withHeldDigests(marker: Marker, held: Readonly<Record<string, string>>): Marker {
   const target: Record<string, string> = {};
   for (const [name, digest] of Object.entries(marker.base ?? {})) {
-    const h = valueDigest(held.fields[name]);
-    if (h !== digest) target[name] = h;
+    const h = held[name];
+    if (h !== undefined && h !== digest) target[name] = h;
   }
   const { target: _old, ...rest } = marker;
   return Object.keys(target).length === 0 ? rest : { ...rest, target };
