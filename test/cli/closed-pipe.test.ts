@@ -47,6 +47,29 @@ async function answers(url: string): Promise<number | undefined> {
   }
 }
 
+/** `sandbox github` with its stdout closed, on a port found free, once it answers or has exited. */
+async function sandboxOnFreePort(): Promise<{
+  p: ReturnType<typeof startWithClosedStdout>;
+  url: string;
+  state: { exited: boolean };
+  addressInUse: () => boolean;
+}> {
+  const port = await freePort();
+  const p = startWithClosedStdout(["sandbox", "github", "--port", String(port)]);
+  const state = { exited: false };
+  void p.exit.then(() => {
+    state.exited = true;
+  });
+  const url = `http://127.0.0.1:${port}/rate_limit`;
+  // Listening comes just before the banner is written; poll until it answers.
+  const deadline = Date.now() + 30_000;
+  while ((await answers(url)) === undefined) {
+    if (state.exited || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { p, url, state, addressInUse: () => state.exited && p.stderr().includes("EADDRINUSE") };
+}
+
 describe("stdout closed by its reader", () => {
   it("ends `--help` with exit 0 and no EPIPE stack trace", async () => {
     const p = startWithClosedStdout(["--help"]);
@@ -55,19 +78,13 @@ describe("stdout closed by its reader", () => {
   });
 
   it("keeps a sandbox serving after its banner could not be written", async () => {
-    const port = await freePort();
-    const p = startWithClosedStdout(["sandbox", "github", "--port", String(port)]);
-    const state = { exited: false };
-    void p.exit.then(() => {
-      state.exited = true;
-    });
-    const url = `http://127.0.0.1:${port}/rate_limit`;
-    // Listening comes just before the banner is written; poll until it answers.
-    const deadline = Date.now() + 30_000;
-    while ((await answers(url)) === undefined) {
-      if (state.exited || Date.now() > deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // The banner that names the port cannot be read, so the port is chosen here; should another
+    // process take it before the sandbox binds it, the sandbox is started again on another.
+    let sandbox = await sandboxOnFreePort();
+    for (let attempt = 2; attempt <= 5 && sandbox.addressInUse(); attempt++) {
+      sandbox = await sandboxOnFreePort();
     }
+    const { p, url, state } = sandbox;
     // The failed banner write has had time to kill the process if it were going to.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect({ exited: state.exited, stderr: p.stderr() }).toEqual({ exited: false, stderr: "" });
