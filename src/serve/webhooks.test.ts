@@ -100,6 +100,35 @@ describe("GitHub deliveries", () => {
       outcome: "ignored",
     });
   });
+
+  it("refuses a delivery without a signature, id, JSON body or understood payload", async () => {
+    const hooks = createGithubWebhooks(jobs);
+    const signed = async (body: string, headers: Record<string, string> = {}) =>
+      hooks.judge({
+        body,
+        headers: {
+          "x-github-event": "issues",
+          "x-github-delivery": "d-2",
+          "x-hub-signature-256": await new Webhooks({ secret: "s1" }).sign(body),
+          ...headers,
+        },
+      });
+    const rejected = (status: number, message: string) => ({
+      status,
+      body: { message },
+      outcome: "rejected",
+    });
+    expect(await hooks.judge({ body: "{}", headers: { "x-github-event": "issues" } })).toEqual(
+      rejected(401, "missing X-Hub-Signature-256"),
+    );
+    expect(await signed("{}", { "x-github-delivery": "" })).toEqual(
+      rejected(400, "missing X-GitHub-Delivery"),
+    );
+    expect(await signed("{not json")).toEqual(rejected(400, "body is not JSON"));
+    expect(await signed(JSON.stringify({ issue: { number: "one" } }))).toEqual(
+      rejected(400, "payload not understood"),
+    );
+  });
 });
 
 function judge(payload: unknown, secret = "s3", list = jobs, locate?: JiraIssueLocator) {
@@ -146,6 +175,34 @@ describe("Jira deliveries", () => {
       issue: { key: "WID-9", fields: { project: { key: "WID" } } },
     });
     expect(d.run?.items).toEqual(new Set(["WID-9"]));
+  });
+
+  it("refuses a delivery without a signature, identifier, JSON body or understood payload", async () => {
+    const hooks = createJiraWebhooks(jobs);
+    const signed = (body: string, headers: Record<string, string> = {}) =>
+      hooks.judge({
+        body,
+        headers: {
+          "x-hub-signature": jiraSignature(body, "s3"),
+          "x-atlassian-webhook-identifier": "j-2",
+          ...headers,
+        },
+      });
+    const rejected = (status: number, message: string) => ({
+      status,
+      body: { message },
+      outcome: "rejected",
+    });
+    expect(await hooks.judge({ body: "{}", headers: {} })).toEqual(
+      rejected(401, "missing X-Hub-Signature"),
+    );
+    expect(await signed("{}", { "x-atlassian-webhook-identifier": "" })).toEqual(
+      rejected(400, "missing X-Atlassian-Webhook-Identifier"),
+    );
+    expect(await signed("{not json")).toEqual(rejected(400, "body is not JSON"));
+    expect(await signed(JSON.stringify({ webhookEvent: 7 }))).toEqual(
+      rejected(400, "payload not understood"),
+    );
   });
 });
 
