@@ -1,7 +1,16 @@
 import { Webhooks } from "@octokit/webhooks";
 import { z } from "zod";
 import type { ItemSelection, ServeJob } from "./types.js";
-import type { DeliveryOutcome } from "./metrics.js";
+import {
+  deliveryHeader as header,
+  deliveryPayload,
+  missingHeader,
+  refusedDelivery as refused,
+  type Delivery,
+  type DeliveryVerdict,
+} from "./webhook-delivery.js";
+
+export type { Delivery, DeliveryVerdict } from "./webhook-delivery.js";
 
 /** GitHub events that name items a job syncs (others are acknowledged and ignored). */
 export const GITHUB_EVENTS = [
@@ -12,25 +21,6 @@ export const GITHUB_EVENTS = [
   "label",
 ] as const;
 
-/** A delivery as the HTTP layer hands it over. */
-export interface Delivery {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  readonly body: string;
-}
-
-/** What the route answers, and what the intake should do with a verified delivery. */
-export interface DeliveryVerdict {
-  readonly status: number;
-  readonly body: Readonly<Record<string, unknown>>;
-  readonly outcome: DeliveryOutcome;
-  /** Set when the delivery is verified and concerns jobs: the run to ask for. */
-  readonly run?: {
-    readonly deliveryId: string;
-    readonly jobs: readonly string[];
-    readonly items: ItemSelection;
-  };
-}
-
 const Numbered = z.looseObject({ number: z.number().int() });
 const Payload = z.looseObject({
   repository: z.looseObject({ full_name: z.string() }).optional(),
@@ -38,11 +28,6 @@ const Payload = z.looseObject({
   parent_issue: Numbered.optional(),
   sub_issue: Numbered.optional(),
 });
-
-const header = (d: Delivery, name: string): string | undefined => {
-  const v = d.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 /**
  * Verifies GitHub deliveries (`X-Hub-Signature-256`, with @octokit/webhooks) against the secret
@@ -67,11 +52,6 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
     entry.jobs.push(job);
     bySecret.set(t.webhookSecret, entry);
   }
-  const refused = (message: string): DeliveryVerdict => ({
-    status: 401,
-    body: { message },
-    outcome: "rejected",
-  });
   return {
     enabled: bySecret.size > 0,
     async judge(d) {
@@ -87,21 +67,13 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
       if (signedFor === undefined) return refused("signature does not match");
       const event = header(d, "x-github-event") ?? "";
       const deliveryId = header(d, "x-github-delivery");
-      if (deliveryId === undefined || deliveryId === "")
-        return { status: 400, body: { message: "missing X-GitHub-Delivery" }, outcome: "rejected" };
+      if (deliveryId === undefined || deliveryId === "") return missingHeader("X-GitHub-Delivery");
       if (event === "ping") return { status: 200, body: { message: "pong" }, outcome: "ignored" };
       if (!(GITHUB_EVENTS as readonly string[]).includes(event))
         return { status: 202, body: { message: `event ${event} ignored` }, outcome: "ignored" };
-      let json: unknown;
-      try {
-        json = JSON.parse(d.body);
-      } catch {
-        return { status: 400, body: { message: "body is not JSON" }, outcome: "rejected" };
-      }
-      const parsed = Payload.safeParse(json);
-      if (!parsed.success)
-        return { status: 400, body: { message: "payload not understood" }, outcome: "rejected" };
-      const p = parsed.data;
+      const read = deliveryPayload(d, Payload);
+      if ("verdict" in read) return read.verdict;
+      const p = read.payload;
       const repo = p.repository?.full_name.toLowerCase();
       const matching = signedFor
         .filter(

@@ -1,7 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { ServeJob } from "./types.js";
-import type { Delivery, DeliveryVerdict } from "./webhook-github.js";
+import {
+  deliveryHeader,
+  deliveryPayload,
+  missingHeader,
+  refusedDelivery,
+  type Delivery,
+  type DeliveryVerdict,
+} from "./webhook-delivery.js";
 import { routeWorklog, type JiraIssueLocator, type WorklogRoute } from "./webhook-jira-worklog.js";
 
 /** Jira Cloud webhook events a job syncs: by prefix of `webhookEvent`. */
@@ -17,11 +24,6 @@ const Payload = z.looseObject({
     })
     .optional(),
 });
-
-const header = (d: Delivery, name: string): string | undefined => {
-  const v = d.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 /** Whether `X-Hub-Signature: sha256=<hex>` is the HMAC-SHA256 of the raw body under `secret`. */
 export function jiraSignatureValid(body: string, signature: string, secret: string): boolean {
@@ -58,16 +60,11 @@ export function createJiraWebhooks(
     if (t.type !== "jira" || t.webhookSecret === undefined) continue;
     bySecret.set(t.webhookSecret, [...(bySecret.get(t.webhookSecret) ?? []), job]);
   }
-  const refused = (message: string): DeliveryVerdict => ({
-    status: 401,
-    body: { message },
-    outcome: "rejected",
-  });
   return {
     enabled: bySecret.size > 0,
     async judge(d) {
-      const signature = header(d, "x-hub-signature");
-      if (signature === undefined) return refused("missing X-Hub-Signature");
+      const signature = deliveryHeader(d, "x-hub-signature");
+      if (signature === undefined) return refusedDelivery("missing X-Hub-Signature");
       let signedFor: ServeJob[] | undefined;
       for (const [secret, signed] of bySecret) {
         if (jiraSignatureValid(d.body, signature, secret)) {
@@ -75,24 +72,13 @@ export function createJiraWebhooks(
           break;
         }
       }
-      if (signedFor === undefined) return refused("signature does not match");
-      const deliveryId = header(d, "x-atlassian-webhook-identifier");
+      if (signedFor === undefined) return refusedDelivery("signature does not match");
+      const deliveryId = deliveryHeader(d, "x-atlassian-webhook-identifier");
       if (deliveryId === undefined || deliveryId === "")
-        return {
-          status: 400,
-          body: { message: "missing X-Atlassian-Webhook-Identifier" },
-          outcome: "rejected",
-        };
-      let json: unknown;
-      try {
-        json = JSON.parse(d.body);
-      } catch {
-        return { status: 400, body: { message: "body is not JSON" }, outcome: "rejected" };
-      }
-      const parsed = Payload.safeParse(json);
-      if (!parsed.success)
-        return { status: 400, body: { message: "payload not understood" }, outcome: "rejected" };
-      const p = parsed.data;
+        return missingHeader("X-Atlassian-Webhook-Identifier");
+      const read = deliveryPayload(d, Payload);
+      if ("verdict" in read) return read.verdict;
+      const p = read.payload;
       if (!JIRA_EVENT.test(p.webhookEvent))
         return {
           status: 202,
