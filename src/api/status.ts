@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load.js";
-import type { ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
+import type { ClaimRecord, ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
 import {
   conflictFieldsJson,
   conflictFieldsShape,
@@ -56,6 +56,29 @@ const ConflictJson = z
   })
   .strict();
 
+const ClaimJson = z
+  .object({
+    targetId: z.string(),
+    kind,
+    location: z.string().describe("The shared target: `github:host/owner/repo`, `jira:host/KEY`."),
+    claimedAt: z.string(),
+    status: z
+      .enum(["importing", "unlinked"])
+      .describe(
+        "importing: the import's create waits to be settled by the job's next run; unlinked: its link was removed since, the item stays the job's.",
+      ),
+  })
+  .strict();
+
+/** The import claims of a job (docs/sync.md, Shared targets). */
+const ClaimsJson = z
+  .object({
+    held: count.describe("Person's items of a shared target this job claimed to import."),
+    imported: count.describe("Those it imported (linked)."),
+    open: z.array(ClaimJson).describe("The others, oldest first."),
+  })
+  .strict();
+
 /** A process working on the state (docs/state.md, Workers). */
 export const WorkerJson = z.object(workerProcessShape).strict();
 
@@ -74,6 +97,7 @@ export const StatusJson = z
           running: RunJson.nullable(),
           failures: z.array(FailureJson),
           conflicts: z.array(ConflictJson),
+          claims: ClaimsJson,
         })
         .strict(),
     ),
@@ -116,7 +140,10 @@ export function jobStatusJson(o: {
   livePid?: number | undefined;
   failures: readonly FailureRecord[];
   conflicts: readonly ConflictRecord[];
+  /** The import claims the job holds (none: it shares no target, or imported nothing). */
+  claims?: readonly ClaimRecord[] | undefined;
 }): StatusJson["jobs"][number] {
+  const claims = o.claims ?? [];
   const running = o.runs.find((r) => effectiveOutcome(r, o.livePid) === "running");
   return {
     job: o.job,
@@ -138,6 +165,23 @@ export function jobStatusJson(o: {
       lastSeenAt: f.lastSeenAt,
     })),
     conflicts: o.conflicts.map((c) => ({ id: c.id, ...conflictFieldsJson(c) })),
+    claims: {
+      held: claims.length,
+      imported: claims.filter((c) => c.status === "imported").length,
+      open: claims.flatMap((c) =>
+        c.status === "imported"
+          ? []
+          : [
+              {
+                targetId: c.targetId,
+                kind: c.kind,
+                location: c.location,
+                claimedAt: c.claimedAt,
+                status: c.status,
+              },
+            ],
+      ),
+    },
   };
 }
 
@@ -166,6 +210,7 @@ export async function readStatus(loaded: LoadedConfig): Promise<StatusJson> {
           livePid,
           failures: await state.failures(job.name),
           conflicts: await state.conflicts({ job: job.name, status: "open" }),
+          claims: await state.claimsOf(job.name),
         }),
       );
     }

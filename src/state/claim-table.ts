@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import type { SystemName } from "../core/model.js";
-import type { ImportClaimResult, IntentDraft } from "./records.js";
+import type { ClaimRecord, ImportClaimResult, IntentDraft } from "./records.js";
 
 /*
  * Import claims: a target item without a marker (an issue a person opened on a repository or
@@ -17,6 +17,43 @@ export const RELEASE_SQL = `
       AND i.origin_system <> 'tinypm'
       AND NOT EXISTS (SELECT 1 FROM links l
         WHERE l.job = i.job AND l.kind = i.kind AND l.target_id = i.origin_id))`;
+
+/** A job's claims with what became of each (both backends: booleans come back as 0/1 or t/f). */
+export const CLAIMS_OF_SQL = (param: string): string => `
+  SELECT c.target_system, c.location, c.target_id, c.kind, c.claimed_at,
+    EXISTS (SELECT 1 FROM links l
+      WHERE l.job = c.job AND l.kind = c.kind AND l.target_id = c.target_id) AS linked,
+    EXISTS (SELECT 1 FROM intents i
+      WHERE i.job = c.job AND i.kind = c.kind AND i.origin_system = c.target_system
+        AND i.origin_id = c.target_id) AS pending
+  FROM import_claims c WHERE c.job = ${param}
+  ORDER BY c.claimed_at, c.target_system, c.location, c.target_id`;
+
+export interface ClaimRow {
+  target_system: string;
+  location: string;
+  target_id: string;
+  kind: string;
+  claimed_at: string;
+  linked: number | boolean;
+  pending: number | boolean;
+}
+
+export function toClaim(r: ClaimRow): ClaimRecord {
+  return {
+    targetSystem: r.target_system as ClaimRecord["targetSystem"],
+    location: r.location,
+    targetId: r.target_id,
+    kind: r.kind as ClaimRecord["kind"],
+    claimedAt: r.claimed_at,
+    status:
+      r.linked === true || r.linked === 1
+        ? "imported"
+        : r.pending === true || r.pending === 1
+          ? "importing"
+          : "unlinked",
+  };
+}
 
 /** Builds the claim operations of an SQLite state (open, migrated). */
 export function createClaimTable(db: Database, now: () => Date) {
@@ -36,6 +73,7 @@ export function createClaimTable(db: Database, now: () => Date) {
     `SELECT target_id, job FROM import_claims WHERE target_system = ? AND location = ?
        AND target_id IN (SELECT value FROM json_each(?))`,
   );
+  const held = db.prepare<[string], ClaimRow>(CLAIMS_OF_SQL("?"));
   const take = (i: IntentDraft, location: string): ImportClaimResult => {
     const at = now().toISOString();
     const owner = claim.get(i.originSystem, location, i.originId, i.job, i.kind, at)?.job;
@@ -57,6 +95,9 @@ export function createClaimTable(db: Database, now: () => Date) {
       if (targetIds.length === 0) return new Map();
       const rows = owners.all(targetSystem, location, JSON.stringify(targetIds));
       return new Map(rows.map((r) => [r.target_id, r.job]));
+    },
+    claimsOf(job: string): ClaimRecord[] {
+      return held.all(job).map(toClaim);
     },
   };
 }

@@ -75,6 +75,21 @@ export type ImportClaimResult =
   | { readonly intentId: number; readonly claimedBy?: undefined }
   | { readonly claimedBy: string; readonly intentId?: undefined };
 
+/**
+ * An import claim a job holds (`claimsOf`): `imported` once its item is linked, `importing` while
+ * the import's intent waits (a run is on it, or one was interrupted and the job's next run
+ * settles it), `unlinked` when neither is left (the link was removed since: the item stays the
+ * job's, no other job sharing the target imports it).
+ */
+export interface ClaimRecord {
+  readonly targetSystem: SystemName;
+  readonly location: string;
+  readonly targetId: string;
+  readonly kind: ItemKind;
+  readonly claimedAt: string;
+  readonly status: "imported" | "importing" | "unlinked";
+}
+
 /** The modes a run is started in. */
 export type RunMode = "plan" | "migrate" | "sync";
 

@@ -31,6 +31,7 @@ const DATA_METHODS = [
   "dropIntent",
   "claimImport",
   "importClaims",
+  "claimsOf",
   "startRun",
   "finishRun",
   "runs",

@@ -20,6 +20,7 @@ import type {
   ConflictRecord,
   FailureDraft,
   FailureRecord,
+  ClaimRecord,
   ImportClaimResult,
   IntentDraft,
   IntentRecord,
@@ -118,6 +119,8 @@ export interface StateStore {
     location: string,
     targetIds: readonly string[],
   ): ReadonlyMap<string, string>;
+  /** The import claims `job` holds, oldest first, with what became of each. */
+  claimsOf(job: string): ClaimRecord[];
   /** Records the start of a run (with this process's host and worker id). @returns a sortable run id */
   startRun(job: string, mode: RunMode): string;
   /** This process as the run journal names it (`processWorkerId`). */

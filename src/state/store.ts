@@ -11,6 +11,7 @@ import type {
   ConflictRecord,
   FailureDraft,
   FailureRecord,
+  ClaimRecord,
   ImportClaimResult,
   IntentDraft,
   IntentRecord,
@@ -108,6 +109,8 @@ export interface StateData {
     location: string,
     targetIds: readonly string[],
   ): Promise<ReadonlyMap<string, string>>;
+  /** The import claims `job` holds, oldest first, with what became of each (`status`). */
+  claimsOf(job: string): Promise<ClaimRecord[]>;
   /**
    * Records the start of a run, with this process's pid, host and worker id (the PostgreSQL
    * worker's id; `host:pid:start` on SQLite). @returns a sortable run id

@@ -43,6 +43,7 @@ import { recheckTargetRead, rechecks } from "./verify-target.js";
 import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import { claimLocation } from "./claim-location.js";
+import { markerOwner } from "../core/identity.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -385,19 +386,21 @@ async function resolutions(
 }
 
 /**
- * The import claims other jobs sharing the target hold on the unmarked, unlinked target items this
- * run may import (read, never written: a dry run shows them too). One query, only when there are
- * such items.
+ * The import claims other jobs sharing the target hold on the unlinked target items this run may
+ * import — unmarked ones — or that another job's marker names — a person's issue that job
+ * imported, told apart from that job's own items, which it never claims (read, never written: a
+ * dry run shows them too). One query, only when there are such items.
  */
 async function importClaims(
   o: RunJobOptions,
   job: PlanJob,
   found: IdentityStep,
 ): Promise<ReadonlyMap<string, string> | undefined> {
-  if (job.direction === "to-target") return undefined;
+  // Whatever the direction (a `migrate` plans to the target only): another job's import is
+  // named as such, not as a foreign item.
   const linked = new Set(found.links.map((l) => `${l.kind}:${l.targetId}`));
   const ids = found.targetItems
-    .filter((i) => i.marker === undefined && !linked.has(`${i.kind}:${i.id}`))
+    .filter((i) => markerOwner(i.marker, job) !== "ours" && !linked.has(`${i.kind}:${i.id}`))
     .map((i) => i.id);
   if (ids.length === 0) return undefined;
   return o.state.importClaims(o.targetSystem, claimLocation(o), ids);

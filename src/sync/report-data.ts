@@ -368,9 +368,16 @@ function identityNotes(run: RunReport): string[] {
     out.push(
       `Parked ${id.ambiguous.length} ambiguous content match${id.ambiguous.length === 1 ? "" : "es"}: ${id.ambiguous.map((a) => `"${a.title}"`).join(", ")} (see \`tinypm-sync status\`).`,
     );
-  if (id.foreign.length > 0)
+  // Marked items another job imported from the shared target are named by the claim notes.
+  const claimed = new Set(
+    run.plan.actions.flatMap((a) =>
+      a.type === "skip" && a.reason === "claimed" ? [`${a.kind}:${a.targetId ?? ""}`] : [],
+    ),
+  );
+  const foreign = id.foreign.filter((f) => !claimed.has(`${f.kind}:${f.id}`)).length;
+  if (foreign > 0)
     out.push(
-      `Left alone ${id.foreign.length} foreign item${id.foreign.length === 1 ? "" : "s"}: marked by another job or another tinyPM.`,
+      `Left alone ${foreign} foreign item${foreign === 1 ? "" : "s"}: marked by another job or another tinyPM.`,
     );
   if (id.blockless > 0)
     out.push(

@@ -71,7 +71,11 @@ function storeOf(stores: readonly StateStore[], i: number): StateStore {
   return store;
 }
 
-async function runBoth(world: World, stores: readonly StateStore[]): Promise<RunReport[]> {
+async function runBoth(
+  world: World,
+  stores: readonly StateStore[],
+  how: { mode: "sync" | "migrate"; dryRun: boolean } = { mode: "sync", dryRun: false },
+): Promise<RunReport[]> {
   const wait = barrier(JOBS.length);
   const system = world.target.kind;
   return Promise.all(
@@ -84,7 +88,7 @@ async function runBoth(world: World, stores: readonly StateStore[]): Promise<Run
       const target = world.targetTracker();
       try {
         return await runJob({
-          mode: "sync",
+          ...how,
           job: {
             name: job.name,
             direction: "both",
@@ -172,6 +176,18 @@ async function sharedTargetCase(world: World, stores: readonly StateStore[]): Pr
     [0, 0],
   ]);
   expect(await storyTitles(world)).toEqual(opened.sort());
+  // A plan reading the whole target names each issue, now marked by the job that imported it,
+  // as that job's import in the other job's report (not as a foreign item), once.
+  const whole = await runBoth(world, stores, { mode: "migrate", dryRun: true });
+  const named = whole.flatMap((r) =>
+    toReport(r)
+      .items.filter((i) => i.reason?.startsWith("imported by job") === true)
+      .map((i) => `${r.job}: ${i.title} ${i.reason ?? ""}`),
+  );
+  expect(named).toHaveLength(ISSUES);
+  for (const line of named)
+    expect(line).toMatch(/^(web: .* imported by job ops|ops: .* imported by job web)$/);
+  expect(whole.flatMap((r) => toReport(r).items.filter((i) => i.reason === "foreign"))).toEqual([]);
   for (const s of stores) {
     expect(await s.pendingIntents("web")).toEqual([]);
     expect(await s.pendingIntents("ops")).toEqual([]);

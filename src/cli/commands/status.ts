@@ -11,7 +11,7 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
   const cmd = program
     .command("status")
     .description(
-      "per job: last run and last successful run, a run going on now, open conflicts, parked failures, links",
+      "per job: last run and last successful run, a run going on now, open conflicts, parked failures, links, import claims",
     );
   configOption(cmd).option("--json", "print the status as one JSON object");
   logOptions(cmd).action(async (flags: { config?: string; json?: boolean } & LogFlags) => {
@@ -88,6 +88,15 @@ export function statusText(status: StatusJson, gone: ReadonlySet<string> = new S
       lines.push(
         `    - ${f.kind} ${f.tinypmId ?? f.targetId ?? "?"}: [${f.code}] ${f.message} (${f.attempts} attempt${f.attempts === 1 ? "" : "s"})`,
       );
+    if (j.claims.held > 0) {
+      lines.push(
+        `  import claims on a shared target: ${j.claims.held} (${j.claims.imported} imported${j.claims.open.length > 0 ? `, ${j.claims.open.length} not` : ""})`,
+      );
+      for (const c of j.claims.open)
+        lines.push(
+          `    - ${c.kind} ${c.targetId} on ${c.location}, claimed ${when(c.claimedAt)}: ${c.status === "importing" ? "being imported (an interrupted import is settled by the job's next run)" : "unlinked since (no other job imports it)"}`,
+        );
+    }
   }
   lines.push("", ...workerTable(status.workers));
   return `${lines.join("\n")}\n`;

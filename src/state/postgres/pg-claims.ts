@@ -1,5 +1,6 @@
 import type { SystemName } from "../../core/model.js";
-import type { ImportClaimResult, IntentDraft } from "../records.js";
+import type { ClaimRecord, ImportClaimResult, IntentDraft } from "../records.js";
+import { CLAIMS_OF_SQL, toClaim, type ClaimRow } from "../claim-table.js";
 import type { Db } from "./pg-db.js";
 
 /**
@@ -54,6 +55,10 @@ export function pgClaims(db: Db, now: () => Date) {
         [targetSystem, location, [...targetIds]],
       );
       return new Map(rows.map((r) => [r.target_id, r.job]));
+    },
+    async claimsOf(job: string): Promise<ClaimRecord[]> {
+      const { rows } = await db.query<ClaimRow>(CLAIMS_OF_SQL("$1"), [job]);
+      return rows.map(toClaim);
     },
   };
 }

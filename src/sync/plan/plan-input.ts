@@ -51,8 +51,9 @@ export interface PlanInput {
    */
   readonly blockless?: ReadonlyMap<string, "restored" | "unknown"> | undefined;
   /**
-   * Unmarked target items (by id) whose import another job sharing the target claimed: that job
-   * imports them, this one skips them (`claimed`).
+   * Target items (by id) whose import another job sharing the target claimed — unmarked, or
+   * carrying that job's marker once imported: that job imports them, this one skips them
+   * (`claimed`, not `foreign`).
    */
   readonly claimed?: ReadonlyMap<string, string> | undefined;
   /** Items (`tinypm:kind:id`, `target:kind:id`) held back: an ambiguous content match. */

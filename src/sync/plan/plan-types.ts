@@ -147,7 +147,7 @@ export type SkipReason =
   | "foreign"
   /** Matched by content to more than one item: parked, never guessed. */
   | "ambiguous"
-  /** An unmarked target item another job sharing the target claimed to import (`claimedBy`). */
+  /** A person's target item another job sharing the target claimed to import (`claimedBy`). */
   | "claimed";
 
 export interface SkipAction {

@@ -141,6 +141,31 @@ describe("planJob", () => {
       { type: "skip", reason: "direction" },
     ],
     [
+      "an issue another job sharing the repository imported (its marker, its claim) is named as that job's",
+      {
+        target: [
+          {
+            ...newIssue,
+            marker: { job: "other-job", origin: "github", originKind: "story", originId: "109" },
+          },
+        ],
+        claimed: new Map([["109", "other-job"]]),
+      },
+      { type: "skip", reason: "claimed", claimedBy: "other-job", targetId: "109" },
+    ],
+    [
+      "another job's own item (its marker, no claim) is foreign",
+      {
+        target: [
+          {
+            ...newIssue,
+            marker: { job: "other-job", origin: "tinypm", originKind: "story", originId: "9" },
+          },
+        ],
+      },
+      { type: "skip", reason: "foreign", targetId: "109" },
+    ],
+    [
       "to-tinypm: an unlinked story stays",
       { tinypm: [s1], direction: "to-tinypm" },
       { type: "skip", reason: "direction" },

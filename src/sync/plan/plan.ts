@@ -43,8 +43,14 @@ export function planJob(input: PlanInput): Plan {
     const owner = markerOwner(m, input.job);
     const importable = owner === "foreign" && input.job.importFrom?.includes(m?.job ?? "") === true;
     if (owner === "foreign" && !importable) {
-      // Another job's or another tinyPM's item: never imported, adopted or updated.
-      others.push(skipOf(item, "foreign", { targetId: item.id }));
+      // Another job's or another tinyPM's item: never imported, adopted or updated. A person's
+      // issue another job sharing the target imported (its claim) is named as that job's import.
+      const by = input.claimed?.get(item.id);
+      others.push(
+        by !== undefined && by !== input.job.name
+          ? { ...skipOf(item, "claimed", { targetId: item.id }), claimedBy: by }
+          : skipOf(item, "foreign", { targetId: item.id }),
+      );
       continue;
     }
     if (importable) {

@@ -506,6 +506,29 @@ export function stateContract(backend: () => BackendUnderTest): void {
       });
     });
 
+    it("lists the claims a job holds with what became of each (status)", async () => {
+      await withStore(async (s) => {
+        const shape = async (job: string) =>
+          (await s.claimsOf(job)).map((c) => [c.targetId, c.kind, c.location, c.status]);
+        const done = await s.claimImport(claim("a", "7"), repo);
+        await s.confirmIntent(done.intentId ?? 0, { ...link("30", "7", "a"), origin: "github" });
+        await s.claimImport(claim("a", "8"), repo);
+        await s.claimImport(claim("b", "9"), repo);
+        expect(await shape("a")).toEqual([
+          ["7", "story", repo, "imported"],
+          ["8", "story", repo, "importing"],
+        ]);
+        expect(await shape("b")).toEqual([["9", "story", repo, "importing"]]);
+        const [first] = await s.claimsOf("a");
+        expect(first?.targetSystem).toBe("github");
+        expect(Date.parse(first?.claimedAt ?? "")).not.toBeNaN();
+        // The link removed since (its tinyPM story deleted): the item stays the job's.
+        await s.deleteLink("a", "story", "30");
+        expect((await shape("a"))[0]).toEqual(["7", "story", repo, "unlinked"]);
+        expect(await s.claimsOf("c")).toEqual([]);
+      });
+    });
+
     it("writes a claim and its intent together: a failed transaction leaves neither", async () => {
       await withStore(async (s) => {
         await expect(
