@@ -10,6 +10,7 @@ import {
 import { jobMarker, markerStale } from "./marker.js";
 import type { DescriptionComposition } from "../../mapping/description.js";
 import { excerpt } from "../../mapping/rich-compose.js";
+import { labelSpelling } from "./label-case.js";
 import { decideDescription, visible, type DescriptionDecision } from "./plan-description.js";
 import type { DescriptionNote, FieldChange, RichOutcome, UpdateAction } from "./plan-types.js";
 import {
@@ -33,6 +34,13 @@ export function planUpdate(input: PlanUpdateInput): UpdateAction {
   const fromTarget: Partial<WorkItemFields> = p.mapping.toTinypm(p.targetItem);
   const tinypmSet: Record<string, unknown> = {};
   for (const f of p.merge.toTinypm) tinypmSet[f] = fromTarget[f];
+  // The target's labels keep tinyPM's spelling of its tags (GitHub: one label whatever its case).
+  if (Array.isArray(tinypmSet.labels))
+    tinypmSet.labels = labelSpelling(
+      p.mapping,
+      p.item.labels,
+      p.link.baseTinypm.fields.labels,
+    ).labels(tinypmSet.labels as string[]);
   // Fields parked whole keep the target's value; a description parked in units is written but
   // for them (and is not agreed either way: left out of the marker).
   const parkedAll = p.merge.conflicts.filter((c) => c.resolution === "parked");

@@ -3,6 +3,7 @@ import { markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
 import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
+import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
@@ -215,11 +216,13 @@ function pairAction(
   // Not read this run (incremental target feed): the target is as it was at the last sync.
   const read =
     targetItem === undefined ? stored.baseTarget : targetSnapshot(input.mapping, targetItem);
+  // GitHub labels in tinyPM's spelling of the tags (one label whatever its case).
+  const spelling = labelSpelling(input.mapping, item.labels, stored.baseTinypm.fields.labels);
   // A missing block is never data: with no copy of it, what it carried is taken as tinyPM's.
-  const g = blockless === "unknown" ? fillFrom(read, t) : read;
+  const g = spelling.snapshot(blockless === "unknown" ? fillFrom(read, t) : read);
   // Writes of an earlier run that stopped before its base update: the base they call for.
   const link = settlePendingWrites(
-    stored,
+    { ...stored, baseTarget: spelling.snapshot(stored.baseTarget) },
     { snapshot: t, updatedAt: item.updatedAt },
     targetItem === undefined ? undefined : { snapshot: g, updatedAt: targetItem.updatedAt },
   );
