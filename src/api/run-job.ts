@@ -86,6 +86,7 @@ export async function runResolvedJob(
         state,
         leaseWaitMs: session.loaded.config.state.waitForLockMs,
         fence,
+        confirmGroup: { maxWaitMs: session.loaded.state.confirmWaitMs },
         lanes: job.lanes,
         emit: onEvent,
         fullScanEvery: resolved.tinypm.fullScanEvery,

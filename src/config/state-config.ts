@@ -7,7 +7,7 @@ import type { ParsedConfig } from "./schema.js";
 const DEFAULT_STATE_PATH = ".tinypm-sync/state.db";
 
 /** Where the config puts the state: an SQLite file, or a PostgreSQL database. */
-export type ConfiguredState =
+export type ConfiguredState = (
   | { readonly backend: "sqlite"; readonly path: string; readonly display: string }
   | {
       readonly backend: "postgres";
@@ -20,7 +20,14 @@ export type ConfiguredState =
        * (undefined: the default 30 s). Shorter fails a dead worker's jobs over sooner.
        */
       readonly leaseTtlMs?: number | undefined;
-    };
+    }
+) & {
+  /**
+   * The longest a created item's confirmation waits for its group commit, from
+   * `TINYPM_SYNC_CONFIRM_WAIT_MS` (undefined: the default 1 s).
+   */
+  readonly confirmWaitMs?: number | undefined;
+};
 
 interface StateArgs {
   readonly file: string;
@@ -61,6 +68,7 @@ export function resolveStateConfig(a: StateArgs): ConfiguredState {
       url: state.url,
       display: redactUrl(state.url),
       leaseTtlMs: leaseTtl(a),
+      confirmWaitMs: confirmWait(a),
     };
   }
   if (state.urlEnv !== undefined) {
@@ -83,11 +91,17 @@ export function resolveStateConfig(a: StateArgs): ConfiguredState {
       });
     }
     if (!a.secretValues.includes(value)) a.secretValues.push(value);
-    return { backend: "postgres", url: value, display: redactUrl(value), leaseTtlMs: leaseTtl(a) };
+    return {
+      backend: "postgres",
+      url: value,
+      display: redactUrl(value),
+      leaseTtlMs: leaseTtl(a),
+      confirmWaitMs: confirmWait(a),
+    };
   }
   const path = state.path ?? DEFAULT_STATE_PATH;
   const absolute = isAbsolute(path) ? path : resolve(a.dir, path);
-  return { backend: "sqlite", path: absolute, display: absolute };
+  return { backend: "sqlite", path: absolute, display: absolute, confirmWaitMs: confirmWait(a) };
 }
 
 /** The variable that sets a PostgreSQL job lease's life, in ms. */
@@ -103,6 +117,23 @@ function leaseTtl(a: StateArgs): number | undefined {
     file: a.file,
     path: ["state"],
     message: `environment variable ${LEASE_TTL_VAR} must be milliseconds from 3000 to 600000 (the PostgreSQL job lease's life), got "${raw}"`,
+  });
+  return undefined;
+}
+
+/** The variable that sets how long a create's confirmation may wait for its group, in ms. */
+export const CONFIRM_WAIT_VAR = "TINYPM_SYNC_CONFIRM_WAIT_MS";
+
+/** `TINYPM_SYNC_CONFIRM_WAIT_MS`: an integer of milliseconds from 0 to 600000, or unset. */
+function confirmWait(a: StateArgs): number | undefined {
+  const raw = a.env[CONFIRM_WAIT_VAR];
+  if (raw === undefined || raw === "") return undefined;
+  const ms = Number(raw);
+  if (/^\d+$/.test(raw) && ms <= 600_000) return ms;
+  a.issues.push({
+    file: a.file,
+    path: ["state"],
+    message: `environment variable ${CONFIRM_WAIT_VAR} must be milliseconds from 0 to 600000 (how long a created item's confirmation waits for its group commit), got "${raw}"`,
   });
   return undefined;
 }

@@ -3,6 +3,7 @@ import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/store.js";
+import type { ConfirmGroup } from "./apply/confirm-group.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
 
@@ -22,6 +23,8 @@ export interface EngineContext {
   readonly now: () => Date;
   /** tinyPM iterations by name (tinyPM cannot create iterations: items are matched by name). */
   readonly tinypmIterations: ReadonlyMap<string, Iteration>;
+  /** Where the apply step gathers the confirmations of target creates (group commit). */
+  readonly confirms?: ConfirmGroup | undefined;
 }
 
 /** Runs one remote call through a system's lane (paced, retried by the queue, counted). */

@@ -116,7 +116,7 @@ async function runHeld(
     } else {
       lease?.assertHeld();
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
-      await applyPlan(ctx, plan, summary);
+      await applyPlan(ctx, plan, summary, o.confirmGroup);
       lease?.assertHeld();
       if (target.checkpoint !== undefined && o.mode === "sync") {
         await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);

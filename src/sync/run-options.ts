@@ -40,6 +40,12 @@ export interface RunJobOptions {
    * so that once the lease is lost no further write of the run reaches any system.
    */
   readonly fence?: LeaseFence | undefined;
+  /**
+   * The group commit of the confirmations of target creates (see apply/confirm-group.ts): how
+   * many per commit (default 50) and the longest one waits (default 1000 ms).
+   */
+  readonly confirmGroup?:
+    { readonly size?: number | undefined; readonly maxWaitMs?: number | undefined } | undefined;
   readonly lanes: Lanes;
   readonly emit?: ((event: SyncEvent) => void) | undefined;
   readonly now?: (() => Date) | undefined;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
+import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentDraft } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
@@ -167,11 +168,12 @@ export async function finishCreate(
   });
   // A target create wrote the draft's marker block: its copy is stored with the link, at once.
   const marker = toTarget ? p.draft.marker : undefined;
-  await ctx.state.confirmIntent(
-    intentId,
-    link,
-    marker === undefined ? undefined : { marker, meta: p.draft.metadata ?? {} },
-  );
+  const identity = marker === undefined ? undefined : { marker, meta: p.draft.metadata ?? {} };
+  // A target create's confirmation joins the run's group commit, once, with its final base: the
+  // intent is durable and the item carries its marker, so a crash before the group commits only
+  // leaves the intent for the next run to settle by marker.
+  const group = toTarget ? ctx.confirms : undefined;
+  if (group === undefined) await ctx.state.confirmIntent(intentId, link, identity);
   if (action.kind === "story") rememberStory(ctx, action.toSide, action.source.id, created.id);
   ctx.emit({
     type: "created",
@@ -182,9 +184,22 @@ export async function finishCreate(
     sourceId: action.source.id,
     ...(created.url !== undefined && { url: created.url }),
   });
-  await copyExtras(ctx, action, created);
+  try {
+    await copyExtras(ctx, action, created);
+  } catch (error) {
+    // The link as it stands (its base lists no comment or time entry: they follow next run).
+    await group?.add({ intentId, link, identity, action });
+    throw error;
+  }
+  // The block as the target holds it now (rewritten when the create's answer told otherwise).
+  let held = identity;
   const marked = toTarget
-    ? await remember(ctx, p, created, recovered)
+    ? await remember(ctx, p, created, recovered, (rewritten) => {
+        held = rewritten;
+        return group === undefined
+          ? ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, rewritten)
+          : Promise.resolve();
+      })
     : await markTargetBorn(ctx, action, created);
   const targetNow = toTarget ? targetItem : marked;
   // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
@@ -201,12 +216,11 @@ export async function finishCreate(
       : s;
   const t = tinypmSnapshot(ctx.mapping, tinypmItem);
   const g = targetSnapshot(ctx.mapping, withExtras(targetNow, action, toTarget, ctx));
-  await ctx.state.updateBase(
-    ctx.job.name,
-    action.kind,
-    tinypmItem.id,
-    toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t)),
-  );
+  const base = toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t));
+  if (group !== undefined) {
+    const updatedAt = ctx.now().toISOString();
+    await group.add({ intentId, link: { ...link, base, updatedAt }, identity: held, action });
+  } else await ctx.state.updateBase(ctx.job.name, action.kind, tinypmItem.id, base);
   return created;
 }
 
@@ -224,6 +238,8 @@ async function remember(
   p: PreparedCreate,
   created: WorkItem,
   recovered: boolean,
+  /** Stores the rewritten block (at once, or with the create's grouped confirmation). */
+  store: (identity: LinkIdentity) => Promise<void>,
 ): Promise<WorkItem> {
   const sent = p.draft.marker;
   if (sent === undefined || recovered) return created;
@@ -240,10 +256,7 @@ async function remember(
   });
   if (marker === sent) return created;
   ctx.emit({ type: "marker_rewritten", kind: p.action.kind, id: created.id, fields: wrong });
-  await ctx.state.putLinkIdentity(ctx.job.name, p.action.kind, p.action.source.id, {
-    marker,
-    meta,
-  });
+  await store({ marker, meta });
   return created;
 }
 

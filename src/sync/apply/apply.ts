@@ -8,7 +8,9 @@ import {
   type PreparedCreate,
 } from "./apply-create.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
+import { confirmGroup } from "./confirm-group.js";
 import type { EngineContext } from "../context.js";
+import type { RunJobOptions } from "../run-options.js";
 import type { RunSummary } from "../events.js";
 import { isFatal } from "./fatal.js";
 import { linkRecord } from "../plan/links.js";
@@ -24,6 +26,46 @@ export async function applyPlan(
   ctx: EngineContext,
   plan: Plan,
   summary: RunSummary,
+  group: RunJobOptions["confirmGroup"] = {},
+): Promise<void> {
+  // The items parked before this point (by earlier runs, or by this run's identity step): an
+  // applied action clears its item's failure only when there is one, without a call per item.
+  const parked = await parkedItems(ctx);
+  // Creates the state refused to confirm (see confirm-group.ts): reported failed, never cleared.
+  const refused = new Set<string>();
+  const confirms = confirmGroup(ctx.state, {
+    size: group.size,
+    maxWaitMs: group.maxWaitMs,
+    onRefused: async (c, error) => {
+      refused.add(itemKey(c.action));
+      summary.created--;
+      summary.failed++;
+      await park(ctx, c.action, error, parked);
+    },
+  });
+  const grouped: EngineContext = { ...ctx, confirms };
+  try {
+    await applyActions(grouped, plan, summary, { parked, refused });
+  } catch (error) {
+    // What was confirmed before the error is recorded; should the state be gone, the intents of
+    // those creates stay and the next run links each created item by its marker.
+    await confirms.flush().catch(() => undefined);
+    throw error;
+  }
+  await confirms.flush();
+}
+
+/** `kind:id` of an action's item (its tinyPM id when it has one). */
+function itemKey(action: PlanAction): string {
+  const { tinypmId, targetId } = ids(action);
+  return `${action.kind}:${tinypmId ?? targetId ?? ""}`;
+}
+
+async function applyActions(
+  ctx: EngineContext,
+  plan: Plan,
+  summary: RunSummary,
+  { parked, refused }: { parked: Set<string>; refused: ReadonlySet<string> },
 ): Promise<void> {
   const total = plan.actions.filter((a) => a.type !== "skip").length;
   let done = 0;
@@ -37,9 +79,6 @@ export async function applyPlan(
     ctx.emit({ type: "phase", phase });
   };
   const actions = plan.actions;
-  // The items parked before this point (by earlier runs, or by this run's identity step): an
-  // applied action clears its item's failure only when there is one, without a call per item.
-  const parked = await parkedItems(ctx);
   for (let i = 0; i < actions.length;) {
     const action = actions[i];
     if (action === undefined) break;
@@ -73,7 +112,7 @@ export async function applyPlan(
       }));
       const errors = await applyCreateBatch(ctx, prepared);
       for (const [k, p] of prepared.entries())
-        await settle(ctx, summary, p.action, errors[k], parked);
+        await settle(ctx, summary, p.action, errors[k], parked, refused);
       i += run.length;
       continue;
     }
@@ -82,10 +121,10 @@ export async function applyPlan(
       const claimedBy = await applyOne(ctx, action);
       if (claimedBy !== undefined && action.type === "create")
         leftToOtherJob(ctx, summary, action, claimedBy);
-      else await settle(ctx, summary, action, undefined, parked);
+      else await settle(ctx, summary, action, undefined, parked, refused);
     } catch (error) {
       if (isFatal(error)) throw error;
-      await settle(ctx, summary, action, error, parked);
+      await settle(ctx, summary, action, error, parked, refused);
     }
     i++;
   }
@@ -112,9 +151,12 @@ async function settle(
   action: Exclude<PlanAction, { type: "skip" }>,
   error: unknown,
   parked: Set<string>,
+  refused: ReadonlySet<string>,
 ): Promise<void> {
   if (error === undefined) {
     summary[actionBucket(action)]++;
+    // Its create's confirmation was refused meanwhile: parked then, not to be cleared now.
+    if (refused.has(itemKey(action))) return;
     await clearParked(ctx, action, parked);
   } else {
     summary.failed++;
