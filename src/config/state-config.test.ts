@@ -46,6 +46,22 @@ describe("the state's place in the config", () => {
     });
   });
 
+  it("reads how long a create's confirmation waits for its group, on either backend", () => {
+    const env = { ...ENV, TINYPM_SYNC_CONFIRM_WAIT_MS: "250" };
+    expect(loadConfig(write(undefined), { env }).state.confirmWaitMs).toBe(250);
+    const pg = write({ url: "postgres://sync@db:5432/tinypm" });
+    expect(loadConfig(pg, { env }).state.confirmWaitMs).toBe(250);
+    expect(loadConfig(write(undefined), { env: ENV }).state.confirmWaitMs).toBeUndefined();
+    for (const bad of ["-1", "1s", "600001"]) {
+      const found = problems(() =>
+        loadConfig(write(undefined), { env: { ...ENV, TINYPM_SYNC_CONFIRM_WAIT_MS: bad } }),
+      );
+      expect(found).toEqual([
+        `state: environment variable TINYPM_SYNC_CONFIRM_WAIT_MS must be milliseconds from 0 to 600000 (how long a created item's confirmation waits for its group commit), got "${bad}"`,
+      ]);
+    }
+  });
+
   it("takes a PostgreSQL URL without a password from state.url", () => {
     const loaded = loadConfig(write({ url: "postgres://sync@db:5432/tinypm" }), { env: ENV });
     expect(loaded.state).toEqual({

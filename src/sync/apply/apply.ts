@@ -1,12 +1,7 @@
 import { SyncError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
-import { applyCreateBatch } from "./apply-batch.js";
-import {
-  applyCreate,
-  draftCreate,
-  type DraftedCreate,
-  type PreparedCreate,
-} from "./apply-create.js";
+import { applyCreate } from "./apply-create.js";
+import { applyCreateRun, createRun } from "./create-run.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import { confirmGroup } from "./confirm-group.js";
 import type { EngineContext } from "../context.js";
@@ -87,32 +82,22 @@ async function applyActions(
       i++;
       continue;
     }
-    // Creates of one kind on a target with a bulk create go in runs of up to its size.
+    // Target creates of one kind go in runs: their intents in one write, then the creates (with
+    // the target's bulk create when it has one).
     enter(action);
-    const run = bulkRun(actions, i, ctx.target.capabilities.bulkCreate);
+    const bulkSize = ctx.target.capabilities.bulkCreate;
+    const run = createRun(actions, i, bulkSize);
     if (run.length > 1) {
-      const drafted: DraftedCreate[] = [];
-      for (const a of run) {
-        ctx.emit({ type: "progress", phase: "apply", done: done++, total });
-        try {
-          // Target creates only (`bulkRun`): they claim nothing, their intents go as one write.
-          drafted.push(await draftCreate(ctx, a));
-        } catch (error) {
-          if (isFatal(error)) throw error;
+      await applyCreateRun(ctx, run, bulkSize > 1, {
+        reached: () => {
+          ctx.emit({ type: "progress", phase: "apply", done: done++, total });
+        },
+        failed: async (a, error) => {
           summary.failed++;
           await park(ctx, a, error, parked);
-        }
-      }
-      // The batch's intents in one write (all or none), before the bulk call.
-      const ids = await ctx.state.recordIntents(drafted.map((d) => d.intent));
-      const prepared: PreparedCreate[] = drafted.map((d, k) => ({
-        action: d.action,
-        draft: d.draft,
-        intentId: ids[k] ?? 0,
-      }));
-      const errors = await applyCreateBatch(ctx, prepared);
-      for (const [k, p] of prepared.entries())
-        await settle(ctx, summary, p.action, errors[k], parked, refused);
+        },
+        settle: (a, error) => settle(ctx, summary, a, error, parked, refused),
+      });
       i += run.length;
       continue;
     }
@@ -162,19 +147,6 @@ async function settle(
     summary.failed++;
     await park(ctx, action, error, parked);
   }
-}
-
-/** The creates on the target of the same kind from `start` on, at most `size` (none if 1). */
-function bulkRun(actions: readonly PlanAction[], start: number, size: number): CreateAction[] {
-  const first = actions[start];
-  if (size <= 1 || first?.type !== "create" || first.toSide !== "target") return [];
-  const run = [first];
-  for (let i = start + 1; i < actions.length && run.length < size; i++) {
-    const a = actions[i];
-    if (a?.type !== "create" || a.toSide !== "target" || a.kind !== first.kind) break;
-    run.push(a);
-  }
-  return run;
 }
 
 /**
