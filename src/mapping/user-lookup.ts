@@ -28,6 +28,11 @@ export function createUserLookup(table: UserTable): UserLookup {
     if (u.id !== undefined && !byId.has(u.id)) byId.set(u.id, ref);
     if (u.name !== undefined && !byName.has(u.name)) byName.set(u.name, ref);
   }
+  // GitHub logins are case-insensitive: a target user read as `Alice` is the table's `alice`.
+  // (Jira accountIds carry no login and are looked up exactly.)
+  const byFoldedTarget = new Map<string, UserRef>();
+  for (const [id, u] of table.toTinypm)
+    if (!byFoldedTarget.has(id.toLowerCase())) byFoldedTarget.set(id.toLowerCase(), u);
   const complete = (ref: UserRef): UserRef =>
     (ref.login !== undefined ? byLogin.get(ref.login) : undefined) ??
     (ref.id !== undefined ? byId.get(ref.id) : undefined) ??
@@ -46,7 +51,11 @@ export function createUserLookup(table: UserTable): UserLookup {
     },
     toTinypm(ref, lenient = false) {
       const key = ref.id ?? ref.login;
-      const hit = key === undefined ? undefined : table.toTinypm.get(key);
+      const hit =
+        key === undefined
+          ? undefined
+          : (table.toTinypm.get(key) ??
+            (ref.login === undefined ? undefined : byFoldedTarget.get(key.toLowerCase())));
       if (hit !== undefined) return cleanUser(hit);
       if (table.policy === "fail" && !lenient) throw unmappedUserError(ref, "tinypm");
       return undefined;

@@ -145,9 +145,24 @@ export function matchUsers(options: MatchUsersOptions): MatchUsersResult {
   };
 }
 
-/** Target ids compare case-insensitively (GitHub logins); Jira accountIds are exact anyway. */
+/**
+ * A target user by id: exactly, else, for GitHub users (who carry a login), regardless of case —
+ * GitHub logins are case-insensitive (`Octocat` is `octocat`). Jira accountIds are case-sensitive:
+ * compared exactly only.
+ */
 function findTarget(targets: readonly UserRef[], id: string): UserRef | undefined {
-  return targets.find((t) => t.id === id) ?? targets.find((t) => fold(t.id) === fold(id));
+  return (
+    targets.find((t) => t.id === id) ??
+    targets.find((t) => t.login !== undefined && fold(t.id) === fold(id))
+  );
+}
+
+/** The tinyPM user a map key names: by exact login, else the one login equal regardless of case. */
+function findTinypm(users: readonly UserRef[], login: string): UserRef | undefined {
+  const exact = users.find((u) => u.login === login);
+  if (exact !== undefined) return exact;
+  const folded = users.filter((u) => fold(u.login) === fold(login));
+  return folded.length === 1 ? folded[0] : undefined;
 }
 
 function mapFileMatches(
@@ -158,11 +173,10 @@ function mapFileMatches(
   const matched: UserMatch[] = [];
   const problems: MapFileProblem[] = [];
   if (map === undefined) return { matched, problems };
-  const known = new Set(users.flatMap((u) => (u.login === undefined ? [] : [u.login])));
   for (const [login, id] of Object.entries(map.users)) {
-    const user = users.find((u) => u.login === login);
+    const user = findTinypm(users, login);
     const target = findTarget(targets, id);
-    if (!known.has(login)) {
+    if (user === undefined) {
       problems.push({
         tinypm: login,
         target: id,
@@ -174,7 +188,7 @@ function mapFileMatches(
         target: id,
         message: `${id} is not an assignable user of the target (never sent)`,
       });
-    } else if (user !== undefined) {
+    } else if (!matched.some((m) => m.tinypm === user)) {
       matched.push({ tinypm: user, target, how: "map-file", reason: `users.${login}: ${id}` });
     }
   }
