@@ -4,7 +4,7 @@ import type { Tracker } from "../../src/core/tracker.js";
 import { openStateStore } from "../../src/state/sqlite-store.js";
 import type { LinkRecord } from "../../src/state/sqlite-store.js";
 import { toReport } from "../../src/sync/report-data.js";
-import { startWorld, type World } from "./world.js";
+import { openConflicts, startWorld, storyLinks, type World } from "./world.js";
 
 /** Both directions of a sync through each sandbox: edits, new items, comments, conflicts. */
 describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (kind) => {
@@ -24,14 +24,6 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     const report = await world.run("sync", job);
     expect(report.events.filter((e) => e.type === "failed")).toEqual([]);
   };
-  const openConflicts = (): ReturnType<ReturnType<typeof openStateStore>["conflicts"]> => {
-    const state = openStateStore({ path: world.statePath });
-    try {
-      return state.conflicts({ job: "widgets", status: "open" });
-    } finally {
-      state.close();
-    }
-  };
 
   beforeAll(async () => {
     world = await startWorld({ target: kind, generate: "stories=8,tasks=1,comments=1" });
@@ -39,10 +31,7 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     target = world.targetTracker();
     await world.run("migrate");
     await world.run("sync");
-    const state = openStateStore({ path: world.statePath });
-    stories = [...state.links("widgets")].filter((l) => l.kind === "story");
-    state.close();
-    if (stories.length < 8) throw new Error(`only ${String(stories.length)} stories linked`);
+    stories = storyLinks(world, 8);
   });
   afterAll(async () => {
     await tinypm.close();
@@ -97,7 +86,7 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     await retitle(target, "story", p.targetId, "Theirs (target)");
     const report = await world.run("sync");
     expect(report.summary.conflicts).toBe(1);
-    const open = openConflicts();
+    const open = openConflicts(world);
     expect(open).toEqual([
       expect.objectContaining({
         tinypmId: p.tinypmId,
@@ -109,14 +98,14 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     expect((await get(tinypm, "story", p.tinypmId)).title).toBe("Mine (tinyPM)");
     expect((await get(target, "story", p.targetId)).title).toBe("Theirs (target)");
     await sync();
-    expect(openConflicts()).toHaveLength(1);
+    expect(openConflicts(world)).toHaveLength(1);
 
     const state = openStateStore({ path: world.statePath });
     state.resolveConflict(open[0]?.id ?? -1, "target");
     state.close();
     await sync();
     expect((await get(tinypm, "story", p.tinypmId)).title).toBe("Theirs (target)");
-    expect(openConflicts()).toEqual([]);
+    expect(openConflicts(world)).toEqual([]);
   });
 
   it.each([

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemRef, WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
-import { startWorld, type World } from "./world.js";
+import type { LinkRecord } from "../../src/state/sqlite-store.js";
+import { startWorld, storyLinks, type World } from "./world.js";
 
 // A person edits an issue while a run is writing to it. The write's answer is the whole issue as
 // it is now, the person's edit included; the run must not take that edit into the link's base as
@@ -14,10 +14,7 @@ describe.each(["github", "jira"] as const)("an edit on %s made during the run's 
   beforeAll(async () => {
     world = await startWorld({ target: kind, generate: "stories=3,tasks=0,comments=0" });
     await world.run("migrate");
-    const state = openStateStore({ path: world.statePath });
-    stories = [...state.links("widgets")].filter((l) => l.kind === "story");
-    state.close();
-    if (stories.length < 2) throw new Error(`only ${String(stories.length)} stories linked`);
+    stories = storyLinks(world, 2);
   });
   afterAll(async () => {
     await world.close();

@@ -4,7 +4,7 @@ import type { ItemRef } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import type { StateStore } from "../../src/state/store.js";
-import { startWorld, type World } from "./world.js";
+import { startWorld, storyLinks, type World } from "./world.js";
 
 // A run writes a field to one side, then stops before the link's base update (a SIGKILL, the
 // state gone, a lost lease). A person then sets that side back to the old value. The next run
@@ -49,10 +49,7 @@ describe.each(["github", "jira"] as const)(
       tinypm = world.tinypmTracker();
       person = world.targetTracker();
       await world.run("migrate");
-      const state = openStateStore({ path: world.statePath });
-      stories = [...state.links("widgets")].filter((l) => l.kind === "story");
-      state.close();
-      if (stories.length < 6) throw new Error(`only ${String(stories.length)} stories linked`);
+      stories = storyLinks(world, 6);
       // Every story PENDING on both sides to start from.
       for (const l of stories)
         await tinypm.update({ kind: "story", id: l.tinypmId }, { set: { status: "PENDING" } });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemKind, WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { renderReport } from "../../src/report/render.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import type { LinkRecord } from "../../src/state/sqlite-store.js";
 import { toReport } from "../../src/sync/report-data.js";
-import { startWorld, type World } from "./world.js";
+import { openConflicts, startWorld, storyLinks, type World } from "./world.js";
 
 // A team migrates, people then edit the issues on the target (retitle, relabel, close), and
 // someone reruns `migrate` after adding stories in tinyPM. The rerun carries tinyPM's own changes
@@ -27,26 +27,13 @@ describe.each(["github", "jira"] as const)("migrate rerun after edits on %s", (k
     if (link === undefined) throw new Error(`no story link ${String(i)}`);
     return link;
   };
-  const openConflicts = (): ReturnType<ReturnType<typeof openStateStore>["conflicts"]> => {
-    const state = openStateStore({ path: world.statePath });
-    try {
-      return state.conflicts({ job: "widgets", status: "open" });
-    } finally {
-      state.close();
-    }
-  };
 
   beforeAll(async () => {
     world = await startWorld({ target: kind, generate: "stories=6,tasks=0,comments=0" });
     tinypm = world.tinypmTracker();
     target = world.targetTracker();
     await world.run("migrate");
-    const state = openStateStore({ path: world.statePath });
-    stories = [...state.links("widgets")]
-      .filter((l) => l.kind === "story")
-      .sort((a, b) => Number(a.tinypmId) - Number(b.tinypmId));
-    state.close();
-    if (stories.length < 6) throw new Error(`only ${String(stories.length)} stories linked`);
+    stories = storyLinks(world, 6).sort((a, b) => Number(a.tinypmId) - Number(b.tinypmId));
   });
   afterAll(async () => {
     await tinypm.close();
@@ -100,7 +87,7 @@ describe.each(["github", "jira"] as const)("migrate rerun after edits on %s", (k
     expect(titles).toContain("Added after the migration");
     // Both changed: a conflict, parked under the job's manual policy, nothing overwritten.
     expect((await get(target, "story", pair(4).targetId)).title).toBe("Both: target");
-    expect(openConflicts()).toEqual([
+    expect(openConflicts(world)).toEqual([
       expect.objectContaining({ tinypmId: pair(4).tinypmId, field: "title" }),
     ]);
     // tinyPM was not written (a one-way run).
@@ -136,7 +123,7 @@ describe.each(["github", "jira"] as const)("migrate rerun after edits on %s", (k
     expect((await get(tinypm, "story", pair(1).tinypmId)).labels).toContain("person-label");
     expect((await get(tinypm, "story", pair(2).tinypmId)).status).toBe("ACCEPTED");
     expect((await get(tinypm, "story", pair(3).tinypmId)).title).toBe("Renamed in tinyPM");
-    expect(openConflicts()).toHaveLength(1);
+    expect(openConflicts(world)).toHaveLength(1);
     // And then all is quiet.
     const quiet = await world.run("sync");
     expect(quiet.summary.updated).toBe(0);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemRef, WorkItemPatch } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
-import { startWorld, type World } from "./world.js";
+import { startWorld, storyLinks, type World } from "./world.js";
 
 // A person edits an issue between the run's read and its write. GitHub's PATCH and Jira's PUT take
 // no If-Match: the adapter reads the issue right before writing and refuses a field a person
@@ -16,10 +16,7 @@ describe.each(["github", "jira"] as const)(
     beforeAll(async () => {
       world = await startWorld({ target: kind, generate: "stories=3,tasks=0,comments=0" });
       await world.run("migrate");
-      const state = openStateStore({ path: world.statePath });
-      stories = [...state.links("widgets")].filter((l) => l.kind === "story");
-      state.close();
-      if (stories.length < 2) throw new Error(`only ${String(stories.length)} stories linked`);
+      stories = storyLinks(world, 2);
     });
     afterAll(async () => {
       await world.close();

@@ -15,6 +15,11 @@ import {
   type JiraSandboxOptions,
 } from "../../src/sandboxes/jira/index.js";
 import { openSqliteState } from "../../src/state/sqlite-state.js";
+import {
+  openStateStore,
+  type ConflictRecord,
+  type LinkRecord,
+} from "../../src/state/sqlite-store.js";
 import type { StateStore } from "../../src/state/store.js";
 import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
@@ -132,4 +137,26 @@ export async function startWorld(o: {
     },
   };
   return world;
+}
+
+/** The job's story links in the world's state; fewer than `least` means the setup went wrong. */
+export function storyLinks(world: World, least: number): LinkRecord[] {
+  const state = openStateStore({ path: world.statePath });
+  try {
+    const stories = [...state.links("widgets")].filter((l) => l.kind === "story");
+    if (stories.length < least) throw new Error(`only ${String(stories.length)} stories linked`);
+    return stories;
+  } finally {
+    state.close();
+  }
+}
+
+/** The job's open conflicts in the world's state. */
+export function openConflicts(world: World): ConflictRecord[] {
+  const state = openStateStore({ path: world.statePath });
+  try {
+    return state.conflicts({ job: "widgets", status: "open" });
+  } finally {
+    state.close();
+  }
 }
