@@ -181,3 +181,46 @@ describe.each(["github", "jira"] as const)("a lost state on %s", (kind) => {
     }
   }, 300_000);
 });
+
+describe.each(["github", "jira"] as const)("a lost state after a migrate rerun on %s", (kind) => {
+  it("a person's target edit the rerun kept still reaches tinyPM on the sync after the loss", async () => {
+    const world = await startWorld({ target: kind, generate: "stories=2,tasks=0,comments=0" });
+    try {
+      noFailures(await world.run("migrate"));
+      const [first] = (await using(world.targetTracker(), allItems)).filter(
+        (i) => i.kind === "story",
+      );
+      if (first === undefined) throw new Error("no story migrated");
+      const tinypmId = first.marker?.tinypmId ?? "";
+      // A person labels the issue; tinyPM retitles the same story.
+      await using(world.targetTracker(), (t) =>
+        t.update(
+          { kind: "story", id: first.id },
+          { set: { labels: [...first.labels, "person-label"] } },
+        ),
+      );
+      await using(world.tinypmTracker(), (t) =>
+        t.update({ kind: "story", id: tinypmId }, { set: { title: "Renamed in tinyPM" } }),
+      );
+      // The rerun writes the title (and the block, with it) and keeps the person's label: the
+      // block says the target holds the label as of the last sync, not the person's (no write
+      // to correct it either).
+      const rerun = await world.run("migrate");
+      noFailures(rerun);
+      expect(rerun.events.filter((e) => e.type === "marker_rewritten")).toEqual([]);
+      expect((await findTarget(world, "Renamed in tinyPM")).labels).toContain("person-label");
+
+      // The cache is gone: the label is still an edit made on the target, and reaches tinyPM.
+      deleteState(world.statePath);
+      const sync = await world.run("sync");
+      noFailures(sync);
+      expect(sync.summary.conflicts).toBe(0);
+      const story = await findTinypm(world, "Renamed in tinyPM");
+      expect(story.labels).toContain("person-label");
+      expect((await findTarget(world, "Renamed in tinyPM")).labels).toContain("person-label");
+      expect(changesOf(await world.run("sync", { dryRun: true }))).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  }, 180_000);
+});

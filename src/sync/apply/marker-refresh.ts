@@ -58,9 +58,17 @@ export async function refreshAfterUpdate(
     metadata,
     held,
   });
-  if (now !== marker)
-    await ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, {
-      marker: now,
-      meta: metadata,
-    });
+  if (now === marker) return;
+  ctx.emit({ type: "marker_rewritten", kind: a.kind, id: after.id, fields: changed(marker, now) });
+  await ctx.state.putLinkIdentity(ctx.job.name, a.kind, a.link.tinypmId, {
+    marker: now,
+    meta: metadata,
+  });
+}
+
+/** The fields whose target digest differs between two markers. */
+function changed(before: Marker, after: Marker): string[] {
+  const a = before.target ?? {};
+  const b = after.target ?? {};
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((n) => a[n] !== b[n]).sort();
 }
