@@ -70,37 +70,58 @@ export function multiProjectDataset(projects: number, generate: string, seed: nu
   return out;
 }
 
-/** A webhook forwarder: each delivery goes to one live worker, 502 when none answers. */
+/**
+ * A webhook forwarder (a load balancer): each delivery goes to one live worker, 502 when none
+ * answers. With `fanOut`, that share of the deliveries goes to every live worker (a balancer
+ * retrying on another replica, a sender delivering twice); the first worker's answer is returned.
+ */
 export interface Forwarder {
   readonly url: string;
   /** Deliveries forwarded with a 2xx answer, per path. */
   readonly delivered: Map<string, number>;
+  /** Deliveries sent to more than one worker, per path. */
+  readonly fannedOut: Map<string, number>;
   close(): Promise<void>;
 }
 
-export async function startForwarder(live: () => readonly string[]): Promise<Forwarder> {
+export async function startForwarder(
+  live: () => readonly string[],
+  opts: { fanOut?: number | undefined } = {},
+): Promise<Forwarder> {
   const delivered = new Map<string, number>();
+  const fannedOut = new Map<string, number>();
+  const bump = (m: Map<string, number>, key: string): void => {
+    m.set(key, (m.get(key) ?? 0) + 1);
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const targets = live();
-      const to = targets[Math.floor(Math.random() * targets.length)];
+      const first = Math.floor(Math.random() * targets.length);
+      const to = targets[first];
       if (to === undefined) {
         res.writeHead(502).end();
         return;
       }
       const headers = { ...req.headers };
       delete headers.host;
-      fetch(`${to}${req.url ?? "/"}`, {
-        method: req.method ?? "POST",
-        headers: headers as Record<string, string>,
-        body: Buffer.concat(chunks),
-        signal: AbortSignal.timeout(8_000),
-      })
+      const send = (url: string) =>
+        fetch(`${url}${req.url ?? "/"}`, {
+          method: req.method ?? "POST",
+          headers: headers as Record<string, string>,
+          body: Buffer.concat(chunks),
+          signal: AbortSignal.timeout(8_000),
+        });
+      const others = targets.filter((_, i) => i !== first);
+      if (others.length > 0 && Math.random() < (opts.fanOut ?? 0)) {
+        bump(fannedOut, req.url ?? "");
+        for (const other of others) send(other).catch(() => undefined);
+      }
+      send(to)
         .then(async (answer) => {
           const text = await answer.text();
-          if (answer.ok) delivered.set(req.url ?? "", (delivered.get(req.url ?? "") ?? 0) + 1);
+          if (answer.ok) bump(delivered, req.url ?? "");
           res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
         })
         .catch(() => {
@@ -113,6 +134,7 @@ export async function startForwarder(live: () => readonly string[]): Promise<For
   return {
     url: `http://127.0.0.1:${port}`,
     delivered,
+    fannedOut,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -143,15 +165,19 @@ export interface WorkersWorld {
 /**
  * `jobs` GitHub jobs `gh1…` (tinyPM projects 1…, repositories `acme/repo1…`) and as many Jira
  * jobs `jr1…` (the next projects, Jira projects `JA…`), every sandbox with the vendor's real
- * rate limits and webhooks to the forwarder.
+ * rate limits and webhooks to the forwarder. `sharedTargets`: one GitHub sandbox and one Jira
+ * sandbox that every job of the system syncs to (each job through its own target entry naming the
+ * same repository or project), as teams sharing one repository do. `fanOut`: the forwarder's.
  */
 export async function startWorkersWorld(o: {
   jobsPerTarget: number;
   generate: string;
   live: () => readonly string[];
+  sharedTargets?: boolean;
+  fanOut?: number;
 }): Promise<WorkersWorld> {
   const n = o.jobsPerTarget;
-  const forwarder = await startForwarder(o.live);
+  const forwarder = await startForwarder(o.live, { fanOut: o.fanOut });
   const tinypm = await startReferenceServer({ dataset: multiProjectDataset(2 * n, o.generate, 5) });
   const hook = (path: string) => ({
     url: `${forwarder.url}${path}`,
@@ -160,7 +186,8 @@ export async function startWorkersWorld(o: {
   });
   const github: GithubSandbox[] = [];
   const jira: JiraSandbox[] = [];
-  for (let i = 1; i <= n; i++) {
+  const sandboxes = o.sharedTargets === true ? 1 : n;
+  for (let i = 1; i <= sandboxes; i++) {
     github.push(
       await startGithubSandbox({
         repo: `repo${i}`,
@@ -181,7 +208,13 @@ export async function startWorkersWorld(o: {
   const dir = mkdtempSync(join(tmpdir(), "tps-workers-"));
   const targets: Record<string, unknown> = {};
   const jobs: Record<string, unknown>[] = [];
-  github.forEach((g, i) => {
+  const sandboxOf = <T>(list: readonly T[], i: number): T => {
+    const s = list[Math.min(i, list.length - 1)];
+    if (s === undefined) throw new Error("no sandbox");
+    return s;
+  };
+  for (let i = 0; i < n; i++) {
+    const g = sandboxOf(github, i);
     targets[`github${i + 1}`] = {
       type: "github",
       baseUrl: g.url,
@@ -190,8 +223,9 @@ export async function startWorkersWorld(o: {
       tokenEnv: "GITHUB_TOKEN",
       webhookSecretEnv: "HOOK_SECRET",
     };
-  });
-  jira.forEach((j, i) => {
+  }
+  for (let i = 0; i < n; i++) {
+    const j = sandboxOf(jira, i);
     targets[`jira${i + 1}`] = {
       type: "jira",
       baseUrl: j.url,
@@ -200,7 +234,7 @@ export async function startWorkersWorld(o: {
       tokenEnv: "JIRA_TOKEN",
       webhookSecretEnv: "HOOK_SECRET",
     };
-  });
+  }
   for (let i = 1; i <= n; i++) {
     jobs.push(job(`gh${i}`, i, `github${i}`, MAPPING.github));
   }
