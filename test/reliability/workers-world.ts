@@ -72,8 +72,9 @@ export function multiProjectDataset(projects: number, generate: string, seed: nu
 
 /**
  * A webhook forwarder (a load balancer): each delivery goes to one live worker, 502 when none
- * answers. With `fanOut`, that share of the deliveries goes to every live worker (a balancer
- * retrying on another replica, a sender delivering twice); the first worker's answer is returned.
+ * answers. With `fanOut`, that share of the deliveries (every third for 0.3…) goes to every live
+ * worker (a balancer retrying on another replica, a sender delivering twice); the first worker's
+ * answer is returned.
  */
 export interface Forwarder {
   readonly url: string;
@@ -93,6 +94,7 @@ export async function startForwarder(
   const bump = (m: Map<string, number>, key: string): void => {
     m.set(key, (m.get(key) ?? 0) + 1);
   };
+  let received = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -114,7 +116,10 @@ export async function startForwarder(
           signal: AbortSignal.timeout(8_000),
         });
       const others = targets.filter((_, i) => i !== first);
-      if (others.length > 0 && Math.random() < (opts.fanOut ?? 0)) {
+      // Every delivery that brings the share sent to all up to `fanOut` (not a coin: never none).
+      received++;
+      const share = opts.fanOut ?? 0;
+      if (others.length > 0 && Math.floor(received * share) > Math.floor((received - 1) * share)) {
         bump(fannedOut, req.url ?? "");
         for (const other of others) send(other).catch(() => undefined);
       }
