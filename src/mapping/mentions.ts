@@ -135,9 +135,12 @@ function walk(norm: string, token: Token, from: number, to: number, out: Range[]
   const raw = token.raw;
   const at = raw === "" ? -1 : norm.indexOf(raw, from);
   if (at < 0 || at + raw.length > to) {
-    // Nested in a blockquote, the lexer's raw lacks the `> ` prefixes: find it line by line.
+    // Nested in a blockquote or a list item, the lexer's raw lacks the `> ` prefixes or the
+    // item's indentation: find a code block line by line, and anything else by its children.
     if (token.type === "code") protectLines(norm, raw, from, to, out);
-    return from;
+    let c = from;
+    for (const child of childrenOf(token)) c = walk(norm, child, c, to, out);
+    return c;
   }
   const end = at + raw.length;
   if (token.type === "code" || token.type === "codespan") {
