@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { until as pollUntil } from "./until.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { openState } from "../../src/state/open-state.js";
 import type { StateStore } from "../../src/state/store.js";
@@ -52,19 +53,8 @@ afterAll(async () => {
 });
 
 /** Polls until `check` gives a value (generous deadline: the machine may be loaded). */
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  ms = 300_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(400);
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined>, ms = 300_000): Promise<T> =>
+  pollUntil(what, check, ms, 400);
 
 describe.skipIf(postgresSkipReason !== undefined)(
   `two serve replicas, two pairs of jobs sharing one GitHub repository and one Jira project${postgresSkipReason === undefined ? "" : ` (skipped: ${postgresSkipReason})`}`,

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { until as pollUntil } from "./until.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { openState } from "../../src/state/open-state.js";
 import type { StateStore } from "../../src/state/store.js";
@@ -51,19 +52,8 @@ afterAll(async () => {
 });
 
 /** Polls until `check` gives a value (generous deadline: the machine may be loaded). */
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  ms = 600_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(500);
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined>, ms = 600_000): Promise<T> =>
+  pollUntil(what, check, ms, 500);
 
 /**
  * Quarantined from the default run (issue #19 stays open): on 2026-11-24 this chaos test still
