@@ -9,6 +9,7 @@ import { jobMarker } from "../plan/marker.js";
 import { answeredOver } from "./answered.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { expectedMarker, learnFromCreate } from "./create-marker.js";
+import { foundCopyBases } from "./found-copy.js";
 import { refreshTargetDigests } from "./marker-refresh.js";
 import { ensureTargetParent } from "./parent.js";
 import type { CreateAction } from "../plan/plan-types.js";
@@ -154,6 +155,12 @@ export async function finishCreate(
   const tinypmItem = toTarget ? action.source : created;
   const targetItem = toTarget ? created : action.source;
   const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
+  // A target copy found again by its marker may have been edited by a person since the create,
+  // or cut short: its marker's digests tell (found-copy.ts); both sides' base fields follow them.
+  const copy =
+    toTarget && recovered ? foundCopyBases(ctx.mapping, tinypmItem, targetItem) : undefined;
+  const agreed = (s: Snapshot, side: "tinypm" | "target"): Snapshot =>
+    copy === undefined ? s : { ...s, fields: copy[side].fields };
   const link = linkRecord({
     job: ctx.job.name,
     kind: action.kind,
@@ -162,8 +169,8 @@ export async function finishCreate(
     targetId: targetItem.id,
     origin: toTarget ? "tinypm" : ctx.targetSystem,
     parentTinypmId: tinypmItem.parentId,
-    baseTinypm: copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
-    baseTarget: copied(targetSnapshot(ctx.mapping, targetItem)),
+    baseTinypm: copied(agreed(tinypmSnapshot(ctx.mapping, tinypmItem), "tinypm")),
+    baseTarget: copied(agreed(targetSnapshot(ctx.mapping, targetItem), "target")),
     now: ctx.now(),
   });
   // A target create wrote the draft's marker block: its copy is stored with the link, at once.
@@ -202,9 +209,9 @@ export async function finishCreate(
       })
     : await markTargetBorn(ctx, action, created);
   const targetNow = toTarget ? targetItem : marked;
-  // A create found again after an ambiguous failure may be incomplete (GitHub: not yet closed):
-  // the origin's fields the copy lacks get an empty base, so they flow on the next run. Fields
-  // the copy holds keep their base: a later edit of one on the other side is no conflict.
+  // A tinyPM create found again after an ambiguous failure may be incomplete: the origin's
+  // fields the copy lacks get an empty base, so they flow on the next run. Fields the copy holds
+  // keep their base: a later edit of one on the other side is no conflict.
   const origin = (s: Snapshot, copy: Snapshot): Snapshot =>
     recovered
       ? {
@@ -216,7 +223,9 @@ export async function finishCreate(
       : s;
   const t = tinypmSnapshot(ctx.mapping, tinypmItem);
   const g = targetSnapshot(ctx.mapping, withExtras(targetNow, action, toTarget, ctx));
-  const base = toTarget ? baseOf(origin(t, g), g) : baseOf(t, origin(g, t));
+  const base = toTarget
+    ? baseOf(agreed(t, "tinypm"), agreed(g, "target"))
+    : baseOf(t, origin(g, t));
   if (group !== undefined) {
     const updatedAt = ctx.now().toISOString();
     await group.add({ intentId, link: { ...link, base, updatedAt }, identity: held, action });

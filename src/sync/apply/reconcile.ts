@@ -1,8 +1,9 @@
 import type { WorkItem } from "../../core/model.js";
 import type { EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
+import { foundCopyBases } from "./found-copy.js";
 import { ensureTargetParent } from "./parent.js";
-import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
+import { EMPTY_SNAPSHOT, type Snapshot, tinypmSnapshot } from "../plan/snapshot.js";
 
 /**
  * Settles the creates an interrupted run left unconfirmed: a target create is found by its
@@ -32,6 +33,7 @@ export async function reconcileIntents(
     // Before the link: if attaching fails, the intent stays and the next run tries again.
     const targetItem = toTarget ? await ensureTargetParent(ctx, found, source) : source;
     const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
+    const copy = toTarget ? foundCopyBases(ctx.mapping, tinypmItem, targetItem) : undefined;
     await ctx.state.confirmIntent(
       intent.id,
       linkRecord({
@@ -42,10 +44,12 @@ export async function reconcileIntents(
         targetId: targetItem.id,
         origin: toTarget ? "tinypm" : ctx.targetSystem,
         parentTinypmId: tinypmItem.parentId,
-        // The copy may have been cut short (GitHub: created, not yet closed): the origin's base
-        // is empty, so every field where the copy still differs flows on the next plan.
-        baseTinypm: toTarget ? EMPTY_SNAPSHOT : copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
-        baseTarget: toTarget ? copied(targetSnapshot(ctx.mapping, targetItem)) : EMPTY_SNAPSHOT,
+        // A target copy: its marker's digests tell what the create wrote from what a person
+        // changed since, and a copy cut short (GitHub: created, not yet closed) lets tinyPM's
+        // value flow (found-copy.ts). A tinyPM copy: the origin's base is empty, so every field
+        // where the copy still differs flows on the next plan.
+        baseTinypm: copy?.tinypm ?? copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
+        baseTarget: copy?.target ?? EMPTY_SNAPSHOT,
         now: ctx.now(),
       }),
     );

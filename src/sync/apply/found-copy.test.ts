@@ -1,0 +1,99 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { WorkItem } from "../../core/model.js";
+import { compileMapping } from "../../mapping/compile.js";
+import { loadMapping } from "../../mapping/load.js";
+import { jobMarker } from "../plan/marker.js";
+import type { PlanJob } from "../plan/plan-input.js";
+import { tinypmSnapshot } from "../plan/snapshot.js";
+import { foundCopyBases } from "./found-copy.js";
+
+const mapping = compileMapping(
+  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
+);
+const JOB: PlanJob = {
+  name: "widgets",
+  direction: "both",
+  conflicts: "manual",
+  onDelete: "close",
+  instance: "0123456789abcdef",
+  project: "1",
+};
+
+const story = (over: Partial<WorkItem> = {}): WorkItem => ({
+  system: "tinypm",
+  kind: "story",
+  id: "7",
+  title: "Story 7",
+  description: "Some text",
+  status: "ACCEPTED",
+  priority: "SHOULD_HAVE",
+  estimate: 3,
+  assignees: [],
+  labels: [],
+  color: "WHITE",
+  position: 7,
+  comments: [],
+  timeEntries: [],
+  metadata: {},
+  ...over,
+});
+
+/** The GitHub copy the create of `t` wrote (marker digests of `t`), then changed by `over`. */
+function copyOf(t: WorkItem, over: Partial<WorkItem> = {}): WorkItem {
+  const draft = mapping.toTarget(t);
+  return {
+    ...draft,
+    system: "github",
+    id: "101",
+    metadata: draft.metadata ?? {},
+    comments: [],
+    timeEntries: [],
+    marker: jobMarker({
+      job: JOB,
+      mapping,
+      kind: "story",
+      origin: "tinypm",
+      originId: t.id,
+      tinypmId: t.id,
+      agreed: tinypmSnapshot(mapping, t),
+    }),
+    ...over,
+  };
+}
+
+describe("foundCopyBases", () => {
+  const t = story();
+
+  it("a copy as the create wrote it: every field agreed", () => {
+    const bases = foundCopyBases(mapping, t, copyOf(t));
+    expect(bases.tinypm.fields).toEqual(tinypmSnapshot(mapping, t).fields);
+    expect(bases.target.fields).toEqual(tinypmSnapshot(mapping, t).fields);
+  });
+
+  it("a field the create wrote and a person changed on the copy since: tinyPM's value is the base", () => {
+    const bases = foundCopyBases(mapping, t, copyOf(t, { title: "Renamed by a person" }));
+    expect(bases.tinypm.fields.title).toBe("Story 7");
+    expect(bases.target.fields.title).toBe("Story 7");
+  });
+
+  it("tinyPM changed since the create, the copy as written: the copy's value is the base", () => {
+    const now = story({ title: "Renamed in tinyPM" });
+    const bases = foundCopyBases(mapping, now, copyOf(t));
+    expect(bases.tinypm.fields.title).toBe("Story 7");
+    expect(bases.target.fields.title).toBe("Story 7");
+  });
+
+  it("a status the create had not set yet (not closed): the copy's value, so tinyPM's flows", () => {
+    const open = copyOf(t, { status: "open" });
+    const bases = foundCopyBases(mapping, t, open);
+    expect(bases.target.fields.status).toBe("PENDING");
+    expect(bases.tinypm.fields.status).toBeUndefined();
+  });
+
+  it("without digests (an older marker): the copy's values, so tinyPM's flow", () => {
+    const copy = copyOf(t, { title: "Renamed by a person" });
+    const bare = { ...copy, marker: copy.marker && { ...copy.marker, base: undefined } };
+    expect(foundCopyBases(mapping, t, bare).target.fields.title).toBe("Renamed by a person");
+  });
+});

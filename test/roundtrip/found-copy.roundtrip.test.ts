@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StateError } from "../../src/core/errors.js";
+import type { WorkItem } from "../../src/core/model.js";
+import type { StateStore } from "../../src/state/store.js";
+import { startWorld, type World } from "./world.js";
+
+// A run creates a tinyPM story's copy on the target and stops (a SIGKILL) before the link is
+// recorded. Before the next run finds the copy again by its marker, a person edits the copy. The
+// create wrote the title (its marker's digests say which values it wrote): a copy that no longer
+// holds it was edited since, and that edit must reach tinyPM, not be overwritten by tinyPM's title.
+
+/** The run's state, stopping the run (as a crash would) where the create's link is recorded. */
+const stopAtLink =
+  (tinypmId: string, stopped: { n: number }) =>
+  (state: StateStore): StateStore =>
+    new Proxy(state, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (name !== "confirmIntent" || typeof value !== "function") return value;
+        return async (...args: unknown[]): Promise<unknown> => {
+          if ((args[1] as { tinypmId?: string } | undefined)?.tinypmId === tinypmId) {
+            stopped.n++;
+            throw new StateError("state_unavailable", "stopped before the link (test)");
+          }
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+
+describe.each(["github", "jira"] as const)(
+  "a person's edit on a %s copy found again after an interrupted create",
+  (kind) => {
+    let world: World;
+
+    beforeAll(async () => {
+      world = await startWorld({ target: kind, generate: "stories=1,tasks=0,comments=0" });
+      await world.run("migrate");
+    });
+    afterAll(async () => {
+      await world.close();
+    });
+
+    it("reaches tinyPM; the fields the person left alone stay as written", async () => {
+      const store = world.tinypm.store;
+      const made = store.createStory({
+        projectId: 1,
+        position: store.nextPosition(1),
+        name: "Made in tinyPM",
+        description: "Born on tinyPM.",
+        tags: [],
+      });
+      const tinypmId = String(made.id);
+      const person = world.targetTracker();
+      const tinypm = world.tinypmTracker();
+      try {
+        const stopped = { n: 0 };
+        await world
+          .run("sync", { wrapState: stopAtLink(tinypmId, stopped), fullScan: true })
+          .catch(() => undefined);
+        expect(stopped.n).toBe(1);
+        const copies: WorkItem[] = [];
+        for await (const i of person.list({ kind: "story" }))
+          if (i.marker?.originId === tinypmId) copies.push(i);
+        expect(copies.map((c) => c.title)).toEqual(["Made in tinyPM"]);
+        const ref = { kind: "story", id: copies[0]?.id ?? "" } as const;
+        await person.update(ref, { set: { title: "Renamed by a person after the crash" } });
+
+        const next = await world.run("sync", { fullScan: true });
+        expect(next.summary).toMatchObject({ created: 0, failed: 0, conflicts: 0 });
+        const tinypmRef = { kind: "story", id: tinypmId } as const;
+        expect((await tinypm.get(tinypmRef))?.title).toBe("Renamed by a person after the crash");
+        expect((await person.get(ref))?.title).toBe("Renamed by a person after the crash");
+        expect((await person.get(ref))?.description?.trim()).toBe("Born on tinyPM.");
+        const quiet = await world.run("sync", { fullScan: true });
+        expect(quiet.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+      } finally {
+        await person.close();
+        await tinypm.close();
+      }
+    }, 120_000);
+  },
+);
