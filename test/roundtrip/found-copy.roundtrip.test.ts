@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StateError } from "../../src/core/errors.js";
 import type { WorkItem } from "../../src/core/model.js";
 import type { StateStore } from "../../src/state/store.js";
+import { personCreates } from "./person.js";
 import { startWorld, type World } from "./world.js";
 
 // A run creates a tinyPM story's copy on the target and stops (a SIGKILL) before the link is
@@ -11,14 +12,18 @@ import { startWorld, type World } from "./world.js";
 
 /** The run's state, stopping the run (as a crash would) where the create's link is recorded. */
 const stopAtLink =
-  (tinypmId: string, stopped: { n: number }) =>
+  (which: { tinypmId?: string; targetId?: string }, stopped: { n: number }) =>
   (state: StateStore): StateStore =>
     new Proxy(state, {
       get(target, name, receiver) {
         const value: unknown = Reflect.get(target, name, receiver);
         if (name !== "confirmIntent" || typeof value !== "function") return value;
         return async (...args: unknown[]): Promise<unknown> => {
-          if ((args[1] as { tinypmId?: string } | undefined)?.tinypmId === tinypmId) {
+          const link = args[1] as { tinypmId?: string; targetId?: string } | undefined;
+          if (
+            (which.tinypmId !== undefined && link?.tinypmId === which.tinypmId) ||
+            (which.targetId !== undefined && link?.targetId === which.targetId)
+          ) {
             stopped.n++;
             throw new StateError("state_unavailable", "stopped before the link (test)");
           }
@@ -55,7 +60,7 @@ describe.each(["github", "jira"] as const)(
       try {
         const stopped = { n: 0 };
         await world
-          .run("sync", { wrapState: stopAtLink(tinypmId, stopped), fullScan: true })
+          .run("sync", { wrapState: stopAtLink({ tinypmId }, stopped), fullScan: true })
           .catch(() => undefined);
         expect(stopped.n).toBe(1);
         const copies: WorkItem[] = [];
@@ -76,6 +81,41 @@ describe.each(["github", "jira"] as const)(
       } finally {
         await person.close();
         await tinypm.close();
+      }
+    }, 120_000);
+
+    // The other way: a person's issue imported into tinyPM, the run stopped before the link. The
+    // tinyPM copy is found again by its title; a person edited its description meanwhile.
+    it("an imported issue's tinyPM copy edited before the next run: the edit reaches the target, the issue gets its marker", async () => {
+      const store = world.tinypm.store;
+      const person = world.targetTracker();
+      try {
+        const issueId = await personCreates(world, "Born on the target by a person");
+        const stopped = { n: 0 };
+        await world
+          .run("sync", { wrapState: stopAtLink({ targetId: issueId }, stopped), fullScan: true })
+          .catch(() => undefined);
+        expect(stopped.n).toBe(1);
+        const copies = store
+          .storiesOf(1)
+          .filter((s) => s.name === "Born on the target by a person");
+        expect(copies).toHaveLength(1);
+        const copy = copies[0];
+        if (copy === undefined) throw new Error("no copy");
+        const { id, ...rest } = copy;
+        store.replaceStory(id, { ...rest, description: "Described in tinyPM meanwhile." });
+
+        const next = await world.run("sync", { fullScan: true });
+        expect(next.summary).toMatchObject({ created: 0, failed: 0, conflicts: 0 });
+        const ref = { kind: "story", id: issueId } as const;
+        const issue = await person.get(ref);
+        expect(issue?.description?.trim()).toBe("Described in tinyPM meanwhile.");
+        expect(issue?.marker?.tinypmId).toBe(String(id));
+        expect(store.storiesOf(1).filter((s) => s.name === copy.name)).toHaveLength(1);
+        const quiet = await world.run("sync", { fullScan: true });
+        expect(quiet.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+      } finally {
+        await person.close();
       }
     }, 120_000);
   },

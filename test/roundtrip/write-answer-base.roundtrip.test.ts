@@ -1,40 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemRef, WorkItemPatch } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
+import { personCreates } from "./person.js";
 import { startWorld, type World } from "./world.js";
 
 // An issue a person creates on the target is imported into tinyPM, then the run writes its marker
 // on the issue. The marker write's answer is the whole issue as it is after the write: a person's
 // edit made between the run's read and that write is in it, and must not become the link's base
 // (the next run would see the edit as already synced and never carry it to tinyPM).
-/** A person creates an issue through the sandbox's REST API; its id on the target. */
-async function personCreates(world: World, title: string): Promise<string> {
-  const t = world.target;
-  if (t.kind === "github") {
-    const g = t.server;
-    const res = await fetch(`${g.url}/repos/${g.owner}/${g.repo}/issues`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${g.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ title, body: "Written by a person." }),
-    });
-    if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
-    return String(((await res.json()) as { number: number }).number);
-  }
-  const j = t.server;
-  const res = await fetch(`${j.url}/rest/api/3/issue`, {
-    method: "POST",
-    headers: {
-      authorization: `Basic ${Buffer.from(`${j.email}:${j.token}`).toString("base64")}`,
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({
-      fields: { project: { key: j.projectKey }, summary: title, issuetype: { name: "Story" } },
-    }),
-  });
-  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { key: string }).key;
-}
-
 describe.each(["github", "jira"] as const)(
   "a person's edit on %s between the import's read and the marker write",
   (kind) => {

@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
-import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
+import type {
+  CommentDraft,
+  TimeEntryDraft,
+  WorkItem,
+  WorkItemDraft,
+  WorkItemFieldName,
+} from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentDraft } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
@@ -280,32 +286,46 @@ async function markTargetBorn(
   action: CreateAction,
   tinypmItem: WorkItem,
 ): Promise<WorkItem> {
-  const targetItem = action.source;
+  return markBorn(ctx, action.source, tinypmItem);
+}
+
+/**
+ * Writes the marker (and hidden block) of a target-born item copied to tinyPM as `tinypmItem`,
+ * and keeps its copy in the state. `leaveOut`: fields the two sides do not agree on (no digest).
+ */
+export async function markBorn(
+  ctx: EngineContext,
+  targetItem: WorkItem,
+  tinypmItem: WorkItem,
+  leaveOut?: readonly WorkItemFieldName[],
+): Promise<WorkItem> {
+  const kind = targetItem.kind;
   // An item imported from a job named in `importFrom` keeps that job's marker.
   if (!ctx.target.capabilities.markers || targetItem.marker !== undefined) return targetItem;
   const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
   const marker = jobMarker({
     job: ctx.job,
     mapping: ctx.mapping,
-    kind: action.kind,
+    kind,
     origin: ctx.targetSystem,
     originId: targetItem.id,
     tinypmId: tinypmItem.id,
     agreed: tinypmSnapshot(ctx.mapping, tinypmItem),
     // The target keeps its own values where tinyPM took them its way: the marker says so.
     targetHeld: targetSnapshot(ctx.mapping, { ...targetItem, metadata }),
+    leaveOut,
   });
   const written = await call(ctx, "target", {
-    name: `mark ${action.kind} ${targetItem.id}`,
+    name: `mark ${kind} ${targetItem.id}`,
     kind: "write",
     idempotent: true,
     run: () =>
       ctx.target.update(
-        { kind: action.kind, id: targetItem.id },
+        { kind, id: targetItem.id },
         { set: {}, metadata, marker, base: targetItem },
       ),
   });
-  await ctx.state.putLinkIdentity(ctx.job.name, action.kind, tinypmItem.id, {
+  await ctx.state.putLinkIdentity(ctx.job.name, kind, tinypmItem.id, {
     marker,
     meta: metadata,
   });

@@ -6,7 +6,8 @@ import { loadMapping } from "../../mapping/load.js";
 import { jobMarker } from "../plan/marker.js";
 import type { PlanJob } from "../plan/plan-input.js";
 import { tinypmSnapshot } from "../plan/snapshot.js";
-import { foundCopyBases } from "./found-copy.js";
+import { UNKNOWN_BASE } from "../plan/unknown-base.js";
+import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
 
 const mapping = compileMapping(
   loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
@@ -95,5 +96,23 @@ describe("foundCopyBases", () => {
     const copy = copyOf(t, { title: "Renamed by a person" });
     const bare = { ...copy, marker: copy.marker && { ...copy.marker, base: undefined } };
     expect(foundCopyBases(mapping, t, bare).target.fields.title).toBe("Renamed by a person");
+  });
+});
+
+describe("foundTinypmCopyBase", () => {
+  const issue = copyOf(story(), { marker: undefined, description: "" });
+  const copy = story({ description: "Edited in tinyPM" });
+
+  it("the target still maps to the draft sent: the target's value is the base, tinyPM's flows", () => {
+    const { tinypm: base, differing } = foundTinypmCopyBase(mapping, copy, issue, true);
+    expect(differing).toEqual(["description"]);
+    expect(base.fields.description).toBeUndefined();
+    expect(base.fields.title).toBe("Story 7");
+  });
+
+  it("the target changed since too: the differing fields' base is unknown (the policy decides)", () => {
+    const { target: base } = foundTinypmCopyBase(mapping, copy, issue, false);
+    expect(base.fields.description).toEqual(UNKNOWN_BASE);
+    expect(base.fields.title).toBe("Story 7");
   });
 });

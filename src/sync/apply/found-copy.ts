@@ -1,6 +1,7 @@
 import type { JsonValue, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import { rebuiltBases } from "../plan/rebuild-links.js";
+import { UNKNOWN_BASE } from "../plan/unknown-base.js";
 import { sameJson, targetSnapshot, tinypmSnapshot, type Snapshot } from "../plan/snapshot.js";
 
 /**
@@ -42,4 +43,38 @@ export function foundCopyBases(
     tinypm: { fields: tinypm, comments: [], timeEntries: {} },
     target: { fields: target, comments: [], timeEntries: {} },
   };
+}
+
+/**
+ * The base of a pair whose tinyPM copy of a target item was found again after an interrupted
+ * create (pure). tinyPM's create is one call, so a field where the sides differ was changed since
+ * on one side. `sourceUnchanged`: the target item still maps to the very draft the create sent
+ * (same hash as its intent), so the change is tinyPM's: the target's value is the base and
+ * tinyPM's flows. Otherwise the change cannot be placed: such fields get an unknown base on both
+ * sides, so the job's policy decides (a conflict under `manual`), never a silent overwrite.
+ * Returns the base and the fields the sides do not agree on.
+ */
+export function foundTinypmCopyBase(
+  mapping: CompiledMapping,
+  copy: WorkItem,
+  source: WorkItem,
+  sourceUnchanged: boolean,
+): { tinypm: Snapshot; target: Snapshot; differing: WorkItemFieldName[] } {
+  const t = tinypmSnapshot(mapping, copy);
+  const g = targetSnapshot(mapping, source);
+  const fields: Record<string, JsonValue> = {};
+  const differing: WorkItemFieldName[] = [];
+  for (const name of mapping.fieldNames(copy.kind)) {
+    const tv = t.fields[name];
+    const gv = g.fields[name];
+    if (sameJson(tv, gv)) {
+      if (tv !== undefined) fields[name] = tv;
+      continue;
+    }
+    differing.push(name);
+    if (!sourceUnchanged) fields[name] = UNKNOWN_BASE;
+    else if (gv !== undefined) fields[name] = gv;
+  }
+  const base: Snapshot = { fields, comments: [], timeEntries: {} };
+  return { tinypm: base, target: base, differing };
 }

@@ -1,15 +1,16 @@
 import type { WorkItem } from "../../core/model.js";
 import type { EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
-import { foundCopyBases } from "./found-copy.js";
+import { createAction } from "../plan/plan.js";
+import { draftCreate, markBorn } from "./apply-create.js";
+import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
 import { ensureTargetParent } from "./parent.js";
-import { EMPTY_SNAPSHOT, type Snapshot, tinypmSnapshot } from "../plan/snapshot.js";
 
 /**
  * Settles the creates an interrupted run left unconfirmed: a target create is found by its
  * marker, a tinyPM create by an unlinked item of the same kind and title. Found → linked (its
- * comments and time entries are then completed by the normal merge); not found → the intent is
- * dropped and the planner creates the item again.
+ * comments and time entries are then completed by the normal merge; a target-born item gets its
+ * marker); not found → the intent is dropped and the planner creates the item again.
  */
 export async function reconcileIntents(
   ctx: EngineContext,
@@ -32,8 +33,18 @@ export async function reconcileIntents(
     const tinypmItem = toTarget ? source : found;
     // Before the link: if attaching fails, the intent stays and the next run tries again.
     const targetItem = toTarget ? await ensureTargetParent(ctx, found, source) : source;
-    const copied = (s: Snapshot): Snapshot => ({ ...s, comments: [], timeEntries: {} });
-    const copy = toTarget ? foundCopyBases(ctx.mapping, tinypmItem, targetItem) : undefined;
+    // A target copy: its marker's digests tell what the create wrote from what a person changed
+    // since; a copy cut short (GitHub: created, not yet closed) lets tinyPM's value flow. A tinyPM
+    // copy: a field where the sides differ was changed since the create on one side; which one,
+    // the intent's draft hash tells when the target item still maps to that draft (found-copy.ts).
+    const pair = toTarget
+      ? { ...foundCopyBases(ctx.mapping, tinypmItem, targetItem), differing: [] }
+      : foundTinypmCopyBase(
+          ctx.mapping,
+          found,
+          source,
+          await sameDraft(ctx, source, intent.payloadHash),
+        );
     await ctx.state.confirmIntent(
       intent.id,
       linkRecord({
@@ -44,15 +55,14 @@ export async function reconcileIntents(
         targetId: targetItem.id,
         origin: toTarget ? "tinypm" : ctx.targetSystem,
         parentTinypmId: tinypmItem.parentId,
-        // A target copy: its marker's digests tell what the create wrote from what a person
-        // changed since, and a copy cut short (GitHub: created, not yet closed) lets tinyPM's
-        // value flow (found-copy.ts). A tinyPM copy: the origin's base is empty, so every field
-        // where the copy still differs flows on the next plan.
-        baseTinypm: copy?.tinypm ?? copied(tinypmSnapshot(ctx.mapping, tinypmItem)),
-        baseTarget: copy?.target ?? EMPTY_SNAPSHOT,
+        baseTinypm: pair.tinypm,
+        baseTarget: pair.target,
         now: ctx.now(),
       }),
     );
+    // The marker the interrupted import would have written next: without it the item could not
+    // be told apart from a person's new issue, nor its link rebuilt from the target alone.
+    if (!toTarget) await markBorn(ctx, source, found, pair.differing);
     linked++;
   }
   return linked;
@@ -90,4 +100,15 @@ async function findTinypmCreate(
     if ((await ctx.state.getLinkByTinypm(ctx.job.name, kind, i.id)) === undefined) return i;
   }
   return undefined;
+}
+
+/** Whether a target item still maps to the draft its interrupted import sent (by the intent's hash). */
+async function sameDraft(ctx: EngineContext, source: WorkItem, hash: string): Promise<boolean> {
+  try {
+    const { intent } = await draftCreate(ctx, createAction(ctx, "tinypm", source));
+    return intent.payloadHash === hash;
+  } catch {
+    // A task whose story is not linked: the draft cannot be built again, so it cannot be told.
+    return false;
+  }
 }

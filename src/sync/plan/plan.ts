@@ -158,7 +158,12 @@ function withoutEmptyDescription<T extends { readonly description?: string | und
   return d.description === "" ? { ...d, description: undefined } : d;
 }
 
-function createAction(input: PlanInput, toSide: Side, source: WorkItem): CreateAction {
+/** The create of `source` on `toSide` (exported: a create found again is checked against it). */
+export function createAction(
+  input: Pick<PlanInput, "mapping" | "job">,
+  toSide: Side,
+  source: WorkItem,
+): CreateAction {
   const m = input.mapping;
   if (toSide === "target") {
     return {

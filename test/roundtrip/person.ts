@@ -1,0 +1,29 @@
+import type { World } from "./world.js";
+
+/** A person creates an issue through the sandbox's REST API; its id on the target. */
+export async function personCreates(world: World, title: string): Promise<string> {
+  const t = world.target;
+  if (t.kind === "github") {
+    const g = t.server;
+    const res = await fetch(`${g.url}/repos/${g.owner}/${g.repo}/issues`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${g.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ title, body: "Written by a person." }),
+    });
+    if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+    return String(((await res.json()) as { number: number }).number);
+  }
+  const j = t.server;
+  const res = await fetch(`${j.url}/rest/api/3/issue`, {
+    method: "POST",
+    headers: {
+      authorization: `Basic ${Buffer.from(`${j.email}:${j.token}`).toString("base64")}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({
+      fields: { project: { key: j.projectKey }, summary: title, issuetype: { name: "Story" } },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+}
