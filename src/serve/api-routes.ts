@@ -10,6 +10,7 @@ import {
   workerProcessShape,
 } from "../state/record-json.js";
 import { workerProcesses } from "../state/worker-processes.js";
+import { claimsByJob, JobClaimsApi } from "./claims-api.js";
 import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
 import type { Service } from "./service.js";
 
@@ -71,6 +72,7 @@ const JobApi = z
     items: z.record(z.string(), count).describe("Linked items by kind."),
     conflictsOpen: count,
     failuresParked: count,
+    claims: JobClaimsApi,
   })
   .describe("A configured job and its state.");
 
@@ -126,6 +128,7 @@ export function conflictApi(c: ConflictRecord): ConflictApi {
 
 export async function jobsApi(service: Service, state: StateStore): Promise<JobApi[]> {
   const jobs: JobApi[] = [];
+  const claimsOf = await claimsByJob(service.jobs, state);
   for (const job of service.jobs) {
     const q = service.jobState(job.name);
     const recent = await state.runs({ job: job.name, limit: 20 });
@@ -145,6 +148,7 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
       items: { ...(await state.countLinksByKind(job.name)) },
       conflictsOpen: (await state.conflicts({ job: job.name, status: "open" })).length,
       failuresParked: (await state.failures(job.name)).length,
+      claims: claimsOf(job),
     });
   }
   return jobs;

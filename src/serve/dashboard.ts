@@ -3,6 +3,7 @@ import { formatValue } from "../report/values.js";
 import type { ReportValue } from "../report/types.js";
 import { silentFor } from "../state/worker-processes.js";
 import type { ConflictApi, JobApi, RunApi, WorkerApi } from "./api-routes.js";
+import { claimsCell, claimsSection } from "./dashboard-claims.js";
 
 /** The dashboard's style sheet, served as /dashboard.css (the CSP allows no inline style). */
 export const DASHBOARD_CSS = `
@@ -35,7 +36,7 @@ function layout(title: string, body: string, ctx: PageContext): string {
 </head>
 <body>
 <h1>${h(title)}</h1>
-<nav><a href="/">Jobs</a><a href="/#runs">Runs</a><a href="/#conflicts">Conflicts</a><a href="/#workers">Workers</a><a href="/metrics">Metrics</a>${
+<nav><a href="/">Jobs</a><a href="/#runs">Runs</a><a href="/#conflicts">Conflicts</a><a href="/#claims">Claims</a><a href="/#workers">Workers</a><a href="/metrics">Metrics</a>${
     ctx.session
       ? `<form method="post" action="/logout"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><button type="submit">Log out</button></form>`
       : ""
@@ -94,6 +95,7 @@ function jobRow(j: JobApi, ctx: PageContext): string {
 <td>${items === "" ? `<span class="muted">none</span>` : h(items)}</td>
 <td data-conflicts="${j.conflictsOpen}">${j.conflictsOpen}</td>
 <td data-failures="${j.failuresParked}">${j.failuresParked}</td>
+${claimsCell(j)}
 <td><form method="post" action="/jobs/${encodeURIComponent(j.name)}/sync"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><button type="submit">Sync now</button></form></td>
 </tr>`;
 }
@@ -150,7 +152,7 @@ export function renderDashboard(
   ctx: PageContext,
 ): string {
   const jobs = `<h2 id="jobs">Jobs</h2>
-<table><thead><tr><th>Job</th><th>Now</th><th>Last run</th><th>Last success</th><th>Next run</th><th>Linked items</th><th>Open conflicts</th><th>Parked failures</th><th></th></tr></thead>
+<table><thead><tr><th>Job</th><th>Now</th><th>Last run</th><th>Last success</th><th>Next run</th><th>Linked items</th><th>Open conflicts</th><th>Parked failures</th><th>Import claims</th><th></th></tr></thead>
 <tbody>${data.jobs.map((j) => jobRow(j, ctx)).join("\n")}</tbody></table>`;
   const runs = `<h2 id="runs">Recent runs</h2>${
     data.runs.length === 0
@@ -166,7 +168,8 @@ export function renderDashboard(
   const workers = `<h2 id="workers">Workers</h2>
 <p class="muted">The processes working on the state. A worker silent for longer than the lease life (30 s) is dead: its jobs are free for the others.</p>
 <table><thead><tr><th>Host</th><th>Pid</th><th>Worker id</th><th>Started</th><th>Last heartbeat</th><th>Jobs held</th><th>State</th></tr></thead><tbody>${data.workers.map(workerRow).join("\n")}</tbody></table>`;
-  return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}\n${workers}`, ctx);
+  const claims = claimsSection(data.jobs);
+  return layout("tinypm-sync", `${jobs}\n${runs}\n${conflicts}\n${claims}\n${workers}`, ctx);
 }
 
 /** The login form (when the service binds beyond loopback and asks for its token). */

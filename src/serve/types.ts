@@ -9,7 +9,7 @@ export interface ServeJob {
 }
 
 /** A job's target, as far as webhooks need it: which deliveries concern the job. */
-export type ServeTarget =
+export type ServeTarget = (
   | {
       readonly name: string;
       readonly type: "github";
@@ -25,7 +25,11 @@ export type ServeTarget =
       /** The site's base URL (tells which target a worklog delivery's `self` link is on). */
       readonly baseUrl?: string | undefined;
       readonly webhookSecret: string | undefined;
-    };
+    }
+) & {
+  /** Where its items live (`targetLocation`): the scope of import claims the dashboard shows. */
+  readonly location?: string | undefined;
+};
 
 /** Why a run started. */
 export type RunTrigger = "startup" | "schedule" | "webhook" | "manual";

@@ -1,4 +1,5 @@
 import { ConfigError, UsageError } from "../../core/errors.js";
+import { targetLocation } from "../../core/target-location.js";
 import type { ResolvedJob } from "../../config/load.js";
 import type { GateEvent } from "../../core/request-gate.js";
 import { createAccess } from "../../serve/auth.js";
@@ -138,6 +139,7 @@ function serveJob(r: ResolvedJob): ServeJob {
             owner: t.owner,
             repo: t.repo,
             webhookSecret: t.webhookSecret,
+            location: targetLocation(t),
           }
         : {
             name: t.name,
@@ -145,6 +147,7 @@ function serveJob(r: ResolvedJob): ServeJob {
             project: t.project,
             baseUrl: t.baseUrl,
             webhookSecret: t.webhookSecret,
+            location: targetLocation(t),
           },
   };
 }
