@@ -9,6 +9,7 @@ import {
   type ReferenceServerOptions,
 } from "../../reference-server/index.js";
 import { writeLine } from "../context.js";
+import { listenOn } from "../listen-error.js";
 import type { RegisterCommand } from "./index.js";
 
 interface Flags {
@@ -96,7 +97,14 @@ export const registerReferenceServer: RegisterCommand = (program, ctx) => {
       const options = referenceServerOptions(flags);
       let server;
       try {
-        server = await startReferenceServer(options);
+        server = await listenOn(
+          {
+            what: "The tinyPM reference server",
+            host: options.host ?? "127.0.0.1",
+            port: options.port ?? 0,
+          },
+          () => startReferenceServer(options),
+        );
       } catch (error) {
         if (error instanceof DatasetError) {
           throw new UsageError(`--dataset: ${error.message}`, {

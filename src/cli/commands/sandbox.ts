@@ -6,6 +6,7 @@ import {
   startJiraSandbox,
 } from "../../sandboxes/jira/index.js";
 import { writeLine } from "../context.js";
+import { listenOn } from "../listen-error.js";
 import { loadGithubUsers, loadJiraUsers } from "../sandbox-users.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -253,7 +254,11 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
           },
         );
       }
-      const sandbox = await start(parseFlags(raw, ctx.env));
+      const flags = parseFlags(raw, ctx.env);
+      const what = name === "github" ? "The GitHub sandbox" : "The Jira sandbox";
+      const sandbox = await listenOn({ what, host: flags.host, port: flags.port }, () =>
+        start(flags),
+      );
       writeLine(ctx.stdout, sandbox.banner);
       for (const line of sandbox.lines) writeLine(ctx.stdout, line);
       await ctx.waitForStop();

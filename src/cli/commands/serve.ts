@@ -8,6 +8,7 @@ import { createService } from "../../serve/service.js";
 import type { ServeJob, SystemCheck } from "../../serve/types.js";
 import type { LocatedIssue } from "../../serve/webhook-jira-worklog.js";
 import { writeLine } from "../context.js";
+import { listenOn } from "../listen-error.js";
 import { runConfiguredJob } from "../job-run.js";
 import { configOption, logOptions } from "../options.js";
 import { openConfig, openJob, openState, type ConfigSession, type LogFlags } from "../session.js";
@@ -100,15 +101,17 @@ export const registerServe: RegisterCommand = (program, ctx) => {
         }
       },
     });
-    const server = await startServeServer({
-      host: flags.host,
-      port,
-      service,
-      access: createAccess(loaded.serveToken),
-      logger,
-      debounceMs,
-      locateJiraIssue: (target, issueId) => locateJiraIssue(session, target, issueId),
-    });
+    const server = await listenOn({ what: "serve", host: flags.host, port }, () =>
+      startServeServer({
+        host: flags.host,
+        port,
+        service,
+        access: createAccess(loaded.serveToken),
+        logger,
+        debounceMs,
+        locateJiraIssue: (target, issueId) => locateJiraIssue(session, target, issueId),
+      }),
+    );
     writeLine(ctx.stdout, `tinypm-sync listening on ${server.origin}`);
     logger.info(
       { jobs: loaded.jobs.map((j) => j.job.name), auth: loaded.serveToken !== undefined },
