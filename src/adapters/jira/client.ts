@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { AgileClient, Version3Client } from "jira.js";
+import type { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
@@ -65,16 +65,23 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     authentication: { basic: { email: options.email, apiToken: options.token } },
     baseRequestConfig: { timeout: options.timeoutMs ?? 30_000, ...agents },
   };
-  const apis: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
-  logHttpRequests(apis.v3, options.logger);
-  logHttpRequests(apis.agile, options.logger);
+  // jira.js (and its axios) is a third of the CLI's start-up: loaded on the first call, so
+  // commands and runs that never talk to Jira do not pay for it.
+  let apis: Promise<JiraApis> | undefined;
+  const loadApis = async (): Promise<JiraApis> => {
+    const { AgileClient, Version3Client } = await import("jira.js");
+    const loaded: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
+    logHttpRequests(loaded.v3, options.logger);
+    logHttpRequests(loaded.agile, options.logger);
+    return loaded;
+  };
   const gate = options.gate ?? ungated;
 
-  async function sendOnce<T>(spec: CallSpec<T>): Promise<T> {
+  async function sendOnce<T>(spec: CallSpec<T>, ready: JiraApis): Promise<T> {
     const started = Date.now();
     try {
       const result = await labelled({ operation: spec.operation, id: spec.id }, () =>
-        spec.call(apis),
+        spec.call(ready),
       );
       options.logger?.debug(
         { operation: spec.operation, item: spec.id, ms: Date.now() - started },
@@ -89,8 +96,10 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
 
   return {
     baseUrl,
-    send(spec) {
+    async send(spec) {
       const method = spec.operation.split(" ")[0] ?? "";
+      // Loaded before the gate admits the call, so its time counts against no request timeout.
+      const ready = await (apis ??= loadApis());
       return gate.request({
         system: "jira",
         kind: spec.write ? "write" : spec.operation.includes("/search") ? "search" : "read",
@@ -101,7 +110,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         // Reads (searches are POSTs too), PUTs and DELETEs repeat safely; a creating POST not.
         idempotent: !spec.write || method === "PUT" || method === "DELETE",
         // jira.js takes no signal per call: the gate stops waiting for it on abort or timeout.
-        send: () => sendOnce(spec),
+        send: () => sendOnce(spec, ready),
       });
     },
     parse(schema, data, ctx) {
