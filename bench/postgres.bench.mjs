@@ -37,6 +37,8 @@ const WORKER_COUNTS = (process.env.BENCH_PG_WORKERS ?? "1,2,4").split(",").map(N
 const WINDOW_S = Number(process.env.BENCH_PG_WINDOW_S ?? 60);
 const STORIES = Number(process.env.BENCH_PG_STORIES ?? 2000);
 const REPS = Number(process.env.BENCH_PG_REPS ?? 3);
+// `postgres` or `sqlite` alone: one backend's migration only (e.g. to profile it with --cpu-prof).
+const BACKENDS = (process.env.BENCH_PG_BACKENDS ?? "sqlite,postgres").split(",");
 const CLI = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const GITHUB_MAPPING = new URL("../mappings/github.yaml", import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -139,7 +141,8 @@ async function migrationOnce(backend, server, dir, rep) {
       if (PROFILE && backend === "postgres") {
         const items = STORIES * 5;
         const kinds = [...sql.kinds].sort((a, b) => b[1] - a[1]);
-        for (const [kind, n] of kinds) console.log(`  [profile] ${round(n / items, 3)}/item  ${kind}`);
+        for (const [kind, n] of kinds)
+          console.log(`  [profile] ${round(n / items, 3)}/item  ${kind}`);
       }
       return {
         ms,
@@ -161,25 +164,31 @@ async function overheadFigures(server, dir) {
   for (let rep = 0; rep < REPS; rep++) {
     // Alternate which backend goes first, so a slow spell of the machine hits both.
     const order = rep % 2 === 0 ? ["sqlite", "postgres"] : ["postgres", "sqlite"];
-    for (const backend of order) {
+    for (const backend of order.filter((b) => BACKENDS.includes(b))) {
       const r = await migrationOnce(backend, server, dir, rep);
       times[backend].push(r.ms);
       if (backend === "postgres") pgRun = r;
       console.log(`  [overhead] rep ${rep + 1} ${backend}: ${round(r.ms / 1000)} s`);
     }
   }
-  const sqlite = median(times.sqlite);
-  const postgres = median(times.postgres);
   const items = STORIES * 5;
-  return {
+  const figures = {
     [`migrate ${STORIES} stories (${items} items), ${REPS}× each, alternating: SQLite wall times (s)`]:
       times.sqlite.map((t) => round(t / 1000)).join(", "),
     "migrate: PostgreSQL wall times (s)": times.postgres.map((t) => round(t / 1000)).join(", "),
-    "migrate: median SQLite (s)": round(sqlite / 1000),
-    "migrate: median PostgreSQL (s)": round(postgres / 1000),
-    "migrate: PostgreSQL overhead (%)": round(((postgres - sqlite) / sqlite) * 100, 1),
-    "migrate: PostgreSQL statements per item (commits per item)": `${round(pgRun.queries / items, 2)} (${round(pgRun.commits / items, 2)})`,
   };
+  if (times.sqlite.length > 0)
+    figures["migrate: median SQLite (s)"] = round(median(times.sqlite) / 1000);
+  if (pgRun === undefined) return figures;
+  const postgres = median(times.postgres);
+  figures["migrate: median PostgreSQL (s)"] = round(postgres / 1000);
+  if (times.sqlite.length > 0) {
+    const sqlite = median(times.sqlite);
+    figures["migrate: PostgreSQL overhead (%)"] = round(((postgres - sqlite) / sqlite) * 100, 1);
+  }
+  figures["migrate: PostgreSQL statements per item (commits per item)"] =
+    `${round(pgRun.queries / items, 2)} (${round(pgRun.commits / items, 2)})`;
+  return figures;
 }
 
 // ---- 1. quiet jobs on several workers ----

@@ -51,18 +51,79 @@ const none = (): Promise<void> => Promise.resolve();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("group commit of create confirmations", () => {
-  it("buffers until the group is full, then commits it whole", async () => {
+  it("buffers until the group is full, then commits it whole without waiting for a flush", async () => {
     const group = confirmGroup(state, { size: 3, maxWaitMs: 60_000, onRefused: none });
     await group.add(await created("1"));
     await group.add(await created("2"));
     expect(await state.countLinks("w")).toBe(0);
     expect(await state.pendingIntents("w")).toHaveLength(2);
     await group.add(await created("3"));
+    // The full group commits in the background: no flush, no timer (maxWaitMs is a minute).
+    for (let i = 0; i < 200 && (await state.countLinks("w")) < 3; i++) await sleep(10);
     expect(await state.countLinks("w")).toBe(3);
     expect(await state.pendingIntents("w")).toEqual([]);
     await group.add(await created("4"));
+    expect(await state.countLinks("w")).toBe(3);
     await group.flush();
     expect(await state.countLinks("w")).toBe(4);
+  });
+
+  it("lets the run go on while a full group commits, and waits for it when the next one is full", async () => {
+    // Each transaction waits for its gate to open, as a slow PostgreSQL commit would.
+    const gates: (() => void)[] = [];
+    const slow = new Proxy(state, {
+      get(target, name, receiver) {
+        if (name === "transaction")
+          return async (work: Parameters<StateStore["transaction"]>[0]) => {
+            await new Promise<void>((open) => gates.push(open));
+            return target.transaction(work);
+          };
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+    });
+    const group = confirmGroup(slow, { size: 2, maxWaitMs: 60_000, onRefused: none });
+    await group.add(await created("1"));
+    await group.add(await created("2")); // full: its commit waits on gate 1, the run goes on
+    await group.add(await created("3"));
+    let fourthBack = false;
+    const fourth = group.add(await created("4")).then(() => (fourthBack = true));
+    for (let i = 0; i < 200 && gates.length < 1; i++) await sleep(5);
+    await sleep(20);
+    // The second full group waits for the first: the run is held back, nothing is lost.
+    expect(fourthBack).toBe(false);
+    expect(gates).toHaveLength(1);
+    gates[0]?.();
+    await fourth;
+    expect(await state.countLinks("w")).toBe(2);
+    for (let i = 0; i < 200 && gates.length < 2; i++) await sleep(5);
+    gates[1]?.();
+    await group.flush();
+    expect(await state.countLinks("w")).toBe(4);
+    expect(await state.pendingIntents("w")).toEqual([]);
+  });
+
+  it("a fatal error of a background commit stops the run at its next confirmation", async () => {
+    let lost = false;
+    const guarded = new Proxy(state, {
+      get(target, name, receiver) {
+        if (name === "transaction" && lost)
+          return () => Promise.reject(new StateError("state_unavailable", "lease lost"));
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+    });
+    const group = confirmGroup(guarded, { size: 2, maxWaitMs: 60_000, onRefused: none });
+    lost = true;
+    await group.add(await created("1"));
+    await group.add(await created("2")); // its commit fails in the background
+    await expect(
+      (async () => {
+        for (let i = 0; i < 200; i++) {
+          await group.add(await created(String(3 + i)));
+          await sleep(5);
+        }
+      })(),
+    ).rejects.toThrow("lease lost");
+    expect(await state.countLinks("w")).toBe(0);
   });
 
   it("commits a group whose oldest confirmation waited maxWaitMs, without a further call", async () => {

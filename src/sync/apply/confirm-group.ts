@@ -16,7 +16,10 @@ export interface PendingConfirm {
 
 /** Confirmations buffered and committed together (group commit). */
 export interface ConfirmGroup {
-  /** Buffers a confirmation; commits the group when it is full. */
+  /**
+   * Buffers a confirmation; a full group starts its commit, and the call waits for the group
+   * before it only (if that one is still committing).
+   */
   add(confirm: PendingConfirm): Promise<void>;
   /** Commits what is buffered, and rethrows a fatal error of an earlier commit. */
   flush(): Promise<void>;
@@ -39,6 +42,8 @@ export const CONFIRM_GROUP_WAIT_MS = 1000;
  * own before the create was sent (that never waits), and its confirmation — link, identity and
  * base in one — joins the group; the group commits in one transaction when `size` are buffered,
  * when the oldest has waited `maxWaitMs`, and on `flush` (the apply's end, an error, a stop).
+ * A full group commits in the background while the next one fills (`add` waits only for the
+ * group before it); `flush` waits for every commit.
  * A crash meanwhile loses only confirmations: their intents are durable, and the next run finds
  * each created item by the marker the create wrote into it and links it (reconcile.ts) — never a
  * second create. A lost lease refuses the commit the same way: the next holder settles them.
@@ -51,6 +56,8 @@ export function confirmGroup(state: StateStore, o: ConfirmGroupOptions): Confirm
   // Commits run one after another, in the order their groups filled.
   let chain: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | undefined;
+  // Set by a commit in the background, while `add` awaits.
+  const failed = (): boolean => failure !== undefined;
 
   const commitOneByOne = async (group: readonly PendingConfirm[]): Promise<void> => {
     for (const c of group) {
@@ -99,8 +106,18 @@ export function confirmGroup(state: StateStore, o: ConfirmGroupOptions): Confirm
   return {
     add: async (confirm) => {
       buffered.push(confirm);
-      if (buffered.length >= size || failure !== undefined) {
+      if (failure !== undefined) {
         await flush();
+        return;
+      }
+      if (buffered.length >= size) {
+        // The full group commits while the run goes on creating (the commit is a round trip per
+        // confirmation on PostgreSQL, on another core): the run waits only for the group before
+        // it, so at most two groups are ever buffered or committing.
+        const before = chain;
+        schedule();
+        await before;
+        if (failed()) await flush();
         return;
       }
       if (timer === undefined) {
