@@ -142,6 +142,13 @@ export interface Tracker {
    * A marker without `instance` matches the job's item whatever tinyPM instance it names.
    */
   findByMarker(marker: Marker, opts?: CallOptions): Promise<WorkItem | undefined>;
+  /**
+   * Every status the item has held, oldest first: the one it was created with, then each change,
+   * its current status last, in the adapter's terms (GitHub: `open`, `closed:<reason>`; Jira: the
+   * status name). Absent where the system keeps no such history. Read only after an interrupted
+   * create, to tell a step the create had not made yet from a person's change after it.
+   */
+  statusHistory?(ref: ItemRef, opts?: CallOptions): Promise<readonly string[]>;
 
   addComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment>;
   addTimeEntry(item: ItemRef, draft: TimeEntryDraft, opts?: CallOptions): Promise<TimeEntry>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StateError } from "../../src/core/errors.js";
 import type { WorkItem } from "../../src/core/model.js";
-import { personCreates } from "./person.js";
+import { personCreates, personReopens } from "./person.js";
 import { startWorld, type World } from "./world.js";
 
 // A run creates a tinyPM story's copy on the target and stops (a SIGKILL) before the link is
@@ -95,6 +95,51 @@ describe.each(["github", "jira"] as const)(
         expect((await tinypm.get(tinypmRef))?.title).toBe("Renamed by a person after the crash");
         expect((await person.get(ref))?.title).toBe("Renamed by a person after the crash");
         expect((await person.get(ref))?.description?.trim()).toBe("Born on tinyPM.");
+        const quiet = await world.run("sync", { fullScan: true });
+        expect(quiet.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+      } finally {
+        await person.close();
+        await tinypm.close();
+      }
+    }, 120_000);
+
+    // A story accepted in tinyPM: the create closes its copy in a later call (GitHub) or
+    // transitions it step by step (Jira). The run stops before the link; a person reopens the
+    // copy. The next run must not take the reopened copy for a close not made yet.
+    it("a copy reopened by a person after the create closed it stays open; tinyPM follows", async () => {
+      const store = world.tinypm.store;
+      const made = store.createStory({
+        projectId: 1,
+        position: store.nextPosition(1),
+        name: "Accepted in tinyPM",
+        description: "Done already.",
+        acceptanceStatus: "ACCEPTED",
+        tags: [],
+      });
+      const tinypmId = String(made.id);
+      const person = world.targetTracker();
+      const tinypm = world.tinypmTracker();
+      try {
+        const stopped = { n: 0 };
+        await world
+          .run("sync", { wrapState: stopAtLink({ tinypmId }, stopped), fullScan: true })
+          .catch(() => undefined);
+        expect(stopped.n).toBe(1);
+        const copies: WorkItem[] = [];
+        for await (const i of person.list({ kind: "story" }))
+          if (i.marker?.originId === tinypmId) copies.push(i);
+        expect(copies).toHaveLength(1);
+        const ref = { kind: "story", id: copies[0]?.id ?? "" } as const;
+        const closed = copies[0]?.status;
+        await personReopens(world, ref.id);
+        const reopened = (await person.get(ref))?.status;
+        expect(reopened).not.toBe(closed);
+
+        const next = await world.run("sync", { fullScan: true });
+        expect(next.summary).toMatchObject({ created: 0, failed: 0, conflicts: 0 });
+        expect((await person.get(ref))?.status).toBe(reopened);
+        const tinypmRef = { kind: "story", id: tinypmId } as const;
+        expect((await tinypm.get(tinypmRef))?.status).toBe("PENDING");
         const quiet = await world.run("sync", { fullScan: true });
         expect(quiet.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
       } finally {

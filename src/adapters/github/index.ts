@@ -13,6 +13,7 @@ import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tr
 import { changeFeed } from "./feed.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
+import { statusHistory } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
@@ -181,6 +182,9 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       const raw = markerIndex.get(key);
       if (raw === undefined) return undefined;
       return (await unfinished.found(ctx, key, raw, o?.signal)) ?? loadItem(ctx, raw, o?.signal);
+    },
+    async statusHistory(ref: ItemRef, o?: CallOptions) {
+      return statusHistory(ctx, ref.id, o?.signal);
     },
     async addComment(item: ItemRef, draft: CommentDraft, o?: CallOptions) {
       return createComment(ctx, item.id, draft, o?.signal);

@@ -1,3 +1,4 @@
+import { statusHistory } from "./status-history.js";
 import { setTimeout as delay } from "node:timers/promises";
 import type {
   ItemKind,
@@ -128,6 +129,7 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       deleteItem(ctx, ref, opts?.signal),
     changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
     createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
+    statusHistory: (ref: ItemRef) => statusHistory(ctx, ref.id),
     findByMarker: async (marker: Marker) => {
       const item = await findItemByMarker(ctx, marker);
       return item === undefined ? undefined : unfinished.found(item, markerKey(marker));

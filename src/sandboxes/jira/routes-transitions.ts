@@ -96,7 +96,17 @@ export function applyTransition(
   if (comment === "invalid") errors.comment = "Comment body is not valid!";
   if (Object.keys(errors).length > 0) throw fieldErrors(errors);
   const now = ctx.store.now();
-  if (issue.statusId !== t.to) issue.statusChangedAt = now;
+  if (issue.statusId !== t.to) {
+    issue.statusChangedAt = now;
+    const id = (issue.statusChanges.at(-1)?.id ?? issue.id * 1000) + 1;
+    issue.statusChanges.push({
+      id,
+      at: now,
+      authorId: ctx.user.accountId,
+      from: issue.statusId,
+      to: t.to,
+    });
+  }
   issue.statusId = t.to;
   if (resolutionId !== undefined) {
     issue.resolutionId = resolutionId;

@@ -2,6 +2,7 @@ import { createRouter, type Router } from "../../server-kit/router.js";
 import type { RouteDef } from "./context.js";
 import { restV2Routes } from "./rest-v2.js";
 import { AGILE_ROUTES } from "./routes-agile.js";
+import { CHANGELOG_ROUTES } from "./routes-changelog.js";
 import { COMMENT_ROUTES } from "./routes-comments.js";
 import { COMPAT_ROUTES } from "./routes-compat.js";
 import { ISSUE_ROUTES } from "./routes-issues.js";
@@ -20,6 +21,7 @@ export function createJiraRouter(): Router<RouteDef> {
     ...META_ROUTES,
     ...ISSUE_ROUTES,
     ...TRANSITION_ROUTES,
+    ...CHANGELOG_ROUTES,
     ...COMMENT_ROUTES,
     ...PROPERTY_ROUTES,
     ...LINK_ROUTES,

@@ -32,6 +32,8 @@ export interface IssueRecord {
   readonly creatorId: string;
   statusId: string;
   statusChangedAt: number;
+  /** Each status change, oldest first: the issue's changelog (the sandbox records statuses only). */
+  statusChanges: StatusChange[];
   resolutionId: string | null;
   resolutionDate: number | null;
   parentId: number | null;
@@ -44,6 +46,15 @@ export interface IssueRecord {
   comments: CommentRecord[];
   worklogs: WorklogRecord[];
   properties: Map<string, unknown>;
+}
+
+/** One status change of an issue, by whom and when. */
+export interface StatusChange {
+  readonly id: number;
+  readonly at: number;
+  readonly authorId: string;
+  readonly from: string;
+  readonly to: string;
 }
 
 export type SprintState = "future" | "active" | "closed";
@@ -76,7 +87,10 @@ export interface JiraStore {
   /** Finds an issue by key (case-insensitive) or numeric id. */
   findIssue(idOrKey: string): IssueRecord | undefined;
   addIssue(
-    fields: Omit<IssueRecord, "id" | "key" | "created" | "updated" | "statusChangedAt">,
+    fields: Omit<
+      IssueRecord,
+      "id" | "key" | "created" | "updated" | "statusChangedAt" | "statusChanges"
+    >,
   ): IssueRecord;
   deleteIssue(id: number): void;
   children(id: number): IssueRecord[];
@@ -123,6 +137,7 @@ export function createStore(site: Site, clock: () => number = Date.now): JiraSto
         created: at,
         updated: at,
         statusChangedAt: at,
+        statusChanges: [],
       };
       issues.set(issue.id, issue);
       byKey.set(issue.key, issue);

@@ -92,6 +92,30 @@ describe("foundCopyBases", () => {
     expect(bases.tinypm.fields.status).toBeUndefined();
   });
 
+  it("a status the copy held as written and a person changed since (reopened): the copy's value flows", () => {
+    const accepted = story({ status: "ACCEPTED" });
+    const reopened = copyOf(accepted, { status: "open" });
+    const bases = foundCopyBases(mapping, accepted, reopened, ["open", "closed:completed", "open"]);
+    expect(bases.tinypm.fields.status).toBe("ACCEPTED");
+    expect(bases.target.fields.status).toBe("ACCEPTED");
+  });
+
+  it("a history that never reached the written status: a close not made yet, tinyPM's value flows", () => {
+    const accepted = story({ status: "ACCEPTED" });
+    const bases = foundCopyBases(mapping, accepted, copyOf(accepted, { status: "open" }), ["open"]);
+    expect(bases.tinypm.fields.status).toBeUndefined();
+    expect(bases.target.fields.status).toBe("PENDING");
+  });
+
+  it("reopened by a person while tinyPM changed the status too: its base is unknown (the policy decides)", () => {
+    const accepted = story({ status: "ACCEPTED" });
+    const now = story({ status: "REJECTED" });
+    const reopened = copyOf(accepted, { status: "open" });
+    const bases = foundCopyBases(mapping, now, reopened, ["open", "closed:completed", "open"]);
+    expect(bases.tinypm.fields.status).toEqual(UNKNOWN_BASE);
+    expect(bases.target.fields.status).toEqual(UNKNOWN_BASE);
+  });
+
   it("without digests (an older marker): the copy's values, so tinyPM's flow", () => {
     const copy = copyOf(t, { title: "Renamed by a person" });
     const bare = { ...copy, marker: copy.marker && { ...copy.marker, base: undefined } };

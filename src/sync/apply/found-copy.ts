@@ -1,3 +1,4 @@
+import { valueDigest } from "../../core/identity.js";
 import type { JsonValue, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import { rebuiltBases } from "../plan/rebuild-links.js";
@@ -19,13 +20,17 @@ const LATER_STEPS: readonly WorkItemFieldName[] = ["status", "iteration"];
  * copy that no longer holds it while tinyPM does was edited by a person since, and that edit
  * flows to tinyPM (taking the copy's value as the base would write tinyPM's value over it). A
  * field a later step of the create sets, and that differs, may simply not be written yet:
- * tinyPM's value flows. Without digests (an older marker), the copy is taken as written last,
- * so tinyPM's values flow.
+ * tinyPM's value flows — unless `statuses` (every status the copy has held, from the target's
+ * history) shows the copy once held the status the create wrote: the step was made and a person
+ * changed the status after it (a reopened issue), so that change is an edit like any other, and
+ * where tinyPM changed it too, its base is unknown (the job's policy decides). Without digests
+ * (an older marker), the copy is taken as written last, so tinyPM's values flow.
  */
 export function foundCopyBases(
   mapping: CompiledMapping,
   tinypmItem: WorkItem,
   copy: WorkItem,
+  statuses?: readonly string[],
 ): { tinypm: Snapshot; target: Snapshot } {
   const rebuilt = rebuiltBases(mapping, tinypmItem, copy, "target");
   const tinypm: Record<string, JsonValue> = { ...rebuilt.tinypm.fields };
@@ -34,6 +39,17 @@ export function foundCopyBases(
   const g = targetSnapshot(mapping, copy);
   for (const name of LATER_STEPS) {
     if (sameJson(t.fields[name], g.fields[name])) continue;
+    const written = copy.marker?.target?.[name] ?? copy.marker?.base?.[name];
+    if (
+      name === "status" &&
+      written !== undefined &&
+      heldWritten(mapping, copy, statuses, written)
+    ) {
+      // The step was made; a person changed the status since. tinyPM changed it too: unknown.
+      if (valueDigest(t.fields[name]) !== copy.marker?.base?.[name])
+        tinypm[name] = target[name] = UNKNOWN_BASE;
+      continue;
+    }
     const value = g.fields[name];
     Reflect.deleteProperty(tinypm, name);
     if (value === undefined) Reflect.deleteProperty(target, name);
@@ -43,6 +59,24 @@ export function foundCopyBases(
     tinypm: { fields: tinypm, comments: [], timeEntries: {} },
     target: { fields: target, comments: [], timeEntries: {} },
   };
+}
+
+/**
+ * Whether the copy once held (before its current status) the status whose digest the create
+ * wrote (`written`, tinyPM terms).
+ */
+function heldWritten(
+  mapping: CompiledMapping,
+  copy: WorkItem,
+  statuses: readonly string[] | undefined,
+  written: string,
+): boolean {
+  return (statuses ?? [])
+    .slice(0, -1)
+    .some(
+      (status) =>
+        valueDigest(targetSnapshot(mapping, { ...copy, status }).fields.status) === written,
+    );
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { WorkItem } from "../../core/model.js";
-import type { EngineContext } from "../context.js";
+import { call, type EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
 import { createAction } from "../plan/plan.js";
+import { sameJson, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { draftCreate, markBorn } from "./apply-create.js";
 import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
 import { ensureTargetParent } from "./parent.js";
@@ -38,7 +39,15 @@ export async function reconcileIntents(
     // copy: a field where the sides differ was changed since the create on one side; which one,
     // the intent's draft hash tells when the target item still maps to that draft (found-copy.ts).
     const pair = toTarget
-      ? { ...foundCopyBases(ctx.mapping, tinypmItem, targetItem), differing: [] }
+      ? {
+          ...foundCopyBases(
+            ctx.mapping,
+            tinypmItem,
+            targetItem,
+            await statusesIfDiffering(ctx, tinypmItem, targetItem),
+          ),
+          differing: [],
+        }
       : foundTinypmCopyBase(
           ctx.mapping,
           found,
@@ -111,4 +120,26 @@ async function sameDraft(ctx: EngineContext, source: WorkItem, hash: string): Pr
     // A task whose story is not linked: the draft cannot be built again, so it cannot be told.
     return false;
   }
+}
+
+/**
+ * The statuses a found target copy has held (its history, where the target keeps one), read only
+ * when its status differs from tinyPM's: a close the create had not made yet, or a person's
+ * change after it (found-copy.ts).
+ */
+async function statusesIfDiffering(
+  ctx: EngineContext,
+  tinypmItem: WorkItem,
+  copy: WorkItem,
+): Promise<readonly string[] | undefined> {
+  const read = ctx.target.statusHistory?.bind(ctx.target);
+  if (read === undefined) return undefined;
+  const t = tinypmSnapshot(ctx.mapping, tinypmItem).fields.status;
+  if (sameJson(t, targetSnapshot(ctx.mapping, copy).fields.status)) return undefined;
+  return call(ctx, "target", {
+    name: `read the status history of ${copy.kind} ${copy.id}`,
+    kind: "read",
+    idempotent: true,
+    run: () => read({ kind: copy.kind, id: copy.id }),
+  });
 }

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import type { GithubRequest } from "./client.js";
+import type { GithubContext } from "./context.js";
+import { statusOf } from "./map.js";
+import { mustGetRawIssue } from "./reads.js";
+import { pages, parse } from "./requests.js";
+
+const rawEventSchema = z.object({ event: z.string(), state_reason: z.string().nullish() });
+
+/**
+ * Every status an issue has held, oldest first (pure): an issue is created open, each `closed`
+ * event closes it with its reason (none read as completed), each `reopened` opens it again;
+ * `current` (the issue as read now) ends the list when the events do not already.
+ */
+export function statusesFromEvents(
+  events: readonly { event: string; state_reason?: string | null | undefined }[],
+  current: string,
+): string[] {
+  const out = ["open"];
+  for (const e of events) {
+    const next =
+      e.event === "closed"
+        ? statusOf({ state: "closed", state_reason: e.state_reason })
+        : e.event === "reopened"
+          ? "open"
+          : undefined;
+    if (next !== undefined && next !== out.at(-1)) out.push(next);
+  }
+  if (out.at(-1) !== current) out.push(current);
+  return out;
+}
+
+/** The statuses issue `number` has held, from its events (paged) and its current state. */
+export async function statusHistory(
+  ctx: GithubContext,
+  number: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const issue = await mustGetRawIssue(ctx, number, signal);
+  const operation = "issues.listEvents";
+  const events: z.infer<typeof rawEventSchema>[] = [];
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues/{issue_number}/events",
+    params: { issue_number: Number(number), per_page: 100 },
+    operation,
+    id: number,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") continue;
+    events.push(...parse(rawEventSchema.array(), page.items, { operation, id: number }));
+  }
+  return statusesFromEvents(events, statusOf(issue));
+}
