@@ -32,6 +32,27 @@ describe("the Jira sandbox: workflow transitions", () => {
     expect(await transitionNames(key)).toEqual(["Send to testing", "Reject", "Stop progress"]);
   });
 
+  it("keeps each status change in the issue's changelog, oldest first, paged", async () => {
+    const key = await newIssue();
+    expect((await client.issues.getChangeLogs({ issueIdOrKey: key })).values).toEqual([]);
+    await client.issues.doTransition({ issueIdOrKey: key, transition: { id: "11" } });
+    await client.issues.doTransition({ issueIdOrKey: key, transition: { id: "51" } });
+    const all = await client.issues.getChangeLogs({ issueIdOrKey: key });
+    expect(all).toMatchObject({ startAt: 0, total: 2, isLast: true });
+    const moves = (all.values ?? []).map((v) =>
+      (v.items ?? []).map((i) => `${i.field}: ${i.fromString} -> ${i.toString}`),
+    );
+    expect(moves).toEqual([["status: To Do -> In Progress"], ["status: In Progress -> To Do"]]);
+    expect(all.values?.[0]?.author?.accountId).toEqual(expect.any(String));
+    const second = await client.issues.getChangeLogs({
+      issueIdOrKey: key,
+      startAt: 1,
+      maxResults: 1,
+    });
+    expect(second).toMatchObject({ startAt: 1, maxResults: 1, total: 2, isLast: true });
+    expect(second.values?.[0]?.items?.[0]?.toString).toBe("To Do");
+  });
+
   it("refuses a transition that is not valid from the current status", async () => {
     const key = await newIssue();
     const r = await failure(
