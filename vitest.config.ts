@@ -30,7 +30,7 @@ export default defineConfig({
         test: {
           name: "roundtrip",
           include: ["test/roundtrip/**/*.test.ts"],
-          globalSetup: ["test/support/private-build.global.ts"],
+          globalSetup: ["test/support/build.global.ts"],
         },
       },
       {
@@ -38,7 +38,7 @@ export default defineConfig({
         test: {
           name: "cli",
           include: ["test/cli/**/*.test.ts"],
-          globalSetup: ["test/cli/build.global.ts"],
+          globalSetup: ["test/support/build.global.ts"],
         },
       },
       {
@@ -46,7 +46,7 @@ export default defineConfig({
         test: {
           name: "reliability",
           include: ["test/reliability/**/*.test.ts"],
-          globalSetup: ["test/support/private-build.global.ts"],
+          globalSetup: ["test/support/build.global.ts"],
         },
       },
     ],
