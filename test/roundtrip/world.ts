@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createTarget, createTinypm, type TargetConnection } from "../../src/adapters/registry.js";
 import { instanceFingerprint } from "../../src/core/identity.js";
 import type { SystemName } from "../../src/core/model.js";
+import type { RequestGate } from "../../src/core/request-gate.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
 import { createLanes } from "../../src/queue/lanes.js";
@@ -52,6 +53,8 @@ export interface World {
       wrapTarget?: (tracker: Tracker) => Tracker;
       /** Wraps the run's state (e.g. to stop the run at a precise state write). */
       wrapState?: (state: StateStore) => StateStore;
+      /** The request gate of the run's tinyPM tracker (e.g. to act as a person at a precise request). */
+      tinypmGate?: RequestGate;
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -89,6 +92,7 @@ export async function startWorld(o: {
         baseUrl: server.url,
         token: server.token,
         projectId: 1,
+        gate: job.tinypmGate,
       });
       const targetTracker = createTarget(connection());
       const runTarget =

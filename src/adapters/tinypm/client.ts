@@ -41,6 +41,30 @@ interface ClientResponse {
   readonly body: string;
 }
 
+/** A read-modify-write of one document: GET `path`, build the new document, PUT it to `path`. */
+interface ReplaceSpec<T extends z.ZodType> {
+  readonly path: string;
+  /** The GET and the PUT as documented, e.g. `GET /userstory/{id}`, `PUT /userstory/{id}`. */
+  readonly readOperation: string;
+  readonly writeOperation: string;
+  readonly id: string;
+  /** The document's root element, e.g. `userStory`. */
+  readonly root: string;
+  readonly schema: T;
+  /**
+   * The document to PUT, built from the one just read; called with no await in between. Throwing
+   * (a conflict, a bad value) sends nothing.
+   */
+  readonly build: (read: { node: XmlValue; data: z.infer<T> }) => XmlValue;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What a replace read and what it sent. */
+interface Replaced<T extends z.ZodType> {
+  readonly read: { node: XmlValue; data: z.infer<T> };
+  readonly sent: XmlValue;
+}
+
 export interface TinypmClient {
   /** Sends a request; any non-2xx answer is thrown as a typed error. */
   send(spec: RequestSpec): Promise<ClientResponse>;
@@ -60,6 +84,14 @@ export interface TinypmClient {
     spec: Omit<RequestSpec, "method" | "body">,
     schema: T,
   ): Promise<{ node: XmlValue; data: z.infer<T> }>;
+  /**
+   * GET then PUT of one document as ONE write of the request gate: the read is made once the
+   * write's turn has come (limits, requests in flight, the shared budget), and the PUT follows it
+   * at once, with nothing awaited in between but building the document. tinyPM takes no
+   * If-Match; this keeps the time in which a person's save can be overwritten to the PUT's own
+   * transit. A retry of the write (a timeout, a 5xx) reads again.
+   */
+  replace<T extends z.ZodType>(spec: ReplaceSpec<T>): Promise<Replaced<T>>;
   readonly baseUrl: string;
   close(): void;
 }
@@ -182,6 +214,40 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
       const res = await client.send({ ...spec, method: "GET" });
       return parseDoc(spec, res.body, schema);
     },
+    replace: (spec) =>
+      gate.request({
+        system: SYSTEM,
+        kind: "write",
+        name: `${spec.writeOperation} ${spec.id}`,
+        operation: spec.writeOperation,
+        // A whole document to one id: sending it again (after reading again) is safe.
+        idempotent: true,
+        send: async (gateSignal) => {
+          const signal = bothSignals(spec.signal, gateSignal);
+          const got = await sendOnce({
+            method: "GET",
+            path: spec.path,
+            operation: spec.readOperation,
+            id: spec.id,
+            signal,
+          });
+          const read = parseDoc(
+            { operation: spec.readOperation, id: spec.id },
+            got.body,
+            spec.schema,
+          );
+          const sent = spec.build(read);
+          const put = await sendOnce({
+            method: "PUT",
+            path: spec.path,
+            operation: spec.writeOperation,
+            id: spec.id,
+            body: { root: spec.root, value: sent },
+            signal,
+          });
+          return { status: put.status, read, sent };
+        },
+      }),
     close() {
       agent.http.destroy();
       agent.https.destroy();

@@ -26,7 +26,8 @@ import { createDocumentCache, type DocumentCache } from "./document-cache.js";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RESPONSE_BYTES } from "./wire.js";
 import { createItem } from "./create.js";
 import { startTieredScan } from "./tiers.js";
-import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
+import { addComment, addTimeEntry, deleteItem } from "./writes.js";
+import { updateItem } from "./update.js";
 import type { RequestGate } from "../../core/request-gate.js";
 
 export interface TinypmTrackerOptions {

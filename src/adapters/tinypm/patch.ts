@@ -221,7 +221,8 @@ function sameUser(a: UserRef | undefined, b: UserRef | undefined): boolean {
   return a.name === b.name;
 }
 
-function sameValue(name: WorkItemFieldName, a: Fields, b: Fields): boolean {
+/** Whether two values of one field are the same as tinyPM holds them (users by id, …). */
+export function sameValue(name: WorkItemFieldName, a: Fields, b: Fields): boolean {
   switch (name) {
     case "assignees": {
       const x = a.assignees ?? [];

@@ -1,26 +1,16 @@
-import { ConflictError, NotFoundError, UsageError } from "../../core/errors.js";
+import { UsageError } from "../../core/errors.js";
 import type {
   Comment,
   CommentDraft,
   ItemRef,
   TimeEntry,
   TimeEntryDraft,
-  WorkItem,
   WorkItemFieldName,
   WorkItemFields,
-  WorkItemPatch,
 } from "../../core/model.js";
 import { WORK_ITEM_FIELD_NAMES } from "../../core/model.js";
-import {
-  formatDecimal,
-  isoToLongDate,
-  storyToItem,
-  taskToItem,
-  toComment,
-  toTimeEntry,
-} from "./map.js";
-import { applyStoryFields, applyTaskFields, changedFields, resolveUserId } from "./patch.js";
-import { readItem } from "./reads.js";
+import { formatDecimal, isoToLongDate, toComment, toTimeEntry } from "./map.js";
+import { resolveUserId } from "./patch.js";
 import { rawActivity, rawComment } from "./schema.js";
 import type { DocumentCache } from "./document-cache.js";
 import type { XmlNode } from "./wire.js";
@@ -51,92 +41,6 @@ export function writableFields(
   }
   if (kind === "task" && out.status === "") delete out.status;
   return out;
-}
-
-/** The names a conflict check compares: the fields being written and every field `base` has. */
-function comparedNames(set: Partial<WorkItemFields>, base: WorkItem): Set<WorkItemFieldName> {
-  const names = new Set<WorkItemFieldName>();
-  for (const name of WORK_ITEM_FIELD_NAMES) {
-    if (Object.prototype.hasOwnProperty.call(set, name) || base[name] !== undefined)
-      names.add(name);
-  }
-  return names;
-}
-
-/** Fresh GET → compare with base → apply only `set` → PUT of the complete document. */
-export async function updateItem(
-  session: DocumentCache,
-  ref: ItemRef,
-  patch: WorkItemPatch,
-  signal?: AbortSignal,
-): Promise<WorkItem> {
-  const seg = ref.kind === "story" ? "userstory" : "task";
-  const operation = `PUT /${seg}/{id}`;
-  const ctx = await session.context();
-  const fresh =
-    ref.kind === "story"
-      ? await session.getStory(ref.id, signal)
-      : await session.getTask(ref.id, signal);
-  if (!fresh)
-    throw new NotFoundError(`tinyPM has no ${ref.kind} ${ref.id} to update.`, {
-      system: "tinypm",
-      operation,
-      id: ref.id,
-      status: 404,
-    });
-  const current: WorkItemFields =
-    ref.kind === "story" ? storyToItem(fresh.data, ctx, []) : taskToItem(fresh.data, ctx);
-  if (patch.base) {
-    const compared = comparedNames(patch.set, patch.base);
-    // A field already holding the value being written is no conflict: a retry after a lost
-    // answer finds its own earlier PUT there.
-    const pending = new Set(changedFields({ ...patch.base, ...patch.set }, current));
-    const changed = changedFields(patch.base, current).filter(
-      (n) => compared.has(n) && pending.has(n),
-    );
-    if (changed.length > 0) {
-      throw new ConflictError(
-        `tinyPM ${ref.kind} ${ref.id} changed since it was planned against (${changed.join(", ")}); nothing was written.`,
-        {
-          system: "tinypm",
-          operation,
-          id: ref.id,
-        },
-        {
-          hint: "Run the sync again: it re-plans against the current content.",
-          details: { fields: changed },
-        },
-      );
-    }
-  }
-  const set = writableFields(ref.kind, patch.set);
-  const cleared = Object.keys(patch.set).filter(
-    (k) => (patch.set as Record<string, unknown>)[k] === undefined,
-  );
-  const withClears = {
-    ...set,
-    ...Object.fromEntries(cleared.map((k) => [k, undefined])),
-  } as Partial<WorkItemFields>;
-  const doc: XmlNode =
-    ref.kind === "story"
-      ? applyStoryFields(fresh.node, withClears, ctx)
-      : applyTaskFields(fresh.node, withClears, ctx);
-  await session.client.send({
-    method: "PUT",
-    path: `/${seg}/${ref.id}`,
-    operation,
-    id: ref.id,
-    body: { root: ref.kind === "story" ? "userStory" : "task", value: doc },
-    signal,
-  });
-  const item = await readItem(session, ref, signal);
-  if (!item)
-    throw new NotFoundError(`tinyPM ${ref.kind} ${ref.id} vanished after its update.`, {
-      system: "tinypm",
-      operation,
-      id: ref.id,
-    });
-  return item;
 }
 
 export async function deleteItem(

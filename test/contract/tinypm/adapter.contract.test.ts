@@ -188,7 +188,7 @@ describe.each(["2.6", "2.5"] as const)("tinyPM adapter writes (%s)", (apiVersion
     expect(put?.body).toContain("<name>renamed</name>");
   });
 
-  it("throws ConflictError and writes nothing when the item changed since the base", async () => {
+  it("throws ConflictError and writes nothing when a field being written changed since the base", async () => {
     const f = await start({ apiVersion });
     const [before] = await collect(f.tracker.list({ kind: "story" }));
     await f.tracker.update({ kind: "story", id: before!.id }, { set: { color: "RED" } });
@@ -196,11 +196,23 @@ describe.each(["2.6", "2.5"] as const)("tinyPM adapter writes (%s)", (apiVersion
     const error = await errorOf(
       f.tracker.update(
         { kind: "story", id: before!.id },
-        { set: { title: "x" }, base: { ...before!, color: "BLUE" } },
+        { set: { title: "x", color: "BLUE" }, base: { ...before!, color: "GREEN" } },
       ),
     );
     expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ details: { fields: ["color"] } });
     expect(f.proxy.seen.filter((r) => r.method === "PUT").length).toBe(puts);
+  });
+
+  it("writes when only a field it does not write changed since the base, keeping that change", async () => {
+    const f = await start({ apiVersion });
+    const [before] = await collect(f.tracker.list({ kind: "story" }));
+    await f.tracker.update({ kind: "story", id: before!.id }, { set: { color: "RED" } });
+    const after = await f.tracker.update(
+      { kind: "story", id: before!.id },
+      { set: { title: "x" }, base: { ...before!, color: "BLUE" } },
+    );
+    expect(after).toMatchObject({ title: "x", color: "RED" });
   });
 
   it("refuses an unknown iteration with a clear error (no iteration API in tinyPM 2.x)", async () => {
