@@ -6,7 +6,9 @@ import type { WorkItem } from "../../core/model.js";
  * read it. The write's answer is the whole item as it is now, so it also carries what a person
  * changed between the run's read and the write's read-back (GitHub's PATCH takes no If-Match;
  * tinyPM's update reads the item back after its PUT); taking those values into the base would
- * make the next run see them as already synced and drop them for good.
+ * make the next run see them as already synced and drop them for good. A written field a person
+ * saved again right after the write cannot be told from the service's normalisation here: the
+ * adapter that can tell answers it as sent (tinyPM, which stores what it is sent).
  */
 export function answeredOver(
   read: WorkItem,
