@@ -5,9 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Option } from "commander";
 import { createTarget, createTinypm } from "../../adapters/registry.js";
 import type { GithubConnection, JiraConnection } from "../../core/connection.js";
-import { startReferenceServer, type ReferenceServer } from "../../reference-server/index.js";
-import { startGithubSandbox } from "../../sandboxes/github/index.js";
-import { startJiraSandbox } from "../../sandboxes/jira/index.js";
+import type { ReferenceServer } from "../../reference-server/index.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CliContext } from "../context.js";
@@ -34,7 +32,9 @@ interface Sandbox {
 }
 
 async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
+  // The servers are loaded when the demo runs: every other command starts without them.
   if (kind === "github") {
+    const { startGithubSandbox } = await import("../../sandboxes/github/index.js");
     const s = await startGithubSandbox({ users: DEMO_USERS });
     return {
       url: s.url,
@@ -53,6 +53,7 @@ async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
       },
     };
   }
+  const { startJiraSandbox } = await import("../../sandboxes/jira/index.js");
   const s = await startJiraSandbox({ users: DEMO_USERS });
   return {
     url: s.url,
@@ -91,6 +92,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
   logOptions(cmd).action(
     async (flags: { target: "github" | "jira"; keep?: boolean; stories: string } & LogFlags) => {
       const dir = mkdtempSync(join(tmpdir(), "tinypm-sync-demo-"));
+      const { startReferenceServer } = await import("../../reference-server/index.js");
       const tinypm = await startReferenceServer({
         generate: `stories=${Number(flags.stories) || 12},tasks=2,comments=1`,
         seed: 7,

@@ -1,13 +1,9 @@
 import { Option } from "commander";
 import { UsageError } from "../../core/errors.js";
 import { parseFaultSpec } from "../../server-kit/faults.js";
-import {
-  DatasetError,
-  PRESETS,
-  parseGenerateSpec,
-  startReferenceServer,
-  type ReferenceServerOptions,
-} from "../../reference-server/index.js";
+import { DatasetError } from "../../reference-server/dataset.js";
+import { PRESETS, parseGenerateSpec } from "../../reference-server/generate.js";
+import type { ReferenceServerOptions } from "../../reference-server/index.js";
 import { writeLine } from "../context.js";
 import { listenOn } from "../listen-error.js";
 import type { RegisterCommand } from "./index.js";
@@ -95,6 +91,8 @@ export const registerReferenceServer: RegisterCommand = (program, ctx) => {
     .option("--max-body-bytes <n>", "request body limit (default 1048576)")
     .action(async (flags: Flags) => {
       const options = referenceServerOptions(flags);
+      // Loaded by this command only: every other command starts without the server.
+      const { startReferenceServer } = await import("../../reference-server/index.js");
       let server;
       try {
         server = await listenOn(

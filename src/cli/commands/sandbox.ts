@@ -1,10 +1,5 @@
 import { UsageError } from "../../core/errors.js";
 import { parseFaultSpec } from "../../server-kit/faults.js";
-import { parseRateLimitSpec, startGithubSandbox } from "../../sandboxes/github/index.js";
-import {
-  parseRateLimitSpec as parseJiraRateLimitSpec,
-  startJiraSandbox,
-} from "../../sandboxes/jira/index.js";
 import { writeLine } from "../context.js";
 import { listenOn } from "../listen-error.js";
 import { loadGithubUsers, loadJiraUsers } from "../sandbox-users.js";
@@ -85,6 +80,9 @@ async function withUsersFile<T>(file: string | undefined, start: () => Promise<T
 /** One entry per bundled sandbox: name → starter. */
 const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
   github: async (flags) => {
+    // Loaded by the command that runs it: every other command starts without the sandboxes.
+    const { parseRateLimitSpec, startGithubSandbox } =
+      await import("../../sandboxes/github/index.js");
     checkRateLimits(
       parseRateLimitSpec,
       flags.rateLimits,
@@ -110,8 +108,9 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     };
   },
   jira: async (flags) => {
+    const { parseRateLimitSpec, startJiraSandbox } = await import("../../sandboxes/jira/index.js");
     checkRateLimits(
-      parseJiraRateLimitSpec,
+      parseRateLimitSpec,
       flags.rateLimits,
       "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
     );
