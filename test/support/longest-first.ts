@@ -4,20 +4,23 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * The files that decide the suite's wall time, longest first (per-file times of the whole suite,
- * `npx vitest run --reporter=json`). With several workers, a long file started last keeps the run going alone at the end; started first,
+ * `npx vitest run --reporter=json`, 2026-11-24). With several workers, a long file started last keeps the run going alone at the end; started first,
  * it runs beside everything else.
  */
 export const LONGEST_FILES = [
   "test/reliability/workers-kill.test.ts",
   "test/roundtrip/crash.roundtrip.test.ts",
-  "test/cli/plan-description.test.ts",
-  "test/roundtrip/identity.property.test.ts",
-  "test/cli/shared-token.test.ts",
+  "test/reliability/put-fuzz.test.ts",
   "test/reliability/bad-input.test.ts",
-  "test/cli/exit-codes.test.ts",
-  "test/reliability/faults-github.test.ts",
-  "test/reliability/eventual.test.ts",
-  "test/reliability/secrets.test.ts",
+  "test/reliability/shared-serve.test.ts",
+  "test/reliability/confirm-group-crash.test.ts",
+  "test/cli/limit-wait.test.ts",
+  "test/cli/plan-description.test.ts",
+  "test/cli/shared-token.test.ts",
+  "test/cli/output-flags.test.ts",
+  "test/roundtrip/identity.roundtrip.test.ts",
+  "test/reliability/faults-jira.test.ts",
+  "test/roundtrip/identity.property.test.ts",
 ];
 
 /** Projects by how long their files take, the slowest first. */
