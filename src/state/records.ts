@@ -90,6 +90,22 @@ export interface ClaimRecord {
   readonly status: "imported" | "importing" | "unlinked";
 }
 
+/**
+ * A run of a job asked for while another worker held its lease (a webhook delivery, "Sync now"),
+ * waiting in the state for the holder's or the next worker's follow-up run (`requestRun`).
+ */
+export interface RunRequest {
+  readonly job: string;
+  /** Raised by every delivery recorded: a run settles only the version it read. */
+  readonly version: number;
+  /** Deliveries coalesced into this one request. */
+  readonly deliveries: number;
+  /** Why they came (`webhook`, `manual`), each once. */
+  readonly triggers: readonly string[];
+  readonly firstAt: string;
+  readonly lastAt: string;
+}
+
 /** The modes a run is started in. */
 export type RunMode = "plan" | "migrate" | "sync";
 

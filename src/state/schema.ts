@@ -154,6 +154,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN worker_id TEXT;
     `,
   },
+  {
+    version: 6,
+    description: "run requests (deliveries that came while another worker held the job)",
+    up: `
+      CREATE TABLE run_requests (
+        job TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        deliveries INTEGER NOT NULL,
+        triggers TEXT NOT NULL,
+        first_at TEXT NOT NULL,
+        last_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

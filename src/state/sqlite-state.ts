@@ -42,6 +42,9 @@ const DATA_METHODS = [
   "conflicts",
   "resolveConflict",
   "markConflictApplied",
+  "requestRun",
+  "settleRunRequest",
+  "runRequests",
 ] as const satisfies readonly (keyof StateData)[];
 
 type Call = <T>(fn: () => T) => Promise<T>;

@@ -6,6 +6,7 @@ import type { Checkpoint } from "../core/tracker.js";
 import { hostname } from "node:os";
 import { processWorkerId } from "../core/worker-id.js";
 import { createClaimTable } from "./claim-table.js";
+import { createRunRequestTable } from "./run-request-table.js";
 import { createIssueJournal } from "./issue-journal.js";
 import { createRunJournal } from "./run-journal.js";
 import { createIdentityTable, type LinkIdentity } from "./identity-table.js";
@@ -21,6 +22,7 @@ import type {
   FailureDraft,
   FailureRecord,
   ClaimRecord,
+  RunRequest,
   ImportClaimResult,
   IntentDraft,
   IntentRecord,
@@ -121,6 +123,9 @@ export interface StateStore {
   ): ReadonlyMap<string, string>;
   /** The import claims `job` holds, oldest first, with what became of each. */
   claimsOf(job: string): ClaimRecord[];
+  requestRun(job: string, trigger: string): RunRequest;
+  settleRunRequest(job: string, version: number): RunRequest | undefined;
+  runRequests(): RunRequest[];
   /** Records the start of a run (with this process's host and worker id). @returns a sortable run id */
   startRun(job: string, mode: RunMode): string;
   /** This process as the run journal names it (`processWorkerId`). */
@@ -179,6 +184,7 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
     workerId: worker.id,
     ...links,
     ...createClaimTable(db, now),
+    ...createRunRequestTable(db, now),
     ...identities,
     confirmIntent: (intentId: number, link: LinkRecord, identity?: LinkIdentity): void => {
       confirmWithIdentity(intentId, link, identity);

@@ -19,6 +19,7 @@ import type {
   PendingWrite,
   RunMode,
   RunRecord,
+  RunRequest,
   RunResult,
 } from "./records.js";
 
@@ -130,6 +131,18 @@ export interface StateData {
   resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): Promise<void>;
+  /**
+   * Records a run of `job` asked for (`trigger`: `webhook`, `manual`) while another worker holds
+   * its lease, coalesced with the one waiting: one follow-up run covers every delivery.
+   */
+  requestRun(job: string, trigger: string): Promise<RunRequest>;
+  /**
+   * Forgets the request of `job` a run covered (the `version` it read before it began), unless a
+   * delivery raised it since. @returns the request forgotten, or undefined
+   */
+  settleRunRequest(job: string, version: number): Promise<RunRequest | undefined>;
+  /** The requests waiting, oldest first. */
+  runRequests(): Promise<RunRequest[]>;
 }
 
 /** Which backend holds a state. */

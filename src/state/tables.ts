@@ -82,6 +82,11 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: ["target_system", "location", "target_id", "job", "kind", "claimed_at"],
     key: ["target_system", "location", "target_id"],
   },
+  {
+    name: "run_requests",
+    columns: ["job", "version", "deliveries", "triggers", "first_at", "last_at"],
+    key: ["job"],
+  },
 ];
 
 /** Rows are read and written in pages of this many. */

@@ -93,6 +93,8 @@ async function fill(s: StateStore): Promise<void> {
   });
   await s.claimImport(claim("a", "g-ü"), "github:api.github.com/acme/wéb");
   await s.claimImport(claim("b", "g-2"), "github:api.github.com/acme/wéb");
+  await s.requestRun("a", "webhook");
+  await s.requestRun("a", "manual");
   const dropped = await s.claimImport(claim("a", "g-3"), "github:api.github.com/acme/wéb");
   await s.dropIntent(dropped.intentId ?? 0);
   const r = await s.startRun("a", "sync");
@@ -143,6 +145,7 @@ async function everything(loc: StateLocation) {
       runs: await s.runs(),
       failures: await s.failures(),
       conflicts: await s.conflicts(),
+      runRequests: await s.runRequests(),
     };
   } finally {
     await s.close();
@@ -181,6 +184,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
         failures: 1,
         conflicts: 1,
         import_claims: 2,
+        run_requests: 1,
       });
       for (const t of report.tables) expect(t.destinationSha256).toBe(t.sha256);
 

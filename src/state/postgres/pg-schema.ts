@@ -21,6 +21,7 @@ export const PG_TABLES = [
   "job_leases",
   "rate_slots",
   "import_claims",
+  "run_requests",
 ] as const;
 
 /**
@@ -126,6 +127,16 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX import_claims_by_job ON import_claims (job, target_system, target_id);
       ALTER TABLE runs ADD COLUMN host text, ADD COLUMN worker_id text;
       ALTER TABLE workers ADD COLUMN worker_id text;
+    `,
+  },
+  {
+    version: 5,
+    description: "run requests (deliveries that came while another worker held the job)",
+    up: `
+      CREATE TABLE run_requests (
+        job text PRIMARY KEY, version bigint NOT NULL, deliveries bigint NOT NULL,
+        triggers text NOT NULL, first_at text NOT NULL, last_at text NOT NULL
+      );
     `,
   },
 ];

@@ -13,6 +13,7 @@ import {
 } from "./pg-lease.js";
 import { pgLinks } from "./pg-links.js";
 import { pgClaims } from "./pg-claims.js";
+import { pgRunRequests } from "./pg-run-requests.js";
 import type { RunWorker } from "../run-journal.js";
 import { hostname } from "node:os";
 import { processWorkerId } from "../../core/worker-id.js";
@@ -71,7 +72,12 @@ function isConnectionError(error: unknown): boolean {
 }
 
 function dataOf(db: Db, now: () => Date, worker: RunWorker): StateData {
-  return { ...pgLinks(db, now), ...pgClaims(db, now), ...pgJournal(db, now, worker) };
+  return {
+    ...pgLinks(db, now),
+    ...pgClaims(db, now),
+    ...pgJournal(db, now, worker),
+    ...pgRunRequests(db, now),
+  };
 }
 
 /**

@@ -544,6 +544,51 @@ export function stateContract(backend: () => BackendUnderTest): void {
     });
   });
 
+  it("coalesces run requests per job and forgets one only at the version a run read", async () => {
+    await withStore(async (s) => {
+      expect(await s.runRequests()).toEqual([]);
+      const first = await s.requestRun("a", "webhook");
+      expect(first).toMatchObject({ job: "a", version: 1, deliveries: 1, triggers: ["webhook"] });
+      await s.requestRun("a", "webhook");
+      const third = await s.requestRun("a", "manual");
+      expect(third).toMatchObject({ version: 3, deliveries: 3, triggers: ["webhook", "manual"] });
+      await s.requestRun("b", "webhook");
+      expect((await s.runRequests()).map((r) => [r.job, r.deliveries])).toEqual([
+        ["a", 3],
+        ["b", 1],
+      ]);
+      // A run that read version 2 does not cover the delivery that raised it to 3.
+      expect(await s.settleRunRequest("a", 2)).toBeUndefined();
+      const settled = await s.settleRunRequest("a", 3);
+      expect(settled).toMatchObject({ job: "a", version: 3, deliveries: 3 });
+      expect(Date.parse(settled?.firstAt ?? "")).not.toBeNaN();
+      expect((await s.runRequests()).map((r) => r.job)).toEqual(["b"]);
+      // Settled twice: nothing left to forget.
+      expect(await s.settleRunRequest("a", 3)).toBeUndefined();
+      expect(await s.requestRun("a", "webhook")).toMatchObject({ version: 1, deliveries: 1 });
+    });
+  });
+
+  it("counts every delivery recorded at once by several stores into one request", async () => {
+    const loc = await backend().fresh();
+    // SQLite: one process holds the file, its calls interleave; PostgreSQL: three workers.
+    const many = backend().name === "sqlite" ? 1 : 3;
+    const stores = await Promise.all(
+      Array.from({ length: many }, () => openState(loc, { lease: backend().lease })),
+    );
+    try {
+      await Promise.all(
+        stores.flatMap((s) =>
+          Array.from({ length: 15 / many }, () => s.requestRun("a", "webhook")),
+        ),
+      );
+      const [only] = await (stores[0] as StateStore).runRequests();
+      expect(only).toMatchObject({ job: "a", version: 15, deliveries: 15 });
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
   it("commits a transaction's writes together, and none of them when it fails", async () => {
     await withStore(async (s) => {
       await s.transaction(async (tx) => {
