@@ -30,7 +30,7 @@ const RunApi = z
       "The worker that ran it (as in /api/workers): pids repeat across hosts and containers, this does not.",
     ),
     triggers: z
-      .array(z.enum(["startup", "schedule", "webhook", "manual"]))
+      .array(z.enum(["startup", "schedule", "webhook", "manual", "deferred"]))
       .nullable()
       .describe("Why this service ran it (null: not a run of this process)."),
     items: z
@@ -60,6 +60,12 @@ const JobApi = z
       .nullable()
       .describe("Another worker (`host pid N`) held the job's lease at this worker's last try."),
     pending: z.boolean().describe("A follow-up run is waiting."),
+    requested: z
+      .strictObject({ deliveries: count, since: z.string() })
+      .nullable()
+      .describe(
+        "Deliveries recorded in the state while another worker held the job (as last read): the holder, or the next worker to take the job, runs it once more for all of them.",
+      ),
     nextRun: z.string().nullable(),
     lastRun: RunApi.nullable(),
     lastError: z
@@ -141,6 +147,7 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
       running: q.running !== undefined,
       runningOn: q.runningOn ?? null,
       pending: q.pending !== undefined,
+      requested: q.requested ?? null,
       nextRun: q.nextRun?.toISOString() ?? null,
       lastRun: last === undefined ? null : runApi(service, last),
       lastError: unjournalledFailure(service, job.name, last),

@@ -80,6 +80,10 @@ function jobRow(j: JobApi, ctx: PageContext): string {
       : j.runningOn !== null
         ? `<span class="running">running on ${h(j.runningOn)}</span>`
         : `<span class="muted">idle</span>`;
+  const requested =
+    j.requested === null
+      ? ""
+      : `<br><span class="running" data-requested="${j.requested.deliveries}">${j.requested.deliveries} ${j.requested.deliveries === 1 ? "delivery waits" : "deliveries wait"} for a follow-up run</span>`;
   const last =
     j.lastError !== null
       ? `${outcome("failed")} ${when(j.lastError.at)}<br><span class="failed" data-last-error>${h(j.lastError.error)}</span>`
@@ -88,7 +92,7 @@ function jobRow(j: JobApi, ctx: PageContext): string {
         : `${outcome(j.lastRun.outcome)} ${when(j.lastRun.finishedAt ?? j.lastRun.startedAt)}<br><span class="muted">${counts(j.lastRun.counts)}</span>`;
   return `<tr data-job="${h(j.name)}">
 <td><strong>${h(j.name)}</strong><br><span class="muted">→ ${h(j.target.name)} (${h(j.target.type)})</span></td>
-<td>${state}</td>
+<td>${state}${requested}</td>
 <td>${last}</td>
 <td>${when(j.lastSuccessAt)}</td>
 <td>${when(j.nextRun)}<br><span class="muted">${h(j.schedule)}</span></td>

@@ -24,6 +24,11 @@ export interface ServeMetrics {
    */
   gateListener(): (event: GateEvent) => void;
   delivery(source: "github" | "jira", outcome: DeliveryOutcome): void;
+  /**
+   * Run requests: `deferred` — this worker recorded one in the state (another held the job);
+   * `coalesced` — a follow-up run of this worker covered `n` requests beyond the first.
+   */
+  runRequest(job: string, event: "deferred" | "coalesced", n?: number): void;
   /** Text for GET /metrics. */
   render(): Promise<string>;
 }
@@ -94,8 +99,17 @@ export function createServeMetrics(opts: {
     labelNames: ["source", "outcome"] as const,
     registers: [registry],
   });
+  const runRequests = new Counter({
+    name: "tinypm_sync_run_requests_total",
+    help: "Run requests of a job that another worker held: deferred (recorded in the state by this worker) and coalesced (deliveries a follow-up run covered beyond the first).",
+    labelNames: ["job", "event"] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    runRequest(job, event, n = 1) {
+      runRequests.inc({ job, event }, n);
+    },
     runFinished(job, outcome, seconds) {
       runs.inc({ job, outcome });
       duration.observe({ job }, seconds);

@@ -6,6 +6,7 @@ import type { RunReport } from "../sync/engine.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
+import { createRunRequests, type RunEnd } from "./run-requests.js";
 import { DEFAULT_SCHEDULE, startSchedule, type ScheduledJob } from "./schedule.js";
 import type { ItemSelection, RunTrigger, ServeJob, SystemCheck } from "./types.js";
 
@@ -39,6 +40,8 @@ export interface ServiceDeps {
   readonly logger: Logger;
   /** Time between state checks for readiness. @default STATE_CHECK_MS */
   readonly stateCheckMs?: number | undefined;
+  /** Time between looks for run requests other workers recorded. @default REQUEST_POLL_MS */
+  readonly requestPollMs?: number | undefined;
 }
 
 /** A finished run as the service remembers it. */
@@ -69,6 +72,8 @@ export interface Service {
     nextRun: Date | undefined;
     /** The worker that held the job's lease when this process last tried to run it, if any. */
     runningOn: string | undefined;
+    /** Deliveries waiting in the state for a follow-up run (another worker held the job). */
+    requested: { deliveries: number; since: string } | undefined;
   };
   /** Finished runs of this process, newest first (all jobs, or one). */
   finished(job?: string): readonly FinishedRun[];
@@ -130,7 +135,19 @@ export function createService(deps: ServiceDeps): Service {
     if (history.length > cap) history.length = cap;
   };
 
-  const execute = async (run: QueuedRun): Promise<void> => {
+  const execute = async (queued: QueuedRun): Promise<void> => {
+    const plan = await requests.before(queued);
+    if (plan.skip) return;
+    const run: QueuedRun = { ...queued, items: plan.items };
+    let end: RunEnd = "ran";
+    try {
+      end = await executePlanned(run);
+    } finally {
+      await requests.after(run, plan, end);
+    }
+  };
+
+  const executePlanned = async (run: QueuedRun): Promise<RunEnd> => {
     const started = Date.now();
     const jobLog = log.child({ job: run.job });
     jobLog.info(
@@ -151,7 +168,7 @@ export function createService(deps: ServiceDeps): Service {
         // Another worker runs the job: nothing was done here; its run is that worker's.
         heldElsewhere.set(run.job, holder);
         jobLog.info({ runningOn: holder }, "run skipped: the job is running on another worker");
-        return;
+        return "held";
       }
       outcome = e instanceof InterruptedError || stopping ? "interrupted" : "failed";
       error = e instanceof SyncError ? `[${e.code}] ${e.message}` : String(e);
@@ -175,8 +192,27 @@ export function createService(deps: ServiceDeps): Service {
       error,
     });
     jobLog.info({ outcome, seconds, summary: report?.summary }, "run finished");
+    // An interrupted run (stopping, or its lease lost) covered nothing for sure.
+    return outcome === "interrupted" || error?.includes("[state_unavailable]") === true
+      ? "interrupted"
+      : "ran";
   };
   const queue: RunQueue = createRunQueue({ execute });
+  const requests = createRunRequests({
+    jobs: names,
+    readState: deps.readState,
+    writeState: deps.writeState,
+    trigger: (job) => {
+      if (!stopping) queue.trigger(job, "deferred");
+    },
+    busy: (job) => {
+      const q = queue.status(job);
+      return q.running !== undefined || q.pending !== undefined;
+    },
+    metrics,
+    log,
+    pollMs: deps.requestPollMs,
+  });
 
   const checkState = async (): Promise<void> => {
     stateTimer = undefined;
@@ -231,6 +267,10 @@ export function createService(deps: ServiceDeps): Service {
         ...queue.status(job),
         nextRun: schedules.get(job)?.nextRun(),
         runningOn: heldElsewhere.get(job),
+        requested: ((r) =>
+          r === undefined ? undefined : { deliveries: r.deliveries, since: r.firstAt })(
+          requests.waiting(job),
+        ),
       };
     },
     finished(job) {
@@ -246,6 +286,7 @@ export function createService(deps: ServiceDeps): Service {
     idle: () => queue.idle(),
     start() {
       void checkState();
+      requests.start();
       void probe();
       for (const job of deps.jobs) {
         const schedule = job.schedule ?? DEFAULT_SCHEDULE;
@@ -262,6 +303,7 @@ export function createService(deps: ServiceDeps): Service {
       stopping = true;
       if (probeTimer !== undefined) clearTimeout(probeTimer);
       if (stateTimer !== undefined) clearTimeout(stateTimer);
+      requests.stop();
       for (const s of schedules.values()) s.stop();
       await queue.stop();
     },

@@ -32,7 +32,7 @@ export type ServeTarget = (
 };
 
 /** Why a run started. */
-export type RunTrigger = "startup" | "schedule" | "webhook" | "manual";
+export type RunTrigger = "startup" | "schedule" | "webhook" | "manual" | "deferred";
 
 /**
  * The target items a webhook named, by target id (GitHub: issue number; Jira: issue key or id).
