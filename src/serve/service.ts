@@ -200,8 +200,8 @@ export function createService(deps: ServiceDeps): Service {
   const queue: RunQueue = createRunQueue({ execute });
   const requests = createRunRequests({
     jobs: names,
-    readState: deps.readState,
-    writeState: deps.writeState,
+    readState: (fn) => deps.readState(fn),
+    writeState: (fn) => deps.writeState(fn),
     trigger: (job) => {
       if (!stopping) queue.trigger(job, "deferred");
     },

@@ -90,7 +90,9 @@ async function startHoldingProxy(upstream: string, listing: string) {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

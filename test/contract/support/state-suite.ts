@@ -582,7 +582,7 @@ export function stateContract(backend: () => BackendUnderTest): void {
           Array.from({ length: 15 / many }, () => s.requestRun("a", "webhook")),
         ),
       );
-      const [only] = await (stores[0] as StateStore).runRequests();
+      const [only] = await stores[0]!.runRequests();
       expect(only).toMatchObject({ job: "a", version: 15, deliveries: 15 });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
