@@ -19,6 +19,7 @@ import {
   readSides,
   type JobSides,
 } from "./workers-checks.js";
+import { writeDiagnosis } from "./workers-diagnose.js";
 import { createEditor } from "./workers-edits.js";
 import { startWorker, startWorkersWorld, type Worker, type WorkersWorld } from "./workers-world.js";
 
@@ -219,6 +220,9 @@ describe.skipIf(chaosSkipReason !== undefined)(
         duplicates: problems.duplicates?.length ?? 0,
         itemsLost: problems.lostEdits?.length ?? 0,
       });
+      const diagnosis = writeDiagnosis(problems, sides, editor.edits, runs);
+      if (diagnosis !== undefined)
+        process.stdout.write(`workers-kill: diagnosis in ${diagnosis}\n`);
       expect(problems).toEqual({
         duplicates: [],
         convergence: [],
