@@ -64,10 +64,11 @@ export function createClaimTable(db: Database, now: () => Date) {
      RETURNING job`,
   );
   const intent = db.prepare<unknown[], { id: number }>(
-    `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at,
+       anchor)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (job, kind, origin_system, origin_id, target_system)
-     DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+     DO UPDATE SET payload_hash = excluded.payload_hash, anchor = excluded.anchor RETURNING id`,
   );
   const owners = db.prepare<[string, string, string], { target_id: string; job: string }>(
     `SELECT target_id, job FROM import_claims WHERE target_system = ? AND location = ?
@@ -80,6 +81,7 @@ export function createClaimTable(db: Database, now: () => Date) {
     if (owner !== i.job) return { claimedBy: owner ?? "?" };
     const row = intent.get(
       ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, at],
+      i.anchor ?? null,
     );
     return { intentId: row?.id ?? 0 };
   };

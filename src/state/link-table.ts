@@ -39,6 +39,7 @@ export interface IntentRow {
   target_system: SystemName;
   payload_hash: string;
   created_at: string;
+  anchor: string | null;
 }
 
 interface PageParams {
@@ -92,6 +93,7 @@ export function toIntent(row: IntentRow): IntentRecord {
     targetSystem: row.target_system,
     payloadHash: row.payload_hash,
     createdAt: row.created_at,
+    ...(row.anchor === null ? {} : { anchor: row.anchor }),
   };
 }
 
@@ -133,10 +135,11 @@ function prepare(db: Database) {
     ),
     remove: db.prepare("DELETE FROM links WHERE job = ? AND kind = ? AND tinypm_id = ?"),
     recordIntent: db.prepare<unknown[], { id: number }>(
-      `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at,
+         anchor)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (job, kind, origin_system, origin_id, target_system)
-       DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+       DO UPDATE SET payload_hash = excluded.payload_hash, anchor = excluded.anchor RETURNING id`,
     ),
     intents: db.prepare<[string], IntentRow>("SELECT * FROM intents WHERE job = ? ORDER BY id"),
     dropIntent: db.prepare("DELETE FROM intents WHERE id = ?"),
@@ -162,6 +165,7 @@ export function createLinkTable(db: Database, now: () => Date) {
     const created = now().toISOString();
     const row = q.recordIntent.get(
       ...[i.job, i.kind, i.originSystem, i.originId, i.targetSystem, i.payloadHash, created],
+      i.anchor ?? null,
     );
     return row?.id ?? 0;
   };

@@ -59,6 +59,11 @@ export interface IntentDraft {
   readonly targetSystem: SystemName;
   /** Hash of the create payload, to tell after a crash whether a found item is this create. */
   readonly payloadHash: string;
+  /**
+   * What tells the copy apart after a crash where the create cannot carry a marker (tinyPM):
+   * opaque text the sync layer writes and reads (tinypm-anchor.ts), stored with the intent.
+   */
+  readonly anchor?: string | undefined;
 }
 
 /** A create that was asked for and not yet confirmed: after a crash, reconcile it by marker. */

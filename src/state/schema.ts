@@ -168,6 +168,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: "what identifies a create's copy where no marker can be written (tinyPM)",
+    up: `ALTER TABLE intents ADD COLUMN anchor TEXT;`,
+  },
 ];
 
 /** The schema version this build writes. */

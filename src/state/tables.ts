@@ -45,7 +45,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: "intents",
     columns: [
       ...["id", "job", "kind", "origin_system", "origin_id", "target_system", "payload_hash"],
-      "created_at",
+      ...["created_at", "anchor"],
     ],
     key: ["id"],
     numericKey: true,

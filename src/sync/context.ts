@@ -1,4 +1,4 @@
-import type { Iteration, SystemName } from "../core/model.js";
+import type { ItemKind, Iteration, SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
@@ -23,6 +23,11 @@ export interface EngineContext {
   readonly now: () => Date;
   /** tinyPM iterations by name (tinyPM cannot create iterations: items are matched by name). */
   readonly tinypmIterations: ReadonlyMap<string, Iteration>;
+  /**
+   * The highest tinyPM id of each kind this run read (tinypm-anchor.ts): a tinyPM create's copy
+   * gets a higher one. Absent: no floor, every unlinked item is a candidate after a crash.
+   */
+  readonly tinypmFloors?: ReadonlyMap<ItemKind, number> | undefined;
   /** Where the apply step gathers the confirmations of target creates (group commit). */
   readonly confirms?: ConfirmGroup | undefined;
 }

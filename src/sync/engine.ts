@@ -109,7 +109,10 @@ async function runHeld(
     const prepared = await prepare(o, job, dry, now);
     const { mapping, tinypmIterations, target } = prepared;
     const users = { ...prepared.users, assigneeLoss: prepared.assigneeLoss };
-    const ctx = context(o, job, runId, mapping, emit, now, tinypmIterations);
+    const ctx = {
+      ...context(o, job, runId, mapping, emit, now, tinypmIterations),
+      tinypmFloors: prepared.tinypmFloors,
+    };
     const plan = await prepared.plan(ctx);
     if (dry) {
       countPlan(plan, summary);

@@ -44,15 +44,21 @@ export async function identityStep(o: {
   tinypmItems: readonly WorkItem[];
   targetItems: readonly WorkItem[];
   now: Date;
+  /**
+   * Items already held (`side:kind:id`: an interrupted import whose tinyPM copy cannot be told
+   * apart): matched with nothing by content either, and held in the result.
+   */
+  held?: ReadonlySet<string> | undefined;
 }): Promise<IdentityStep> {
+  const before = o.held ?? new Set<string>();
   const stored: LinkView[] = [];
   for await (const l of o.state.links(o.job.name)) stored.push(linkView(l));
   const found = rebuildLinks({
     job: o.job,
     mapping: o.mapping,
     targetSystem: o.targetSystem,
-    tinypmItems: o.tinypmItems,
-    targetItems: o.targetItems,
+    tinypmItems: o.tinypmItems.filter((i) => !before.has(`tinypm:${i.kind}:${i.id}`)),
+    targetItems: o.targetItems.filter((i) => !before.has(`target:${i.kind}:${i.id}`)),
     links: stored,
     now: o.now,
   });
@@ -99,7 +105,7 @@ export async function identityStep(o: {
     blockless.set(k, copy === undefined ? "unknown" : "restored");
     targetItems.push(copy === undefined ? g : { ...g, marker: copy.marker, metadata: copy.meta });
   }
-  const held = new Set<string>();
+  const held = new Set<string>(before);
   for (const a of found.ambiguous) {
     for (const id of a.targetIds) held.add(`target:${a.kind}:${id}`);
     for (const id of a.tinypmIds) held.add(`tinypm:${a.kind}:${id}`);

@@ -37,6 +37,7 @@ import {
 } from "./read-tinypm.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
 import { reconcileIntents } from "./apply/reconcile.js";
+import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { readTargeted } from "./targeted-read.js";
 import { readAndMatchUsers } from "./user-read.js";
 import { recheckTargetRead, rechecks } from "./verify-target.js";
@@ -61,6 +62,8 @@ export interface Prepared {
   /** Items sent to the target with an unmatched assignee (counted before any write). */
   readonly assigneeLoss: AssigneeLoss;
   readonly tinypmIterations: readonly Iteration[];
+  /** The highest tinyPM id of each kind read (the floor of a tinyPM create's anchor). */
+  readonly tinypmFloors: ReadonlyMap<ItemKind, number>;
   readonly target: SideRead;
   /** What was read of tinyPM (tiers), for the report. */
   readonly tinypmRead: TinypmReadInfo;
@@ -126,6 +129,7 @@ export async function prepare(
       users,
       assigneeLoss: NO_ASSIGNEE_LOSS,
       tinypmIterations,
+      tinypmFloors: tinypmFloors(sides.tinypm.items),
       target,
       ...read,
       plan: () => Promise.resolve(quietPlan),
@@ -165,12 +169,15 @@ export async function prepare(
     users,
     assigneeLoss: loss,
     tinypmIterations,
+    tinypmFloors: tinypmFloors(checked.tinypm.items),
     target: checked.target,
     ...read,
     tinypmRead: checked.tinypmRead.info,
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
-      if (!dry) await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
+      const settled = dry
+        ? undefined
+        : await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
       found = await identityStep({
         job,
         mapping,
@@ -181,6 +188,8 @@ export async function prepare(
         tinypmItems: checked.tinypm.items,
         targetItems: checked.target.items,
         now: now(),
+        // An import whose tinyPM copy cannot be told apart is left alone, like an ambiguous match.
+        held: settled?.held,
       });
       const claimed = await importClaims(o, job, found);
       return planWith(mapping, found, checked, claimed);

@@ -1,14 +1,17 @@
 import type { World } from "./world.js";
 
-/** A person creates an issue through the sandbox's REST API; its id on the target. */
-export async function personCreates(world: World, title: string): Promise<string> {
+/**
+ * A person creates an issue through the sandbox's REST API; its id on the target. `body`: its
+ * description (GitHub's default: "Written by a person."; Jira's: none).
+ */
+export async function personCreates(world: World, title: string, body?: string): Promise<string> {
   const t = world.target;
   if (t.kind === "github") {
     const g = t.server;
     const res = await fetch(`${g.url}/repos/${g.owner}/${g.repo}/issues`, {
       method: "POST",
       headers: { authorization: `Bearer ${g.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ title, body: "Written by a person." }),
+      body: JSON.stringify({ title, body: body ?? "Written by a person." }),
     });
     if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
     return String(((await res.json()) as { number: number }).number);
@@ -21,7 +24,20 @@ export async function personCreates(world: World, title: string): Promise<string
       "content-type": "application/json",
     },
     body: JSON.stringify({
-      fields: { project: { key: j.projectKey }, summary: title, issuetype: { name: "Story" } },
+      fields: {
+        project: { key: j.projectKey },
+        summary: title,
+        issuetype: { name: "Story" },
+        ...(body === undefined
+          ? {}
+          : {
+              description: {
+                type: "doc",
+                version: 1,
+                content: [{ type: "paragraph", content: [{ type: "text", text: body }] }],
+              },
+            }),
+      },
     }),
   });
   if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);

@@ -42,6 +42,8 @@ export interface World {
       now?: () => Date;
       /** Another state file (another installation of the tool). */
       statePath?: string;
+      /** Another state (e.g. PostgreSQL): opened for the run, closed after it. */
+      openState?: () => Promise<StateStore>;
       /** Plan only (`plan`): nothing is written anywhere. */
       dryRun?: boolean;
       /** `sync --full`: read all of tinyPM. */
@@ -87,7 +89,10 @@ export async function startWorld(o: {
     tinypmTracker: () => createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 }),
     async run(mode, job = {}) {
       const server = job.tinypmServer ?? tinypm;
-      const state: StateStore = await openSqliteState({ path: job.statePath ?? statePath });
+      const state: StateStore =
+        job.openState === undefined
+          ? await openSqliteState({ path: job.statePath ?? statePath })
+          : await job.openState();
       const tinypmTracker = createTinypm({
         baseUrl: server.url,
         token: server.token,

@@ -15,10 +15,11 @@ const CLAIM = `
     ON CONFLICT (target_system, location, target_id) DO UPDATE SET job = import_claims.job
     RETURNING job
   ), i AS (
-    INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
-    SELECT $4, $5, $1, $3, $7, $8, $6 FROM c WHERE c.job = $4
+    INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at,
+      anchor)
+    SELECT $4, $5, $1, $3, $7, $8, $6, $9 FROM c WHERE c.job = $4
     ON CONFLICT (job, kind, origin_system, origin_id, target_system)
-    DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id
+    DO UPDATE SET payload_hash = excluded.payload_hash, anchor = excluded.anchor RETURNING id
   )
   SELECT (SELECT job FROM c) AS owner, (SELECT id FROM i) AS intent_id`;
 
@@ -37,7 +38,7 @@ export function pgClaims(db: Db, now: () => Date) {
     async claimImport(i: IntentDraft, location: string): Promise<ImportClaimResult> {
       const { rows } = await db.query<{ owner: string | null; intent_id: number | null }>(CLAIM, [
         ...[i.originSystem, location, i.originId, i.job, i.kind, now().toISOString()],
-        ...[i.targetSystem, i.payloadHash],
+        ...[i.targetSystem, i.payloadHash, i.anchor ?? null],
       ]);
       const row = rows[0];
       if (row?.owner !== i.job) return { claimedBy: row?.owner ?? "?" };

@@ -122,10 +122,11 @@ export function pgLinks(db: Db, now: () => Date) {
     },
     async recordIntent(i: IntentDraft): Promise<number> {
       const { rows } = await db.query<{ id: number }>(
-        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at,
+           anchor)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (job, kind, origin_system, origin_id, target_system)
-         DO UPDATE SET payload_hash = excluded.payload_hash RETURNING id`,
+         DO UPDATE SET payload_hash = excluded.payload_hash, anchor = excluded.anchor RETURNING id`,
         [
           i.job,
           i.kind,
@@ -134,6 +135,7 @@ export function pgLinks(db: Db, now: () => Date) {
           i.targetSystem,
           i.payloadHash,
           now().toISOString(),
+          i.anchor ?? null,
         ],
         "tps_record_intent",
       );
@@ -145,18 +147,20 @@ export function pgLinks(db: Db, now: () => Date) {
       const key = (i: IntentDraft): string =>
         JSON.stringify([i.job, i.kind, i.originSystem, i.originId, i.targetSystem]);
       const unique = [...new Map(drafts.map((i) => [key(i), i])).values()];
-      const column = (f: (i: IntentDraft) => string): string[] => unique.map(f);
-      const { rows } = await db.query<Omit<IntentRow, "payload_hash" | "created_at">>(
-        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at)
-         SELECT *, $7::text FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-           $5::text[], $6::text[])
+      const column = <T>(f: (i: IntentDraft) => T): T[] => unique.map(f);
+      const { rows } = await db.query<Omit<IntentRow, "payload_hash" | "created_at" | "anchor">>(
+        `INSERT INTO intents (job, kind, origin_system, origin_id, target_system, payload_hash, created_at,
+           anchor)
+         SELECT j, k, os, oi, ts, ph, $7::text, an FROM unnest($1::text[], $2::text[], $3::text[],
+           $4::text[], $5::text[], $6::text[], $8::text[]) AS u(j, k, os, oi, ts, ph, an)
          ON CONFLICT (job, kind, origin_system, origin_id, target_system)
-         DO UPDATE SET payload_hash = excluded.payload_hash
+         DO UPDATE SET payload_hash = excluded.payload_hash, anchor = excluded.anchor
          RETURNING id, job, kind, origin_system, origin_id, target_system`,
         [
           ...[column((i) => i.job), column((i) => i.kind), column((i) => i.originSystem)],
           ...[column((i) => i.originId), column((i) => i.targetSystem)],
           ...[column((i) => i.payloadHash), now().toISOString()],
+          column((i) => i.anchor ?? null),
         ],
       );
       const ids = new Map(

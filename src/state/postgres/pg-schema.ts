@@ -139,6 +139,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description: "what identifies a create's copy where no marker can be written (tinyPM)",
+    up: `ALTER TABLE intents ADD COLUMN anchor text;`,
+  },
 ];
 
 /** The PostgreSQL schema version this build writes. */

@@ -18,6 +18,7 @@ import { expectedMarker, learnFromCreate } from "./create-marker.js";
 import { foundCopyBases } from "./found-copy.js";
 import { refreshTargetDigests } from "./marker-refresh.js";
 import { ensureTargetParent } from "./parent.js";
+import { anchorOf } from "./tinypm-anchor.js";
 import type { CreateAction } from "../plan/plan-types.js";
 import {
   commentKey,
@@ -99,6 +100,8 @@ export async function draftCreate(
     originId: action.source.id,
     targetSystem: toTarget ? ctx.targetSystem : "tinypm",
     payloadHash: hashDraft(draft),
+    // tinyPM holds no marker: what tells its copy apart after a crash (tinypm-anchor.ts).
+    ...(toTarget ? {} : { anchor: anchorOf(draft, ctx.tinypmFloors?.get(action.kind)) }),
   };
   return { action, draft, intent };
 }

@@ -86,13 +86,16 @@ function heldWritten(
  * (same hash as its intent), so the change is tinyPM's: the target's value is the base and
  * tinyPM's flows. Otherwise the change cannot be placed: such fields get an unknown base on both
  * sides, so the job's policy decides (a conflict under `manual`), never a silent overwrite.
- * Returns the base and the fields the sides do not agree on.
+ * `copyKept`: fields the copy still holds as the create sent them (the intent's anchor says so):
+ * where the sides differ there, the change is the target's: tinyPM's value is the base, so the
+ * target's flows. Returns the base and the fields the sides do not agree on.
  */
 export function foundTinypmCopyBase(
   mapping: CompiledMapping,
   copy: WorkItem,
   source: WorkItem,
   sourceUnchanged: boolean,
+  copyKept: ReadonlySet<WorkItemFieldName> = new Set(),
 ): { tinypm: Snapshot; target: Snapshot; differing: WorkItemFieldName[] } {
   const t = tinypmSnapshot(mapping, copy);
   const g = targetSnapshot(mapping, source);
@@ -106,7 +109,9 @@ export function foundTinypmCopyBase(
       continue;
     }
     differing.push(name);
-    if (!sourceUnchanged) fields[name] = UNKNOWN_BASE;
+    if (copyKept.has(name)) {
+      if (tv !== undefined) fields[name] = tv;
+    } else if (!sourceUnchanged) fields[name] = UNKNOWN_BASE;
     else if (gv !== undefined) fields[name] = gv;
   }
   const base: Snapshot = { fields, comments: [], timeEntries: {} };

@@ -1,4 +1,5 @@
-import type { WorkItem } from "../../core/model.js";
+import type { WorkItem, WorkItemFieldName } from "../../core/model.js";
+import type { IntentRecord } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
 import { createAction } from "../plan/plan.js";
@@ -6,24 +7,50 @@ import { sameJson, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { draftCreate, markBorn } from "./apply-create.js";
 import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
 import { ensureTargetParent } from "./parent.js";
+import { anchorKept, pairAnchors, readAnchor, type AnchorVerdict } from "./tinypm-anchor.js";
+
+/** What settling the interrupted creates did. */
+export interface Reconciled {
+  readonly linked: number;
+  /**
+   * Items left alone this run (`side:kind:id`, as the identity step's `held`): a target item
+   * whose tinyPM copy cannot be told from another candidate, and those candidates.
+   */
+  readonly held: ReadonlySet<string>;
+}
 
 /**
  * Settles the creates an interrupted run left unconfirmed: a target create is found by its
- * marker, a tinyPM create by an unlinked item of the same kind and title. Found → linked (its
- * comments and time entries are then completed by the normal merge; a target-born item gets its
- * marker); not found → the intent is dropped and the planner creates the item again.
+ * marker; a tinyPM create, which cannot carry one, by its anchor (tinypm-anchor.ts: an unlinked
+ * item newer than the create, still holding the title or the description sent; an intent
+ * recorded before anchors: by title). Found → linked (its comments and time entries are then
+ * completed by the normal merge; a target-born item gets its marker); not found → the intent is
+ * dropped and the planner creates the item again; several candidates → nothing is guessed or
+ * created: the intent stays, the item is parked (`identity_ambiguous`) naming them, and held.
  */
 export async function reconcileIntents(
   ctx: EngineContext,
   tinypmItems: readonly WorkItem[],
   targetItems: readonly WorkItem[],
-): Promise<number> {
+): Promise<Reconciled> {
   let linked = 0;
-  for (const intent of await ctx.state.pendingIntents(ctx.job.name)) {
+  const held = new Set<string>();
+  const intents = await ctx.state.pendingIntents(ctx.job.name);
+  const anchored = await anchoredVerdicts(ctx, intents, tinypmItems);
+  for (const intent of intents) {
     const toTarget = intent.targetSystem !== "tinypm";
+    const verdict = anchored.get(intent.id);
+    if (verdict !== undefined && "ambiguous" in verdict) {
+      await holdAmbiguous(ctx, intent, verdict.ambiguous, targetItems, held);
+      continue;
+    }
     const found = toTarget
       ? await findTargetCreate(ctx, intent.kind, intent.originId, targetItems)
-      : await findTinypmCreate(ctx, intent.kind, intent.originId, tinypmItems, targetItems);
+      : verdict !== undefined
+        ? "found" in verdict
+          ? verdict.found
+          : undefined
+        : await findTinypmCreate(ctx, intent.kind, intent.originId, tinypmItems, targetItems);
     const source = toTarget
       ? tinypmItems.find((i) => i.kind === intent.kind && i.id === intent.originId)
       : targetItems.find((i) => i.kind === intent.kind && i.id === intent.originId);
@@ -53,6 +80,7 @@ export async function reconcileIntents(
           found,
           source,
           await sameDraft(ctx, source, intent.payloadHash),
+          keptFields(intent.anchor, found),
         );
     await ctx.state.confirmIntent(
       intent.id,
@@ -74,7 +102,67 @@ export async function reconcileIntents(
     if (!toTarget) await markBorn(ctx, source, found, pair.differing);
     linked++;
   }
-  return linked;
+  return { linked, held };
+}
+
+/**
+ * The verdicts of the anchored tinyPM creates, decided together (two interrupted imports of
+ * issues with one title must not take each other's copy). Candidates: the unlinked tinyPM items
+ * of the kind that no pending create of this job copies to the target.
+ */
+async function anchoredVerdicts(
+  ctx: EngineContext,
+  intents: readonly IntentRecord[],
+  tinypmItems: readonly WorkItem[],
+): Promise<ReadonlyMap<number, AnchorVerdict>> {
+  const verdicts = new Map<number, AnchorVerdict>();
+  const exporting = new Set(
+    intents.filter((i) => i.targetSystem !== "tinypm").map((i) => `${i.kind}:${i.originId}`),
+  );
+  for (const kind of ["story", "task"] as const) {
+    const anchored = intents.flatMap((i) => {
+      const anchor =
+        i.targetSystem === "tinypm" && i.kind === kind ? readAnchor(i.anchor) : undefined;
+      return anchor === undefined ? [] : [{ intentId: i.id, anchor }];
+    });
+    if (anchored.length === 0) continue;
+    const candidates: WorkItem[] = [];
+    for (const item of tinypmItems) {
+      if (item.kind !== kind || exporting.has(`${kind}:${item.id}`)) continue;
+      if ((await ctx.state.getLinkByTinypm(ctx.job.name, kind, item.id)) === undefined)
+        candidates.push(item);
+    }
+    for (const [id, verdict] of pairAnchors(anchored, candidates)) verdicts.set(id, verdict);
+  }
+  return verdicts;
+}
+
+/** Parks the target item of an import whose copy cannot be told apart, naming the candidates. */
+async function holdAmbiguous(
+  ctx: EngineContext,
+  intent: IntentRecord,
+  candidates: readonly WorkItem[],
+  targetItems: readonly WorkItem[],
+  held: Set<string>,
+): Promise<void> {
+  const source = targetItems.find((i) => i.kind === intent.kind && i.id === intent.originId);
+  const named = candidates.map((c) => `${c.id} "${c.title}"`).join(", ");
+  held.add(`target:${intent.kind}:${intent.originId}`);
+  for (const c of candidates) held.add(`tinypm:${c.kind}:${c.id}`);
+  await ctx.state.parkFailure({
+    runId: ctx.runId,
+    job: ctx.job.name,
+    kind: intent.kind,
+    targetId: intent.originId,
+    side: "target",
+    code: "identity_ambiguous",
+    message:
+      `${intent.kind} ${intent.originId}${source === undefined ? "" : ` "${source.title}"`} was ` +
+      `being imported into tinyPM when a run stopped; its copy could be any of the tinyPM ` +
+      `${intent.kind === "story" ? "stories" : "tasks"} ${named} (each holds the title or the ` +
+      "description that import sent, and is linked to nothing): left alone, nothing created. " +
+      "Delete the one that is not its copy, or retitle it, then run again.",
+  });
 }
 
 async function findTargetCreate(
@@ -142,4 +230,10 @@ async function statusesIfDiffering(
     idempotent: true,
     run: () => read({ kind: copy.kind, id: copy.id }),
   });
+}
+
+/** The fields a found tinyPM copy still holds as its create sent them (none without an anchor). */
+function keptFields(text: string | undefined, copy: WorkItem): ReadonlySet<WorkItemFieldName> {
+  const anchor = readAnchor(text);
+  return anchor === undefined ? new Set() : anchorKept(anchor, copy);
 }

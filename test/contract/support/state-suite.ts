@@ -249,6 +249,28 @@ export function stateContract(backend: () => BackendUnderTest): void {
       });
     });
 
+    it("keeps each intent's anchor as written (recordIntent, recordIntents, claimImport), the latest on a rewrite", async () => {
+      await withStore(async (s) => {
+        const anchored = (originId: string, anchor?: string) => ({
+          ...intent(originId),
+          originSystem: "github" as const,
+          targetSystem: "tinypm" as const,
+          ...(anchor === undefined ? {} : { anchor }),
+        });
+        await s.recordIntent(anchored("1", '{"floor":4}'));
+        await s.recordIntent(anchored("1", '{"floor":5}'));
+        await s.recordIntents([anchored("2", '{"floor":6}'), anchored("3")]);
+        await s.claimImport(anchored("4", '{"floor":7}'), "github:api.github.com/acme/api");
+        const pending = await s.pendingIntents("w");
+        expect(pending.map((i) => [i.originId, i.anchor])).toEqual([
+          ["1", '{"floor":5}'],
+          ["2", '{"floor":6}'],
+          ["3", undefined],
+          ["4", '{"floor":7}'],
+        ]);
+      });
+    });
+
     it("confirms an intent with the identity the create wrote: link, identity and the intent's end together, or none of them", async () => {
       await withStore(async (s) => {
         const marker = { v: 1, job: "w", kind: "story", tinypmId: "1", instance: "i" } as never;
