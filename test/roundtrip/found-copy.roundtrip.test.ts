@@ -9,6 +9,38 @@ import { startWorld, type World } from "./world.js";
 // create wrote the title (its marker's digests say which values it wrote): a copy that no longer
 // holds it was edited since, and that edit must reach tinyPM, not be overwritten by tinyPM's title.
 
+/**
+ * A story made in tinyPM, copied to the target by a run stopped (as by a SIGKILL) before its
+ * link: the copies the target holds with that story's marker.
+ */
+async function copiedThenStopped(
+  world: World,
+  story: { name: string; description: string; acceptanceStatus?: "ACCEPTED" },
+): Promise<{ tinypmId: string; copies: WorkItem[] }> {
+  const store = world.tinypm.store;
+  const made = store.createStory({
+    projectId: 1,
+    position: store.nextPosition(1),
+    ...story,
+    tags: [],
+  });
+  const tinypmId = String(made.id);
+  const stopped = { n: 0 };
+  await world
+    .run("sync", { wrapState: stopAtLink({ tinypmId }, stopped), fullScan: true })
+    .catch(() => undefined);
+  expect(stopped.n).toBe(1);
+  const copies: WorkItem[] = [];
+  const person = world.targetTracker();
+  try {
+    for await (const i of person.list({ kind: "story" }))
+      if (i.marker?.originId === tinypmId) copies.push(i);
+  } finally {
+    await person.close();
+  }
+  return { tinypmId, copies };
+}
+
 describe.each(["github", "jira"] as const)(
   "a person's edit on a %s copy found again after an interrupted create",
   (kind) => {
@@ -23,26 +55,13 @@ describe.each(["github", "jira"] as const)(
     });
 
     it("reaches tinyPM; the fields the person left alone stay as written", async () => {
-      const store = world.tinypm.store;
-      const made = store.createStory({
-        projectId: 1,
-        position: store.nextPosition(1),
+      const { tinypmId, copies } = await copiedThenStopped(world, {
         name: "Made in tinyPM",
         description: "Born on tinyPM.",
-        tags: [],
       });
-      const tinypmId = String(made.id);
       const person = world.targetTracker();
       const tinypm = world.tinypmTracker();
       try {
-        const stopped = { n: 0 };
-        await world
-          .run("sync", { wrapState: stopAtLink({ tinypmId }, stopped), fullScan: true })
-          .catch(() => undefined);
-        expect(stopped.n).toBe(1);
-        const copies: WorkItem[] = [];
-        for await (const i of person.list({ kind: "story" }))
-          if (i.marker?.originId === tinypmId) copies.push(i);
         expect(copies.map((c) => c.title)).toEqual(["Made in tinyPM"]);
         const ref = { kind: "story", id: copies[0]?.id ?? "" } as const;
         await person.update(ref, { set: { title: "Renamed by a person after the crash" } });
@@ -65,27 +84,14 @@ describe.each(["github", "jira"] as const)(
     // transitions it step by step (Jira). The run stops before the link; a person reopens the
     // copy. The next run must not take the reopened copy for a close not made yet.
     it("a copy reopened by a person after the create closed it stays open; tinyPM follows", async () => {
-      const store = world.tinypm.store;
-      const made = store.createStory({
-        projectId: 1,
-        position: store.nextPosition(1),
+      const { tinypmId, copies } = await copiedThenStopped(world, {
         name: "Accepted in tinyPM",
         description: "Done already.",
         acceptanceStatus: "ACCEPTED",
-        tags: [],
       });
-      const tinypmId = String(made.id);
       const person = world.targetTracker();
       const tinypm = world.tinypmTracker();
       try {
-        const stopped = { n: 0 };
-        await world
-          .run("sync", { wrapState: stopAtLink({ tinypmId }, stopped), fullScan: true })
-          .catch(() => undefined);
-        expect(stopped.n).toBe(1);
-        const copies: WorkItem[] = [];
-        for await (const i of person.list({ kind: "story" }))
-          if (i.marker?.originId === tinypmId) copies.push(i);
         expect(copies).toHaveLength(1);
         const ref = { kind: "story", id: copies[0]?.id ?? "" } as const;
         const closed = copies[0]?.status;
