@@ -77,6 +77,16 @@ describe.each(CASES)("a tinyPM copy found again after a crash ($target, $backend
   const copiesOf = (...names: string[]): StoryRecord[] =>
     world.tinypm.store.storiesOf(1).filter((s) => names.includes(s.name));
 
+  /** A story a person makes in tinyPM, unrelated to any issue. */
+  const tinypmStory = (name: string, description: string): StoryRecord =>
+    world.tinypm.store.createStory({
+      projectId: 1,
+      position: world.tinypm.store.nextPosition(1),
+      name,
+      description,
+      tags: [],
+    });
+
   it.skipIf(c.skip !== undefined)(
     "renamed in tinyPM before the rerun: one copy, linked to its issue, the rename carried to the issue",
     async () => {
@@ -114,13 +124,7 @@ describe.each(CASES)("a tinyPM copy found again after a crash ($target, $backend
       try {
         await person.update({ kind: "story", id: issueId }, { set: { title: "Anchor after" } });
         // A person's own tinyPM story that happens to carry the issue's new title.
-        const other = world.tinypm.store.createStory({
-          projectId: 1,
-          position: world.tinypm.store.nextPosition(1),
-          name: "Anchor after",
-          description: "A tinyPM story of its own.",
-          tags: [],
-        });
+        const other = tinypmStory("Anchor after", "A tinyPM story of its own.");
 
         const next = await run("sync");
         expect(next.summary).toMatchObject({ failed: 0, conflicts: 0 });
@@ -154,13 +158,7 @@ describe.each(CASES)("a tinyPM copy found again after a crash ($target, $backend
       const { id, ...rest } = copy;
       world.tinypm.store.replaceStory(id, { ...rest, name: "Anchor tie, renamed" });
       const store = world.tinypm.store;
-      const other = store.createStory({
-        projectId: 1,
-        position: store.nextPosition(1),
-        name: "Anchor tie",
-        description: "Someone else's story.",
-        tags: [],
-      });
+      const other = tinypmStory("Anchor tie", "Someone else's story.");
 
       const held = await run("sync");
       expect(held.summary).toMatchObject({ created: 0, conflicts: 0 });
