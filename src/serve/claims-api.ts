@@ -45,8 +45,7 @@ export async function claimsByJob(
   state: StateStore,
 ): Promise<(job: ServeJob) => JobClaimsApi> {
   const all: ClaimApi[] = [];
-  for (const j of jobs)
-    for (const c of await state.claimsOf(j.name)) all.push(claimApi(j.name, c));
+  for (const j of jobs) for (const c of await state.claimsOf(j.name)) all.push(claimApi(j.name, c));
   all.sort((a, b) => a.claimedAt.localeCompare(b.claimedAt) || a.job.localeCompare(b.job));
   return (job) => {
     const own = all.filter((c) => c.job === job.name);

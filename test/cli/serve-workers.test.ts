@@ -54,7 +54,10 @@ async function holdingProxy(target: string): Promise<{
   };
   const server = createServer((req, res) => {
     if (parked === undefined) forward(req, res);
-    else parked.push(() => { forward(req, res); });
+    else
+      parked.push(() => {
+        forward(req, res);
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -74,7 +77,10 @@ async function holdingProxy(target: string): Promise<{
   };
 }
 
-const world = useServeWorld("stories=3,tasks=1,comments=1", { postgres: true, stopSignal: "SIGKILL" });
+const world = useServeWorld("stories=3,tasks=1,comments=1", {
+  postgres: true,
+  stopSignal: "SIGKILL",
+});
 const { tmp, served } = world;
 
 const workersOf = async (s: Served): Promise<WorkerAnswer[]> =>

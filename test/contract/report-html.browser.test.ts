@@ -13,7 +13,6 @@ import { hostileReport } from "../fixtures/reports/hostile.js";
 import { planReport } from "../fixtures/reports/plan.js";
 import { chromiumMissing, launchChromium } from "../support/chromium.js";
 
-
 // Skipped, saying why, on machines without Debian's chromium.
 describe.skipIf(chromiumMissing)(
   "HTML report in Chromium (if skipped: chromium not installed: apt-get install chromium)",

@@ -12,7 +12,6 @@ import type { WorkItem } from "../../../src/core/model.js";
 import { markdownBlocks } from "../../../src/mapping/markdown-blocks.js";
 import { bundledMapping, jiraItem, p, t, tinypmStory as story, word } from "./rich-text-kit.js";
 
-
 const jira = bundledMapping("jira");
 const github = bundledMapping("github");
 const words = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(" "));
@@ -147,7 +146,6 @@ const noId = (n: AdfNode | undefined): unknown => {
   const { localId: _, ...attrs } = n.attrs ?? {};
   return { ...n, attrs };
 };
-
 
 describe("random Jira descriptions with lists, task lists and tables", () => {
   const doc = fc

@@ -12,7 +12,6 @@ import { planJob } from "../../../src/sync/plan/plan.js";
 import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
 import { bundledMapping, jiraItem, p, t, tinypmStory as story, word } from "./rich-text-kit.js";
 
-
 const jira = bundledMapping("jira");
 const github = bundledMapping("github");
 const words = fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(" "));
@@ -68,7 +67,6 @@ const block: fc.Arbitrary<AdfNode> = fc.oneof(
     content: items.map((w) => ({ type: "listItem", content: [p(t(w))] })),
   })),
 );
-
 
 describe("random Jira descriptions", () => {
   const doc = fc
