@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import type { LinkRecord, RunRecord } from "../../src/state/store.js";
@@ -38,16 +40,33 @@ describe("writeDiagnosis", () => {
       id: "12",
       field: "status" as const,
       value: "ACCEPTED",
+      at: "2026-11-24T10:00:02.000Z",
     },
-    { seq: 3, job: "gh1", side: "target" as const, id: "12", field: "title" as const, value: "x" },
+    {
+      seq: 3,
+      job: "gh1",
+      side: "target" as const,
+      id: "12",
+      field: "title" as const,
+      value: "x",
+      at: "2026-11-24T10:00:01.000Z",
+    },
   ];
   const runs = [
-    { id: "r1", job: "gh4" },
-    { id: "r2", job: "gh1" },
+    {
+      id: "r1",
+      job: "gh4",
+      pid: 41,
+      mode: "sync",
+      startedAt: "2026-11-24T10:00:00.000Z",
+      finishedAt: "2026-11-24T10:00:03.000Z",
+      outcome: "ok",
+    },
+    { id: "r2", job: "gh1", pid: 42, startedAt: "2026-11-24T10:00:00.500Z" },
   ] as RunRecord[];
 
-  it("keeps the link, both items, the pair's edits and its job's runs for each pair a problem names", () => {
-    const file = writeDiagnosis(
+  it("keeps the link, both items, the pair's edits and its job's runs for each pair a problem names", async () => {
+    const file = await writeDiagnosis(
       { lostEdits: ['gh4 story 8004.status: tinyPM shows "PENDING"'], duplicates: [] },
       sides,
       edits,
@@ -71,7 +90,77 @@ describe("writeDiagnosis", () => {
     expect(d.pairs[0]?.runs.map((r) => r.id)).toEqual(["r1"]);
   });
 
-  it("writes nothing when no problem names a pair", () => {
-    expect(writeDiagnosis({ plan: ["gh4: exit 2"] }, sides, edits, runs)).toBeUndefined();
+  it("writes nothing when no problem names a pair", async () => {
+    expect(await writeDiagnosis({ plan: ["gh4: exit 2"] }, sides, edits, runs)).toBeUndefined();
+  });
+
+  it("merges what the test recorded of the pair into one timeline, oldest first", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "tps-diagnose-logs-"));
+    const line = (o: Record<string, unknown>): string => `${JSON.stringify(o)}\n`;
+    const at = (s: string): string => `2026-11-24T10:00:${s}Z`;
+    writeFileSync(
+      join(logDir, "worker-41.log"),
+      "tinypm-sync listening on http://127.0.0.1:1\n" +
+        line({
+          level: 20,
+          time: at("02.500"),
+          job: "gh4",
+          tinypmId: "8004",
+          targetId: "12",
+          msg: "updated",
+        }) +
+        line({ level: 20, time: at("02.600"), job: "gh1", tinypmId: "8004", msg: "updated" }) +
+        line({ level: 20, time: at("02.700"), job: "gh4", tinypmId: "4001", msg: "updated" }),
+    );
+    const links = new Map([
+      [
+        "gh4 story 8004",
+        [
+          {
+            at: at("02.900"),
+            targetId: "12",
+            baseTinypm: { status: "PENDING" },
+            baseTarget: { status: "closed:completed" },
+            updatedAt: at("02.800"),
+          },
+        ],
+      ],
+    ]);
+    const file = await writeDiagnosis(
+      { lostEdits: ['gh4 story 8004.status: tinyPM shows "PENDING"'] },
+      sides,
+      edits,
+      runs,
+      {
+        logDir,
+        links,
+        kills: [{ pid: 41, at: at("04.000") }],
+        tinypmWrites: [
+          {
+            at: at("01.500"),
+            by: "tool",
+            op: "createStory",
+            kind: "story",
+            id: "8004",
+            status: "PENDING",
+          },
+          { at: at("01.600"), by: "person", op: "replaceStory", kind: "story", id: "4001" },
+        ],
+        targetEvents: (job, id) => Promise.resolve([{ event: "closed", job, id }]),
+      },
+    );
+    const d = JSON.parse(readFileSync(file ?? "", "utf8")) as {
+      pairs: { timeline: string[]; targetEvents: unknown }[];
+    };
+    expect(d.pairs[0]?.timeline).toEqual([
+      `${at("00.000")} run r1 starts on pid 41 (sync)`,
+      `${at("01.500")} tinyPM store createStory by tool: name undefined, status "PENDING", description undefined`,
+      `${at("02.000")} person edits target 12 #161: status = "ACCEPTED"`,
+      `${at("02.500")} worker-41: {"tinypmId":"8004","targetId":"12","msg":"updated"}`,
+      `${at("02.900")} link bases now tinyPM {"status":"PENDING"} target {"status":"closed:completed"}`,
+      `${at("03.000")} run r1 ends on pid 41: ok`,
+      `${at("04.000")} SIGKILL pid 41`,
+    ]);
+    expect(d.pairs[0]?.targetEvents).toEqual([{ event: "closed", job: "gh4", id: "12" }]);
   });
 });

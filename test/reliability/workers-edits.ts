@@ -16,6 +16,8 @@ export interface Edit {
   readonly field: "title" | "description" | "status";
   /** In tinyPM terms (a target status is given as the tinyPM status it maps to). */
   readonly value: string;
+  /** When the edit was made (ISO, ms): once the server answered it. */
+  readonly at: string;
 }
 
 /** Where each job's edits go. */
@@ -51,11 +53,16 @@ const jiraHeaders = (j: JiraSandbox) => ({
  * sandbox's REST API (titles, GitHub states, Jira descriptions), and new stories on both sides.
  * Every edit is recorded with a unique value.
  */
-export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarget[]) {
+export function createEditor(
+  tinypm: ReferenceServer,
+  targets: readonly EditTarget[],
+  /** Runs each tinyPM store write of the person (a trace tells them from the tool's). */
+  person: <T>(write: () => T) => T = (write) => write(),
+) {
   const edits: Edit[] = [];
   let seq = 0;
-  const record = (e: Omit<Edit, "seq">): void => {
-    edits.push({ ...e, seq });
+  const record = (e: Omit<Edit, "seq" | "at">): void => {
+    edits.push({ ...e, seq, at: new Date().toISOString() });
   };
 
   const tinypmEdit = (t: EditTarget): void => {
@@ -66,13 +73,15 @@ export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarg
     const text = `edit ${++seq} on tinyPM`;
     const roll = Math.random();
     if (roll < 0.15) {
-      const s = store.createStory({
-        projectId: t.project,
-        position: store.nextPosition(t.project),
-        name: `new story ${seq} from tinyPM`,
-        description: `born on tinyPM ${seq}`,
-        tags: [],
-      });
+      const s = person(() =>
+        store.createStory({
+          projectId: t.project,
+          position: store.nextPosition(t.project),
+          name: `new story ${seq} from tinyPM`,
+          description: `born on tinyPM ${seq}`,
+          tags: [],
+        }),
+      );
       record({
         job: t.job,
         side: "tinypm",
@@ -87,7 +96,7 @@ export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarg
       const task = pick(store.tasksOf(story.id));
       if (task === undefined) return;
       const { id, ...rest } = task;
-      store.replaceTask(id, { ...rest, name: text });
+      person(() => store.replaceTask(id, { ...rest, name: text }));
       record({
         job: t.job,
         side: "tinypm",
@@ -100,7 +109,7 @@ export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarg
     }
     const { id, ...rest } = story;
     if (roll < 0.6) {
-      store.replaceStory(id, { ...rest, name: text });
+      person(() => store.replaceStory(id, { ...rest, name: text }));
       record({
         job: t.job,
         side: "tinypm",
@@ -110,7 +119,7 @@ export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarg
         value: text,
       });
     } else if (roll < 0.8) {
-      store.replaceStory(id, { ...rest, description: `description ${seq}` });
+      person(() => store.replaceStory(id, { ...rest, description: `description ${seq}` }));
       record({
         job: t.job,
         side: "tinypm",
@@ -121,7 +130,7 @@ export function createEditor(tinypm: ReferenceServer, targets: readonly EditTarg
       });
     } else {
       const status = story.acceptanceStatus === "ACCEPTED" ? "PENDING" : "ACCEPTED";
-      store.replaceStory(id, { ...rest, acceptanceStatus: status });
+      person(() => store.replaceStory(id, { ...rest, acceptanceStatus: status }));
       record({
         job: t.job,
         side: "tinypm",

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -21,6 +21,7 @@ import {
 } from "./workers-checks.js";
 import { writeDiagnosis } from "./workers-diagnose.js";
 import { createEditor } from "./workers-edits.js";
+import { recordLinkHistory, recordTinypmWrites, targetEvents } from "./workers-history.js";
 import { startWorker, startWorkersWorld, type Worker, type WorkersWorld } from "./workers-world.js";
 
 /**
@@ -40,6 +41,7 @@ const JOBS = [
 let pg: PostgresServer | undefined;
 let world: WorkersWorld | undefined;
 let state: StateStore | undefined;
+let linkHistory: ReturnType<typeof recordLinkHistory> | undefined;
 const workers: Worker[] = [];
 const figures = createFigures("workers-kill");
 
@@ -47,6 +49,7 @@ afterAll(async () => {
   figures.save();
   for (const w of workers) if (!w.exited) w.proc.kill("SIGKILL");
   await Promise.all(workers.map((w) => w.done));
+  await linkHistory?.stop();
   await state?.close();
   await world?.close();
   await pg?.stop();
@@ -82,18 +85,23 @@ describe.skipIf(chaosSkipReason !== undefined)(
         live,
       });
       const w = world;
+      // Every tinyPM write, by the person or the tool, and the workers' logs: a failure's trace.
+      const tinypmWrites = recordTinypmWrites(w.tinypm.store);
+      const logDir = w.dir;
       const env = { ...w.env, STATE_URL: url };
       const config = w.config(
         { urlEnv: "STATE_URL", waitForLockMs: 120_000 },
         "workers.json",
         "5s",
       );
-      for (let i = 0; i < 3; i++) workers.push(startWorker(config, env));
+      for (let i = 0; i < 3; i++) workers.push(startWorker(config, env, logDir));
       // Read-only: opens once a worker migrated the database.
       state = await until("the state's schema", () =>
         openState({ backend: "postgres", url }, { readOnly: true }).catch(() => undefined),
       );
       const st = state;
+      linkHistory = recordLinkHistory(st, JOBS);
+      const history = linkHistory;
 
       // Every job migrated once, by whichever worker took it.
       await until("the first run of every job", async () => {
@@ -109,6 +117,7 @@ describe.skipIf(chaosSkipReason !== undefined)(
             ? { job, project: n, github: w.github[n - 1] }
             : { job, project: PER_TARGET + n, jira: w.jira[n - 1] };
         }),
+        tinypmWrites.person,
       );
       const storyTargets = async (job: string): Promise<Set<string>> => {
         const ids = new Set<string>();
@@ -128,7 +137,7 @@ describe.skipIf(chaosSkipReason !== undefined)(
           victim.proc.kill("SIGKILL");
           kills.push({ pid: victim.pid, at: new Date().toISOString() });
           await victim.done;
-          workers[at] = startWorker(config, env);
+          workers[at] = startWorker(config, env, logDir);
           workers.push(victim); // kept for the final kill in afterAll (already exited)
         }
         chaosState.over = true;
@@ -150,11 +159,27 @@ describe.skipIf(chaosSkipReason !== undefined)(
         w.tinypm.stats().writes +
         w.github.reduce((n, g) => n + g.stats().writes, 0) +
         w.jira.reduce((n, j) => n + j.stats().writes, 0);
+      let pass = 0;
       const syncAll = async (): Promise<number> => {
         const before = writes();
+        pass++;
         for (const job of JOBS) {
-          const r = await runCli(["sync", "--config", config, "--job", job], { env });
-          expect([0, 4], `${job}: ${r.stderr}`).toContain(r.code);
+          const r = await runCli(
+            [
+              "sync",
+              "--config",
+              config,
+              "--job",
+              job,
+              "--log-level",
+              "debug",
+              "--log-format",
+              "json",
+            ],
+            { env },
+          );
+          writeFileSync(join(logDir, `sync-${job}-${pass}.log`), r.stderr);
+          expect([0, 4], `${job}: ${r.stderr.slice(-4_000)}`).toContain(r.code);
         }
         return writes() - before;
       };
@@ -164,6 +189,7 @@ describe.skipIf(chaosSkipReason !== undefined)(
         900_000,
       );
 
+      await history.stop();
       const sides: JobSides[] = [];
       for (const job of JOBS) sides.push(await readSides(w, st, job));
       const runs = await st.runs();
@@ -220,7 +246,13 @@ describe.skipIf(chaosSkipReason !== undefined)(
         duplicates: problems.duplicates?.length ?? 0,
         itemsLost: problems.lostEdits?.length ?? 0,
       });
-      const diagnosis = writeDiagnosis(problems, sides, editor.edits, runs);
+      const diagnosis = await writeDiagnosis(problems, sides, editor.edits, runs, {
+        tinypmWrites: tinypmWrites.writes,
+        links: history.history,
+        logDir,
+        kills,
+        targetEvents: (job, id) => targetEvents(w, job, id),
+      });
       if (diagnosis !== undefined)
         process.stdout.write(`workers-kill: diagnosis in ${diagnosis}\n`);
       expect(problems).toEqual({

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -303,8 +303,20 @@ export interface Worker {
   readonly done: Promise<void>;
 }
 
-export function startWorker(config: string, env: Record<string, string>): Worker {
-  const proc = spawnCli(["serve", "--config", config, "--port", "0", "--debounce", "200"], { env });
+/**
+ * Starts a `serve` worker. `logDir`: its whole output goes to `worker-<pid>.log` there, with every
+ * item's event (log level debug, JSON lines), for a failure's trace (workers-history.ts).
+ */
+export function startWorker(config: string, env: Record<string, string>, logDir?: string): Worker {
+  const args = ["serve", "--config", config, "--port", "0", "--debounce", "200"];
+  const proc = spawnCli(
+    logDir === undefined ? args : [...args, "--log-level", "debug", "--log-format", "json"],
+    { env },
+  );
+  const log =
+    logDir === undefined || proc.pid === undefined
+      ? undefined
+      : createWriteStream(join(logDir, `worker-${proc.pid}.log`), { flags: "a" });
   let stdout = "";
   let stderr = "";
   const w: Worker = {
@@ -316,16 +328,19 @@ export function startWorker(config: string, env: Record<string, string>): Worker
     done: new Promise<void>((resolve) => {
       proc.on("close", () => {
         w.exited = true;
-        resolve();
+        if (log === undefined) resolve();
+        else log.end(resolve);
       });
     }),
   };
   proc.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    log?.write(d);
     stdout += d;
     const m = /^tinypm-sync listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
     if (m?.[1] !== undefined) w.url = m[1];
   });
   proc.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    log?.write(d);
     stderr = (stderr + d).slice(-20_000);
   });
   return w;
