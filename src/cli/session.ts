@@ -6,7 +6,13 @@ import { configPath } from "./options.js";
 import { terminalOf } from "./terminal.js";
 
 // Opening a job (trackers, lanes, state) is the library's too: src/api/job-session.ts.
-export { openJob, openState, type ConfigSession, type JobSession } from "../api/job-session.js";
+export {
+  keepStateConnections,
+  openJob,
+  openState,
+  type ConfigSession,
+  type JobSession,
+} from "../api/job-session.js";
 
 /** Global logging flags every job command accepts. */
 export interface LogFlags {

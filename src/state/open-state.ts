@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { LeaseTiming } from "./postgres/pg-lease.js";
+import { usePgPool } from "./postgres/pg-pools.js";
 import { openPostgresState } from "./postgres/pg-store.js";
 import { isPostgresUrl, redactUrl } from "../core/postgres-url.js";
 import { openSqliteState } from "./sqlite-state.js";
@@ -56,4 +57,26 @@ export function openState(
     now: options.now,
     lease: options.lease,
   });
+}
+
+/** What `keepStateConnections` keeps: closed when the process stops using the state. */
+export interface StateConnections {
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps the process's connections to a PostgreSQL state open between the stores it opens and
+ * closes (a long-running process, `serve`: every poll and dashboard read opens a store). Stores
+ * on one database share one pool per process either way; this keeps that pool, and the schema
+ * found current, alive while no store is open, instead of ending it with the last store. The
+ * pools end on `close` once their last store closes too. SQLite: nothing to keep.
+ */
+export function keepStateConnections(location: StateLocation): StateConnections {
+  if (location.backend === "sqlite") return { close: () => Promise.resolve() };
+  const uses = [usePgPool(location.url, false), usePgPool(location.url, true)];
+  return {
+    close: async () => {
+      await Promise.all(uses.map((u) => u.release()));
+    },
+  };
 }

@@ -11,7 +11,14 @@ import { writeLine } from "../context.js";
 import { listenOn } from "../listen-error.js";
 import { runConfiguredJob } from "../job-run.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig, openJob, openState, type ConfigSession, type LogFlags } from "../session.js";
+import {
+  keepStateConnections,
+  openConfig,
+  openJob,
+  openState,
+  type ConfigSession,
+  type LogFlags,
+} from "../session.js";
 import { keepWorkerPresence } from "../worker-presence.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -68,6 +75,9 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     }
     checkWebhookSecrets(loaded.jobs, ctx.env);
     const byName = new Map(loaded.jobs.map((j) => [j.job.name, j]));
+    // Every poll, state check, dashboard read and run below opens a store and closes it again:
+    // on PostgreSQL they all share this process's pool, kept open until serve stops.
+    const connections = keepStateConnections(loaded);
     const service = createService({
       jobs: loaded.jobs.map(serveJob),
       logger,
@@ -124,6 +134,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     await service.stop();
     await presence.close();
     await server.close();
+    await connections.close();
     logger.info("stopped; state is consistent");
     ctx.exitCode = 0;
   });

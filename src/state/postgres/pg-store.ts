@@ -1,7 +1,7 @@
-import pg, { type CustomTypesConfig } from "pg";
 import { InternalError, StateError } from "../../core/errors.js";
 import type { StateData, StateStore } from "../store.js";
 import { holdClient, poolDb, inTransaction, type Db } from "./pg-db.js";
+import { usePgPool, type PoolUse } from "./pg-pools.js";
 import { pgBudget } from "./pg-budget.js";
 import { pgJournal } from "./pg-journal.js";
 import {
@@ -10,6 +10,7 @@ import {
   leaseHolder,
   listWorkers,
   type LeaseTiming,
+  type WorkerMembership,
 } from "./pg-lease.js";
 import { pgLinks } from "./pg-links.js";
 import { pgClaims } from "./pg-claims.js";
@@ -29,24 +30,14 @@ export interface PostgresStateOptions {
   readonly readOnly?: boolean | undefined;
   /** The clock of the stored record timestamps (lease times use the server's). */
   readonly now?: (() => Date) | undefined;
-  /** Connections kept open. @default 4 */
+  /**
+   * Connections kept open at most, by the pool this process shares among its stores on this
+   * database (the first store opened sets it). @default 4
+   */
   readonly poolSize?: number | undefined;
   /** Lease life and heartbeat (tests shorten them). @default 30 s and 10 s */
   readonly lease?: LeaseTiming | undefined;
 }
-
-const INT8_OID = 20;
-
-/** pg's own parser of a type, typed loosely (its declaration wants the TypeId enum). */
-const builtinParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
-
-/** bigint ids (intents, failures, conflicts) as numbers, like SQLite's: they stay far below 2^53. */
-const types: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string): unknown =>
-    oid === INT8_OID && format !== "binary"
-      ? (value: string) => Number(value)
-      : builtinParser(oid, format)) as CustomTypesConfig["getTypeParser"],
-};
 
 function unavailable(location: string, cause: unknown): StateError {
   const reason = cause instanceof Error ? cause.message : String(cause);
@@ -92,48 +83,28 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   const location = redactUrl(options.url);
   const now = options.now ?? (() => new Date());
   const readOnly = options.readOnly === true;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 4,
-    types,
-    connectionTimeoutMillis: 10_000,
-    ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
-  });
-  // An idle connection dropped by the server must not crash the process; the next query
-  // reconnects or fails with an error the caller sees.
-  pool.on("error", () => undefined);
-  let held;
+  const use = usePgPool(options.url, readOnly, options.poolSize);
+  const pool = use.pool;
   try {
-    held = await holdClient(pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw unavailable(location, error);
-  }
-  const client = held.client;
-  try {
-    if (readOnly) {
-      const version = await pgSchemaVersion(client, location);
-      if (version !== PG_SCHEMA_VERSION) {
-        throw new StateError(
-          "state_invalid",
-          `PostgreSQL state ${location} has schema version ${version}; reading it needs version ${PG_SCHEMA_VERSION}.`,
-          {
-            hint: "Run `tinypm-sync sync` or `migrate` once with this version: it creates or upgrades the state.",
-            details: { location, version, supported: PG_SCHEMA_VERSION },
-          },
-        );
-      }
+    if (use.schemaKnown()) {
+      // Another store of this process checked the schema on this pool: only see that the
+      // database answers (on a connection the pool most likely has open already).
+      await pool.query("SELECT 1");
     } else {
-      await migratePg(client, location);
+      await checkSchema(use, location, readOnly);
     }
   } catch (error) {
-    held.release();
-    await pool.end().catch(() => undefined);
+    await use.release();
     throw isConnectionError(error) ? unavailable(location, error) : error;
   }
-  held.release();
   const timing = options.lease ?? DEFAULT_TIMING;
-  const membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
+  let membership: WorkerMembership | undefined;
+  try {
+    membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
+  } catch (error) {
+    await use.release();
+    throw isConnectionError(error) ? unavailable(location, error) : error;
+  }
   // Runs are journalled with the process's worker id (`workers` rows carry it too).
   const worker: RunWorker = { host: hostname(), id: processWorkerId() };
   let closed = false;
@@ -183,7 +154,45 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       if (closed) return;
       closed = true;
       await membership?.close();
-      await pool.end();
+      await use.release();
     },
   };
+}
+
+/**
+ * Migrates the database (or, read-only, checks its version) on one connection held for the whole
+ * check: the migration's advisory lock is a session lock. A connection on which the check failed
+ * is discarded, never handed back to the shared pool with the lock perhaps still held.
+ */
+async function checkSchema(use: PoolUse, location: string, readOnly: boolean): Promise<void> {
+  let held;
+  try {
+    held = await holdClient(use.pool);
+  } catch (error) {
+    throw unavailable(location, error);
+  }
+  const client = held.client;
+  try {
+    if (readOnly) {
+      const version = await pgSchemaVersion(client, location);
+      if (version !== PG_SCHEMA_VERSION) {
+        throw new StateError(
+          "state_invalid",
+          `PostgreSQL state ${location} has schema version ${version}; reading it needs version ${PG_SCHEMA_VERSION}.`,
+          {
+            hint: "Run `tinypm-sync sync` or `migrate` once with this version: it creates or upgrades the state.",
+            details: { location, version, supported: PG_SCHEMA_VERSION },
+          },
+        );
+      }
+    } else {
+      await migratePg(client, location);
+    }
+  } catch (error) {
+    held.release(true);
+    use.schemaDoubted();
+    throw error;
+  }
+  held.release();
+  use.schemaChecked();
 }
