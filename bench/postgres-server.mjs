@@ -96,6 +96,8 @@ export async function startPostgres() {
   const url = (db) => `postgres://${user}:${password}@127.0.0.1:${port}/${db}`;
   return {
     url,
+    /** The server's log (connections show there once `log_connections` is on). */
+    logFile: join(folder, "server.log"),
     async createDatabase(name) {
       const client = new pg.Client({ connectionString: url("postgres") });
       await client.connect();
