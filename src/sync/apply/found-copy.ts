@@ -18,7 +18,8 @@ const LATER_STEPS: readonly WorkItemFieldName[] = ["status", "iteration"];
  * The marker's digests name the values the create wrote, so per field, as for a rebuilt link:
  * equal sides agree; a copy that still holds what was written lets tinyPM's change since flow; a
  * copy that no longer holds it while tinyPM does was edited by a person since, and that edit
- * flows to tinyPM (taking the copy's value as the base would write tinyPM's value over it). A
+ * flows to tinyPM (taking the copy's value as the base would write tinyPM's value over it);
+ * neither side holding it, both were edited since: a conflict (the job's policy decides). A
  * field a later step of the create sets, and that differs, may simply not be written yet:
  * tinyPM's value flows — unless `statuses` (every status the copy has held, from the target's
  * history) shows the copy once held the status the create wrote: the step was made and a person

@@ -4,9 +4,11 @@ import type { WorkItem } from "../../core/model.js";
 import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import { jobMarker } from "./marker.js";
+import { mergePair } from "./merge.js";
 import { rebuildLinks, rebuiltBases } from "./rebuild-links.js";
 import type { PlanJob } from "./plan-input.js";
-import { tinypmSnapshot } from "./snapshot.js";
+import { type Snapshot, snapshotFromJson, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
+import { EDITED_BOTH_BASE, EDITED_BOTH_BASE_LABEL } from "./unknown-base.js";
 
 const mapping = compileMapping(
   loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
@@ -77,6 +79,23 @@ const rebuild = (tinypm: WorkItem[], target: WorkItem[]) =>
     now: NOW,
   });
 
+const merge = (
+  t: WorkItem,
+  g: WorkItem,
+  bases: { tinypm: Snapshot; target: Snapshot },
+  resolved?: Record<string, "tinypm" | "target">,
+) =>
+  mergePair({
+    fieldNames: mapping.fieldNames(t.kind),
+    tinypm: tinypmSnapshot(mapping, t),
+    target: targetSnapshot(mapping, g),
+    baseTinypm: bases.tinypm,
+    baseTarget: bases.target,
+    direction: "both",
+    policy: "manual",
+    resolved,
+  });
+
 describe("rebuildLinks", () => {
   it("links every marked copy to its tinyPM item, and leaves other jobs' and instances' alone", () => {
     const [s1, s2] = [story("1"), story("2")];
@@ -100,6 +119,83 @@ describe("rebuildLinks", () => {
     const inTinypm = story("1", { title: "Edited in tinyPM" });
     const other = rebuiltBases(mapping, inTinypm, copyOf(s1, "101"), "target");
     expect([other.tinypm.fields.title, other.target.fields.title]).toEqual(["Story 1", "Story 1"]);
+  });
+
+  it("makes a field both sides edited since the digests a conflict, as a kept state would", () => {
+    const s1 = story("1");
+    const written = copyOf(s1, "101");
+    const t = story("1", { title: "Mine (tinyPM)", estimate: 5 });
+    const g = { ...written, title: "Theirs (GitHub)" };
+    const bases = rebuiltBases(mapping, t, g, "target");
+    expect(bases.tinypm.fields.title).toEqual(EDITED_BOTH_BASE);
+    expect(bases.target.fields.title).toEqual(EDITED_BOTH_BASE);
+    // The field edited on one side only still flows; the one edited on both is parked.
+    const m = merge(t, g, bases);
+    expect(m.toTarget).toEqual(["estimate"]);
+    expect(m.toTinypm).toEqual([]);
+    expect(m.conflicts).toEqual([
+      {
+        field: "title",
+        base: EDITED_BOTH_BASE_LABEL,
+        tinypm: "Mine (tinyPM)",
+        target: "Theirs (GitHub)",
+        resolution: "parked",
+      },
+    ]);
+    // The plan a kept state gives: the same writes, the same conflict (its base aside).
+    const kept = { tinypm: tinypmSnapshot(mapping, s1), target: targetSnapshot(mapping, written) };
+    const want = merge(t, g, kept);
+    expect([m.toTarget, m.toTinypm, m.conflicts.map(({ base: _b, ...c }) => c)]).toEqual([
+      want.toTarget,
+      want.toTinypm,
+      want.conflicts.map(({ base: _b, ...c }) => c),
+    ]);
+    // A decision taken with `conflicts resolve` applies as usual.
+    expect(merge(t, g, bases, { title: "target" }).toTinypm).toEqual(["title"]);
+    // Both edited to the same value: nothing to do.
+    const same = { ...written, title: "Mine (tinyPM)" };
+    const agreed = merge(t, same, rebuiltBases(mapping, t, same, "target"));
+    expect([agreed.toTinypm, agreed.conflicts]).toEqual([[], []]);
+  });
+
+  it("does the same for an item born on the target (tinyPM written last)", () => {
+    const t0 = story("7", { title: "Born on GitHub" });
+    const draft = mapping.toTarget(t0);
+    const marker = jobMarker({
+      job: JOB,
+      mapping,
+      kind: "story",
+      origin: "github",
+      originId: "55",
+      tinypmId: "7",
+      agreed: tinypmSnapshot(mapping, t0),
+    });
+    const g: WorkItem = {
+      ...draft,
+      system: "github",
+      id: "55",
+      metadata: draft.metadata ?? {},
+      comments: [],
+      timeEntries: [],
+      marker,
+      status: "closed:completed",
+    };
+    const t = { ...t0, status: "REJECTED", priority: "MUST_HAVE" };
+    expect(mapping.toTinypm(g).status).not.toBe("REJECTED");
+    const bases = rebuiltBases(mapping, t, g, "tinypm");
+    expect(bases.tinypm.fields.status).toEqual(EDITED_BOTH_BASE);
+    const m = merge(t, g, bases);
+    expect(m.conflicts.map((c) => [c.field, c.tinypm, c.target, c.resolution])).toEqual([
+      ["status", "REJECTED", mapping.toTinypm(g).status, "parked"],
+    ]);
+    expect(m.toTarget).toEqual(["priority"]);
+    // The rebuilt link of `rebuildLinks` carries these bases.
+    const r = rebuild([t], [g]);
+    expect(r.links.map((l) => [l.record.origin, l.record.tinypmId, l.record.targetId])).toEqual([
+      ["github", "7", "55"],
+    ]);
+    const stored = snapshotFromJson(r.links[0]?.record.base.tinypm);
+    expect(stored.fields.status).toEqual(EDITED_BOTH_BASE);
   });
 
   it("takes the side written last when no digest settles a field", () => {

@@ -7,6 +7,7 @@ import type { LinkView } from "./plan-types.js";
 import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 import type { JsonValue } from "../../core/model.js";
 import type { PlanJob } from "./plan-input.js";
+import { EDITED_BOTH_BASE } from "./unknown-base.js";
 
 /** How a lost link was found again. */
 export type RebuiltHow = "marker" | "content";
@@ -48,9 +49,10 @@ const key = (kind: ItemKind, id: string): string => `${kind}:${id}`;
  *    whose marker and link are both gone is matched on kind, title and parent; a unique match
  *    is linked with a confidence level, several candidates are parked.
  * Bases are rebuilt field by field from the marker's digests (tinyPM's base, and the target's
- * where it held another value); a field they cannot settle takes the current value of the side
- * the tool wrote last (the copy's side: the target for items born in tinyPM, tinyPM for items
- * born on the target).
+ * where it held another value); a field both sides edited since the digests is given a base
+ * neither side holds (the merge makes it a conflict); a field with no digest takes the current
+ * value of the side the tool wrote last (the copy's side: the target for items born in tinyPM,
+ * tinyPM for items born on the target).
  */
 export function rebuildLinks(o: {
   job: PlanJob;
@@ -175,10 +177,14 @@ function parentIndex(
  * equal values are both bases. Else, where the marker says what the target held at the tool's
  * last write (its `target` digests: a default or a normalisation of the target's own), each side
  * whose value still has its digest keeps it as its base, and a side edited since takes the other
- * side's base (so its value flows); both edited, the side written last is taken as unedited.
- * Where the target held tinyPM's value (no target digest, or a marker older than target digests),
- * the `base` digest tells which side still holds the value both had (the other was edited since);
- * else the value of the side the tool wrote last. Comments and time entries: those both sides hold.
+ * side's base (so its value flows). Where the target held tinyPM's value (no target digest, or a
+ * marker older than target digests), the `base` digest tells which side still holds the value
+ * both had (the other was edited since). Neither side holds its digest's value: both were edited
+ * since, to different values; both bases are `EDITED_BOTH_BASE` (no value a side can hold), so
+ * the merge finds the field conflict a kept state would have. No digest at all (a marker older
+ * than digests): the value of the side the tool wrote last (`writtenLast`) — nothing tells an
+ * edit from a write there, and the copy's side is the one that held the write.
+ * Comments and time entries: those both sides hold.
  */
 export function rebuiltBases(
   mapping: CompiledMapping,
@@ -219,21 +225,17 @@ function fieldBases(
   gv: Value,
   o: { digest?: string | undefined; targetDigest?: string | undefined; writtenLast: string },
 ): [Value, Value] {
-  const last = o.writtenLast === "target" ? gv : tv;
   if (sameJson(tv, gv)) return [tv, tv];
-  if (o.targetDigest === undefined) {
-    const value =
-      o.digest !== undefined && valueDigest(tv) === o.digest
-        ? tv
-        : o.digest !== undefined && valueDigest(gv) === o.digest
-          ? gv
-          : last;
-    return [value, value];
+  // No digest (a marker older than digests): nothing tells an edit from the value written.
+  if (o.digest === undefined) {
+    const last = o.writtenLast === "target" ? gv : tv;
+    return [last, last];
   }
-  const tinypmKept = o.digest !== undefined && valueDigest(tv) === o.digest;
-  const targetKept = valueDigest(gv) === o.targetDigest;
-  if (tinypmKept && targetKept) return [tv, gv];
+  const tinypmKept = valueDigest(tv) === o.digest;
+  const targetKept = valueDigest(gv) === (o.targetDigest ?? o.digest);
+  if (tinypmKept && targetKept) return o.targetDigest === undefined ? [tv, tv] : [tv, gv];
   if (tinypmKept) return [tv, tv];
   if (targetKept) return [gv, gv];
-  return [last, last];
+  // Neither side holds what the tool last wrote: both were edited since (a conflict).
+  return [EDITED_BOTH_BASE, EDITED_BOTH_BASE];
 }

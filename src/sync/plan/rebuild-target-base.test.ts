@@ -8,7 +8,7 @@ import { jobMarker, markerStale, withTargetDigests } from "./marker.js";
 import { mergePair } from "./merge.js";
 import type { PlanJob } from "./plan-input.js";
 import { rebuiltBases } from "./rebuild-links.js";
-import { type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
+import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
 /**
  * A lost state's links are rebuilt from the markers; where the target holds another value than
@@ -203,6 +203,52 @@ describe("rebuilt bases where the target holds its own values", () => {
         ]);
       }),
       { numRuns: 300, seed: 43 },
+    );
+  });
+
+  it("property: random items, state lost, one field edited on both sides — the stateful plan", () => {
+    const fieldArb = fc.constantFrom("title", "priority", "estimate", "labels", "status");
+    fc.assert(
+      fc.property(itemArb, fieldArb, fieldArb, fc.boolean(), (fields, both, one, same) => {
+        const { t: t0, g: g0, state } = written(fields);
+        const tinypmEdits: Record<string, Partial<WorkItem>> = {
+          title: { title: `${t0.title.trim()} in tinyPM` },
+          priority: { priority: t0.priority === "WONT_HAVE" ? "MUST_HAVE" : "WONT_HAVE" },
+          estimate: { estimate: (t0.estimate ?? 0) + 5 },
+          labels: { labels: [...t0.labels, "from-tinypm"] },
+          status: { status: t0.status === "REJECTED" ? "ACCEPTED" : "REJECTED" },
+        };
+        const targetEdits: Record<string, Partial<WorkItem>> = {
+          title: { title: `${g0.title.trim()} on Jira` },
+          priority: { priority: g0.priority === "Highest" ? "Lowest" : "Highest" },
+          estimate: { estimate: (g0.estimate ?? 0) + 7 },
+          labels: { labels: [...g0.labels, "from-jira"] },
+          status: { status: g0.status === "In Progress" ? "To Do" : "In Progress" },
+        };
+        // Both sides edit `both` (to the same value when `same`); tinyPM edits `one` too.
+        const t = { ...t0, ...tinypmEdits[both], ...(one !== both && tinypmEdits[one]) };
+        // The same value: the target's spelling of tinyPM's edit of that one field.
+        const field = both as keyof WorkItem;
+        const sameEdit = mapping.toTarget({ ...t0, ...tinypmEdits[both] });
+        const g = same
+          ? { ...g0, [field]: sameEdit[field as keyof typeof sameEdit] }
+          : { ...g0, ...targetEdits[both] };
+        const want = merge(t, g, state);
+        const got = merge(t, g, rebuiltBases(mapping, t, g, "target"));
+        const noBase = (m: typeof want) => m.conflicts.map(({ base: _b, ...c }) => c);
+        expect([got.toTarget, got.toTinypm, noBase(got)]).toEqual([
+          want.toTarget,
+          want.toTinypm,
+          noBase(want),
+        ]);
+        // Where both sides really moved apart (in tinyPM terms), the field is the one conflict.
+        const tv = tinypmSnapshot(mapping, t).fields[both];
+        const gv = targetSnapshot(mapping, g).fields[both];
+        const moved =
+          !sameJson(tv, state.tinypm.fields[both]) && !sameJson(gv, state.target.fields[both]);
+        expect(got.conflicts.map((c) => c.field)).toEqual(moved && !sameJson(tv, gv) ? [both] : []);
+      }),
+      { numRuns: 300, seed: 44 },
     );
   });
 });
