@@ -34,12 +34,19 @@ export interface LinkRecord {
 
 /**
  * One side's field writes, recorded before they are sent: the values written, as the base
- * snapshot compares them (`null` for a value cleared), and the item as it was read before.
+ * snapshot compares them (`null` for a value cleared), the other side's values they came from,
+ * and the item as it was read before.
  */
 export interface PendingWrite {
   readonly side: SystemSide;
   /** Field name → the normalised value being written (`null`: cleared). */
   readonly fields: Readonly<Record<string, JsonValue>>;
+  /**
+   * Field name → the other side's value of each written field as the update read it (`null`:
+   * none): the base the other side takes once the write landed, as the base update would have
+   * set it. Absent in records made before it was kept: the written value stands in.
+   */
+  readonly source?: Readonly<Record<string, JsonValue>> | undefined;
   /** The item's `updatedAt` as read before the write (tinyPM keeps none). */
   readonly updatedAt?: string | undefined;
   /** ISO timestamp of when the write started. */

@@ -45,11 +45,11 @@ describe.each(["github", "jira"] as const)(
     let person: Tracker;
 
     beforeAll(async () => {
-      world = await startWorld({ target: kind, generate: "stories=6,tasks=0,comments=0" });
+      world = await startWorld({ target: kind, generate: "stories=8,tasks=0,comments=0" });
       tinypm = world.tinypmTracker();
       person = world.targetTracker();
       await world.run("migrate");
-      stories = storyLinks(world, 6);
+      stories = storyLinks(world, 8);
       // Every story PENDING on both sides to start from.
       for (const l of stories)
         await tinypm.update({ kind: "story", id: l.tinypmId }, { set: { status: "PENDING" } });
@@ -179,6 +179,41 @@ describe.each(["github", "jira"] as const)(
       await world.run("sync", FULL);
       expect(await tinypmStatus(t)).toBe("PENDING");
       expect(openConflicts(link.tinypmId)).toEqual([]);
+    }, 120_000);
+
+    // The write landed; then a person set its SOURCE side back. The pair agreed at the write, so
+    // that is a change like any other: it flows. When the settled base kept the source side's
+    // older value, both sides matched their own bases and nothing was planned, ever (the
+    // signature of the chaos test's lost GitHub close, gh4 story 8004).
+    it("target write landed, then tinyPM set back: tinyPM's change flows to the target", async () => {
+      const { link, t, g } = refs(6);
+      await tinypm.update(t, { set: { status: "ACCEPTED" } });
+      await interrupted(link.tinypmId);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+      await tinypm.update(t, { set: { status: "PENDING" } });
+
+      await world.run("sync", FULL);
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+      expect(stored(link.tinypmId)?.pendingWrites).toBeUndefined();
+      const again = await world.run("sync", FULL);
+      expect(again.summary.updated).toBe(0);
+    }, 120_000);
+
+    it("tinyPM write landed, then the target set back: the target's change flows to tinyPM", async () => {
+      const { link, t, g } = refs(7);
+      await person.update(g, { set: { status: TARGET_STATUS[kind].ACCEPTED } });
+      await interrupted(link.tinypmId);
+      expect(await tinypmStatus(t)).toBe("ACCEPTED");
+      await person.update(g, { set: { status: TARGET_STATUS[kind].PENDING } });
+
+      await world.run("sync", FULL);
+      expect(await tinypmStatus(t)).toBe("PENDING");
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].PENDING);
+      expect(openConflicts(link.tinypmId)).toEqual([]);
+      const again = await world.run("sync", FULL);
+      expect(again.summary.updated).toBe(0);
     }, 120_000);
 
     it("a target write that never landed is sent again, without a conflict", async () => {

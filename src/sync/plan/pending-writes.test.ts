@@ -26,15 +26,53 @@ const targetWrite = (updatedAt: string, startedAt = "2026-11-24T10:00:05.400Z"):
 });
 
 describe("settlePendingWrites", () => {
-  it("takes a landed write into the base of its side", () => {
-    const l = link([{ side: "tinypm", fields: { status: "ACCEPTED" }, startedAt: "x" }]);
+  it("moves both bases for a landed write: its side's to the value written, the other's to its source", () => {
+    const l = link([
+      {
+        side: "tinypm",
+        fields: { status: "ACCEPTED" },
+        source: { status: "ACCEPTED" },
+        startedAt: "x",
+      },
+    ]);
+    // The target was reopened by a person since: that change must show against the base.
+    const g = { snapshot: snap({ status: "PENDING", title: "a" }) };
+    const out = settlePendingWrites(l, { snapshot: snap({ status: "ACCEPTED", title: "a" }) }, g);
+    expect(out.baseTinypm.fields.status).toBe("ACCEPTED");
+    expect(out.baseTarget.fields.status).toBe("ACCEPTED");
+    // A record made before `source` was kept: the value written stands in for it.
+    const old = link([{ side: "target", fields: { title: "b" }, startedAt: "x" }]);
+    const settled = settlePendingWrites(
+      old,
+      { snapshot: snap({ status: "PENDING", title: "a" }) },
+      { snapshot: snap({ status: "PENDING", title: "b" }) },
+    );
+    expect(settled.baseTarget.fields.title).toBe("b");
+    expect(settled.baseTinypm.fields.title).toBe("b");
+    // A source that had no value: the other side's base has none either.
+    const none = link([
+      { side: "target", fields: { title: "b" }, source: { title: null }, startedAt: "x" },
+    ]);
+    const cleared = settlePendingWrites(
+      none,
+      { snapshot: snap({ status: "PENDING" }) },
+      { snapshot: snap({ status: "PENDING", title: "b" }) },
+    );
+    expect(cleared.baseTinypm.fields).toEqual({ status: "PENDING" });
+  });
+
+  it("settles a field written on both sides (a merge) by each side's own write", () => {
+    const l = link([
+      { side: "tinypm", fields: { title: "m" }, source: { title: "g" }, startedAt: "x" },
+      { side: "target", fields: { title: "m" }, source: { title: "t" }, startedAt: "x" },
+    ]);
     const out = settlePendingWrites(
       l,
-      { snapshot: snap({ status: "ACCEPTED", title: "a" }) },
-      undefined,
+      { snapshot: snap({ status: "PENDING", title: "m" }) },
+      { snapshot: snap({ status: "PENDING", title: "m" }) },
     );
-    expect(out.baseTinypm.fields.status).toBe("ACCEPTED");
-    expect(out.baseTarget.fields.status).toBe("PENDING");
+    expect(out.baseTinypm.fields.title).toBe("m");
+    expect(out.baseTarget.fields.title).toBe("m");
   });
 
   it("keeps the base of a target write that never landed (item untouched, an earlier second)", () => {
