@@ -14,8 +14,7 @@ import { DEFAULT_RETRY_POLICY, retryDelay } from "./retry.js";
 import { markRetriesSpent } from "./spent.js";
 import { createSemaphore } from "./semaphore.js";
 import {
-  bookSharedWrite,
-  releaseShared,
+  createSharedBooker,
   sharedPlan,
   type SharedGateBudget,
   type SharedSlot,
@@ -165,12 +164,16 @@ export function createGate(o: GateOptions): Gate {
   const windowReason = (waitMs: number): WaitReason => (waitMs > minuteMs ? "hour" : "minute");
   const shared = o.shared;
   const plan = shared === undefined ? undefined : sharedPlan(limits);
+  const booker =
+    shared === undefined || plan === undefined
+      ? undefined
+      : createSharedBooker({ shared, plan, clock });
 
   /** Books the write in the shared budget (when there is one) and waits for its slot. */
   const book = (req: GateRequest<unknown>, run: RunWaits): Promise<SharedSlot | undefined> =>
-    shared === undefined || plan === undefined || req.kind !== "write"
+    booker === undefined || req.kind !== "write"
       ? Promise.resolve(undefined)
-      : bookSharedWrite({ shared, plan, run, clock, name: req.name, reason: windowReason });
+      : booker.take({ run, name: req.name, reason: windowReason });
 
   /** Waits for every window of `req` to allow it; returns what to call once it is answered. */
   const admit = async (req: GateRequest<unknown>, run: RunWaits): Promise<() => void> => {
@@ -210,8 +213,8 @@ export function createGate(o: GateOptions): Gate {
       });
       // Held back past the slot (a long queue, a stalled process): book again rather than send
       // a write the other processes already count as answered.
-      while (slot !== undefined && shared !== undefined && clock.now() > slot.latest) {
-        releaseShared(shared, slot, "cancel");
+      while (slot !== undefined && booker !== undefined && clock.now() > slot.latest) {
+        booker.giveBack(slot);
         slot = undefined;
         slot = await book(req, run).catch((error: unknown) => {
           concurrency.release();
@@ -219,7 +222,7 @@ export function createGate(o: GateOptions): Gate {
         });
       }
     } catch (error) {
-      if (slot !== undefined && shared !== undefined) releaseShared(shared, slot, "cancel");
+      if (slot !== undefined) booker?.giveBack(slot);
       done();
       throw error;
     }
@@ -227,7 +230,7 @@ export function createGate(o: GateOptions): Gate {
     return () => {
       concurrency.release();
       done();
-      if (booked !== undefined && shared !== undefined) releaseShared(shared, booked, "answered");
+      if (booked !== undefined) booker?.answered(booked);
     };
   };
 

@@ -1,8 +1,10 @@
 import {
+  blockSize,
   bookedWritesNeeded,
   LATE_SEND_MS,
-  planSharedSlot,
+  planSharedSlots,
   type BookedWrite,
+  type BudgetBlock,
   type BudgetPlan,
   type SharedBudget,
 } from "../core/shared-budget.js";
@@ -55,51 +57,125 @@ export function sharedPlan(limits: GateLimits): BudgetPlan | undefined {
 /** A write's slot in the shared budget, held until its answer. */
 export interface SharedSlot {
   readonly id: string;
+  /** Clock time of the booked start: the write is not sent before it. */
+  readonly at: number;
   /** Clock time after which the slot is too late to use (book again). */
   readonly latest: number;
 }
 
-/**
- * Books the next write of the token in the shared budget and waits (as the run, with its events
- * and wait budget) until the booked start. A wait that fails gives the slot back.
- */
-export async function bookSharedWrite(o: {
-  readonly shared: SharedGateBudget;
-  readonly plan: BudgetPlan;
-  readonly run: RunWaits;
-  readonly clock: Clock;
-  readonly name: string;
-  readonly reason: (waitMs: number) => WaitReason;
-}): Promise<SharedSlot> {
-  const { shared, plan, run, clock, name } = o;
-  for (;;) {
-    if (run.signal.aborted) throw run.interrupted(name, run.signal.reason);
-    const r = await shared.budget.reserve(shared.key, "write", plan);
-    if (!r.granted) {
-      const ms = r.retryAt - r.now;
-      await run.wait(o.reason(ms), clock.now() + ms, name);
-      continue;
-    }
-    const delay = Math.max(0, r.at - r.now);
-    const slot = { id: r.id, latest: clock.now() + delay + LATE_SEND_MS };
-    try {
-      await run.wait(o.reason(delay), clock.now() + delay, name);
-    } catch (error) {
-      releaseShared(shared, slot, "cancel");
-      throw error;
-    }
-    return slot;
-  }
+/** A gate's bookings of one token's writes in the shared budget: blocks, spares, answers. */
+export interface SharedBooker {
+  /**
+   * A slot for the next write, waited for as the run (its events and wait budget) until its
+   * booked start: a spare of the last block, or a new block of up to `blockSize` slots booked
+   * for the writes waiting. A wait that fails gives the slot back.
+   */
+  take(o: {
+    readonly run: RunWaits;
+    readonly name: string;
+    readonly reason: (waitMs: number) => WaitReason;
+  }): Promise<SharedSlot>;
+  /** The slot's write was answered (or failed after it was sent); never throws. */
+  answered(slot: SharedSlot): void;
+  /** Gives back a slot whose write was never sent; never throws. */
+  giveBack(slot: SharedSlot): void;
+  /** Slots booked and not yet taken by a write (for tests). */
+  spares(): number;
 }
 
-/** Records a slot's answer (`answered`) or gives it back unsent (`cancel`); never throws. */
-export function releaseShared(
-  shared: SharedGateBudget,
-  slot: SharedSlot,
-  how: "answered" | "cancel",
-): void {
-  // A record that cannot be written leaves the slot counted until its answer bound: safe.
-  void shared.budget[how](slot.id).catch(() => undefined);
+/**
+ * Books a token's writes in blocks: when a write needs a slot and no spare is left, one round
+ * trip books as many consecutive slots as writes are waiting (`blockSize`); the writes take them
+ * in order. Spares go back to the budget in one round trip as soon as no write waits (the queue
+ * emptied, the run stopped), and a spare past its `LATE_SEND_MS` is never used: given back.
+ */
+export function createSharedBooker(o: {
+  readonly shared: SharedGateBudget;
+  readonly plan: BudgetPlan;
+  readonly clock: Clock;
+}): SharedBooker {
+  const { shared, plan, clock } = o;
+  /** Writes asking for a slot and not holding one yet. */
+  let waiting = 0;
+  /** Booked slots no write holds yet, booked start first. */
+  let spares: SharedSlot[] = [];
+  /** The booking round trip under way, shared by every write waiting. */
+  let booking: Promise<BudgetBlock> | undefined;
+
+  const giveBackAll = (slots: readonly SharedSlot[]): void => {
+    if (slots.length === 0) return;
+    // A give-back that cannot be written leaves the slots counted until their bound: safe.
+    void shared.budget.giveBack(slots.map((s) => s.id)).catch(() => undefined);
+  };
+  /** Gives back the spares too late to use, and all of them once no write waits. */
+  const tidy = (): void => {
+    const now = clock.now();
+    const late = spares.filter((s) => now > s.latest);
+    spares = spares.filter((s) => now <= s.latest);
+    if (waiting === 0) {
+      late.push(...spares);
+      spares = [];
+    }
+    giveBackAll(late);
+  };
+  const book = (): Promise<BudgetBlock> => {
+    booking ??= shared.budget
+      .reserveBlock(shared.key, "write", plan, blockSize(plan, waiting))
+      .then((block) => {
+        if (block.granted) {
+          const base = clock.now() - block.now;
+          for (const s of block.slots) {
+            const at = base + s.at;
+            spares.push({ id: s.id, at, latest: at + LATE_SEND_MS });
+          }
+          spares.sort((a, b) => a.at - b.at);
+        }
+        return block;
+      })
+      .finally(() => {
+        booking = undefined;
+      });
+    return booking;
+  };
+
+  return {
+    async take({ run, name, reason }) {
+      waiting++;
+      let slot: SharedSlot | undefined;
+      try {
+        for (;;) {
+          if (run.signal.aborted) throw run.interrupted(name, run.signal.reason);
+          tidy();
+          slot = spares.shift();
+          if (slot !== undefined) break;
+          const block = await book();
+          if (!block.granted) {
+            const ms = block.retryAt - block.now;
+            await run.wait(reason(ms), clock.now() + ms, name);
+          }
+        }
+      } finally {
+        waiting--;
+        tidy();
+      }
+      const taken = slot;
+      try {
+        await run.wait(reason(taken.at - clock.now()), taken.at, name);
+      } catch (error) {
+        giveBackAll([taken]);
+        throw error;
+      }
+      return taken;
+    },
+    answered(slot) {
+      // Recorded late or never, the answer counts no earlier than it arrived: safe.
+      void shared.budget.answered(slot.id).catch(() => undefined);
+    },
+    giveBack(slot) {
+      giveBackAll([slot]);
+    },
+    spares: () => spares.length,
+  };
 }
 
 /**
@@ -114,18 +190,38 @@ export function createMemoryBudget(now: () => number): SharedBudget & {
   const books = new Map<string, { id: string; start: number; end?: number }[]>();
   const byId = new Map<string, { key: string; start: number; end?: number }>();
   let next = 1;
-  return {
-    reserve(key, kind, plan) {
-      const list = books.get(`${kind} ${key}`) ?? [];
-      books.set(`${kind} ${key}`, list);
-      const t = now();
-      const decision = planSharedSlot(t, list.slice(-bookedWritesNeeded(plan)), plan);
-      if ("retryAt" in decision)
-        return Promise.resolve({ granted: false, retryAt: decision.retryAt, now: t });
-      const entry = { id: String(next++), key, start: decision.at };
+  const reserveBlock: SharedBudget["reserveBlock"] = (key, kind, plan, max) => {
+    const list = books.get(`${kind} ${key}`) ?? [];
+    books.set(`${kind} ${key}`, list);
+    const t = now();
+    const decision = planSharedSlots(t, list.slice(-bookedWritesNeeded(plan)), plan, max);
+    if ("retryAt" in decision)
+      return Promise.resolve({ granted: false, retryAt: decision.retryAt, now: t });
+    const slots = decision.at.map((at) => {
+      const entry = { id: String(next++), key, start: at };
       list.push(entry);
       byId.set(entry.id, entry);
-      return Promise.resolve({ granted: true, id: entry.id, at: decision.at, now: t });
+      return { id: entry.id, at };
+    });
+    return Promise.resolve({ granted: true, slots, now: t });
+  };
+  const cancel = (id: string): void => {
+    const entry = byId.get(id);
+    if (entry === undefined || entry.end !== undefined) return;
+    byId.delete(id);
+    for (const list of books.values()) {
+      const index = list.findIndex((b) => b.id === id);
+      if (index >= 0) list.splice(index, 1);
+    }
+  };
+  return {
+    reserveBlock,
+    async reserve(key, kind, plan) {
+      const block = await reserveBlock(key, kind, plan, 1);
+      if (!block.granted) return block;
+      const slot = block.slots[0];
+      if (slot === undefined) throw new Error("A granted block has at least one slot.");
+      return { granted: true, id: slot.id, at: slot.at, now: block.now };
     },
     answered(id) {
       const entry = byId.get(id);
@@ -133,13 +229,11 @@ export function createMemoryBudget(now: () => number): SharedBudget & {
       return Promise.resolve();
     },
     cancel(id) {
-      const entry = byId.get(id);
-      if (entry === undefined || entry.end !== undefined) return Promise.resolve();
-      byId.delete(id);
-      for (const list of books.values()) {
-        const index = list.findIndex((b) => b.id === id);
-        if (index >= 0) list.splice(index, 1);
-      }
+      cancel(id);
+      return Promise.resolve();
+    },
+    giveBack(ids) {
+      for (const id of ids) cancel(id);
       return Promise.resolve();
     },
     booked: (key) => books.get(`write ${key}`) ?? [],

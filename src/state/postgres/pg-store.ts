@@ -105,6 +105,9 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
     await use.release();
     throw isConnectionError(error) ? unavailable(location, error) : error;
   }
+  const budget = readOnly
+    ? undefined
+    : pgBudget(pool, (error) => (isConnectionError(error) ? unavailable(location, error) : error));
   // Runs are journalled with the process's worker id (`workers` rows carry it too).
   const worker: RunWorker = { host: hostname(), id: processWorkerId() };
   let closed = false;
@@ -142,11 +145,7 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       return problems.length === 0 ? "ok" : problems.join("\n");
     },
     tables: createPgTables(pool),
-    budget: readOnly
-      ? undefined
-      : pgBudget(pool, (error) =>
-          isConnectionError(error) ? unavailable(location, error) : error,
-        ),
+    budget,
     stopNow: () => {
       membership?.stop();
     },
@@ -154,6 +153,8 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
       if (closed) return;
       closed = true;
       await membership?.close();
+      // The answers not yet recorded and the slots being given back go before the pool.
+      await budget?.drain();
       await use.release();
     },
   };
