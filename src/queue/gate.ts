@@ -18,6 +18,7 @@ import {
   sharedPlan,
   type SharedGateBudget,
   type SharedSlot,
+  type WaitingWrite,
 } from "./shared-windows.js";
 import { realClock, type Clock } from "./virtual-clock.js";
 import { watchAbort } from "./abort-watch.js";
@@ -170,13 +171,32 @@ export function createGate(o: GateOptions): Gate {
       : createSharedBooker({ shared, plan, clock });
 
   /** Books the write in the shared budget (when there is one) and waits for its slot. */
-  const book = (req: GateRequest<unknown>, run: RunWaits): Promise<SharedSlot | undefined> =>
+  const book = (
+    req: GateRequest<unknown>,
+    run: RunWaits,
+    ticket?: WaitingWrite,
+  ): Promise<SharedSlot | undefined> =>
     booker === undefined || req.kind !== "write"
       ? Promise.resolve(undefined)
-      : booker.take({ run, name: req.name, reason: windowReason });
+      : booker.take({ run, name: req.name, reason: windowReason, ticket });
 
   /** Waits for every window of `req` to allow it; returns what to call once it is answered. */
   const admit = async (req: GateRequest<unknown>, run: RunWaits): Promise<() => void> => {
+    // Counted as waiting from now on, so that the shared budget books blocks for the writes
+    // held by this gate's own windows too.
+    const ticket = req.kind === "write" ? booker?.announce() : undefined;
+    try {
+      return await admitCounted(req, run, ticket);
+    } finally {
+      ticket?.leave();
+    }
+  };
+
+  const admitCounted = async (
+    req: GateRequest<unknown>,
+    run: RunWaits,
+    ticket: WaitingWrite | undefined,
+  ): Promise<() => void> => {
     if (pausedUntil > clock.now()) await run.wait("service", pausedUntil, req.name);
     let done = (): void => undefined;
     if (req.kind === "write" && completionWrites !== undefined) {
@@ -207,7 +227,7 @@ export function createGate(o: GateOptions): Gate {
         await run.wait("key", clock.now() + wait, req.name);
       }
       if (pausedUntil > clock.now()) await run.wait("service", pausedUntil, req.name);
-      slot = await book(req, run);
+      slot = await book(req, run, ticket);
       await concurrency.acquire(run.signal).catch((e: unknown) => {
         throw run.interrupted(req.name, e);
       });

@@ -154,3 +154,116 @@ describe("a write budget shared by several gates (processes)", () => {
     expect(await budget.reserve(key, "write", p)).toMatchObject({ granted: true, at: 6_000 });
   });
 });
+
+/** A memory budget that counts its round trips and the blocks it granted. */
+function countingBudget(now: () => number) {
+  const budget = createMemoryBudget(now);
+  const trips = { reserve: 0, giveBack: 0, blocks: [] as number[] };
+  const counted: typeof budget = {
+    ...budget,
+    reserveBlock: async (...args) => {
+      trips.reserve++;
+      const block = await budget.reserveBlock(...args);
+      if (block.granted) trips.blocks.push(block.slots.length);
+      return block;
+    },
+    giveBack: (ids) => {
+      trips.giveBack++;
+      return budget.giveBack(ids);
+    },
+  };
+  return { budget: counted, trips };
+}
+
+describe("writes booked in blocks", () => {
+  const key = "github https://api.github.com blocks";
+  const limits = { writesPerMinute: 6, writeWindows: "completion" as const, concurrency: 8 };
+
+  /** `count` writes per gate, all waiting at once; records who arrived when. */
+  async function burst(o: { gates: number; count: number }) {
+    const clock = createVirtualClock(0);
+    const { budget, trips } = countingBudget(clock.now);
+    const arrivals: { who: number; at: number }[] = [];
+    const gates = Array.from({ length: o.gates }, () =>
+      createGate({ system: "github", limits, clock, shared: { budget, key } }).forRun({
+        maxWaitMs: Infinity,
+      }),
+    );
+    await Promise.all(
+      gates.flatMap((gate, who) =>
+        Array.from({ length: o.count }, (_, i) =>
+          gate.request({
+            system: "github",
+            kind: "write",
+            name: `POST ${who} ${i}`,
+            idempotent: false,
+            send: async () => {
+              await clock.sleep(i % 2 === 0 ? 300 : 20);
+              arrivals.push({ who, at: clock.now() });
+              await clock.sleep(50);
+              return i;
+            },
+          }),
+        ),
+      ),
+    );
+    return { arrivals, trips, budget, clock };
+  }
+
+  it("books several waiting writes in one round trip, and keeps the window", async () => {
+    const { arrivals, trips, budget } = await burst({ gates: 1, count: 12 });
+    expect(arrivals).toHaveLength(12);
+    expect(busiest(arrivals.map((a) => a.at), 60_000)).toBeLessThanOrEqual(6);
+    // Half a window (3) at most per block, and fewer bookings than writes.
+    expect(Math.max(...trips.blocks)).toBe(3);
+    expect(trips.blocks.reduce((a, b) => a + b, 0)).toBe(12);
+    expect(trips.reserve).toBeLessThan(12);
+    expect(budget.booked(key).every((b) => b.end !== undefined)).toBe(true);
+  });
+
+  it("is fair: two workers with writes waiting both get slots in the first window", async () => {
+    const { arrivals } = await burst({ gates: 2, count: 10 });
+    expect(busiest(arrivals.map((a) => a.at), 60_000)).toBeLessThanOrEqual(6);
+    const first = [...arrivals].sort((a, b) => a.at - b.at).slice(0, 6);
+    expect(new Set(first.map((a) => a.who))).toEqual(new Set([0, 1]));
+  });
+
+  it("gives every slot booked and not used back in one round trip when the run stops", async () => {
+    const clock = createVirtualClock(0);
+    const { budget, trips } = countingBudget(clock.now);
+    const controller = new AbortController();
+    const gate = createGate({
+      system: "github",
+      limits: { writesPerMinute: 6, concurrency: 8 },
+      clock,
+      shared: { budget, key },
+    });
+    const run = gate.forRun({ signal: controller.signal, maxWaitMs: Infinity });
+    const sent: number[] = [];
+    const writes = Array.from({ length: 3 }, (_, i) =>
+      run.request({
+        system: "github",
+        kind: "write",
+        name: `w${i}`,
+        idempotent: false,
+        send: async () => {
+          sent.push(i);
+          await clock.sleep(10);
+          return i;
+        },
+      }),
+    );
+    // The first write booked a block for the three waiting; the gate's own spacing (10 s) holds
+    // the other two when the run stops.
+    await clock.sleep(1_000);
+    expect(trips.blocks).toEqual([3]);
+    expect(sent).toEqual([0]);
+    controller.abort(new Error("stop"));
+    await Promise.allSettled(writes);
+    await clock.sleep(10);
+    // The sent one stays (answered); the two spares went back, together.
+    expect(budget.booked(key)).toHaveLength(1);
+    expect(budget.booked(key)[0]?.end).toBeDefined();
+    expect(trips.giveBack).toBe(1);
+  });
+});

@@ -63,6 +63,12 @@ export interface SharedSlot {
   readonly latest: number;
 }
 
+/** A write counted as waiting for a slot until it takes one or gives up. */
+export interface WaitingWrite {
+  /** Idempotent. */
+  leave(): void;
+}
+
 /** A gate's bookings of one token's writes in the shared budget: blocks, spares, answers. */
 export interface SharedBooker {
   /**
@@ -74,7 +80,14 @@ export interface SharedBooker {
     readonly run: RunWaits;
     readonly name: string;
     readonly reason: (waitMs: number) => WaitReason;
+    /** The write's `announce`: it stops waiting once it holds a slot. */
+    readonly ticket?: WaitingWrite | undefined;
   }): Promise<SharedSlot>;
+  /**
+   * A write of the token is waiting (from the moment it reaches the gate, before the gate's own
+   * windows): blocks are sized on the writes waiting. `leave` once it no longer waits.
+   */
+  announce(): WaitingWrite;
   /** The slot's write was answered (or failed after it was sent); never throws. */
   answered(slot: SharedSlot): void;
   /** Gives back a slot whose write was never sent; never throws. */
@@ -138,9 +151,23 @@ export function createSharedBooker(o: {
     return booking;
   };
 
+  const announce = (): WaitingWrite => {
+    waiting++;
+    let left = false;
+    return {
+      leave() {
+        if (left) return;
+        left = true;
+        waiting--;
+        tidy();
+      },
+    };
+  };
+
   return {
-    async take({ run, name, reason }) {
-      waiting++;
+    announce,
+    async take({ run, name, reason, ticket }) {
+      const waits = ticket ?? announce();
       let slot: SharedSlot | undefined;
       try {
         for (;;) {
@@ -155,8 +182,7 @@ export function createSharedBooker(o: {
           }
         }
       } finally {
-        waiting--;
-        tidy();
+        waits.leave();
       }
       const taken = slot;
       try {

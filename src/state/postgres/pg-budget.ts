@@ -50,9 +50,9 @@ function numberLiteral(value: number): string {
  * token's writes there in one transaction under an advisory lock per token key, reading the
  * latest booked writes and applying `planSharedSlots` (a block of up to `max` slots). Rows older
  * than the plan needs are pruned as it goes. A booking is three round trips whatever its size
- * (begin + answers waiting + lock; read; insert + prune + commit). Answers are recorded in
- * batches (with the next booking, or `ANSWER_BATCH_MS` after the first one waiting), give-backs
- * in one statement. Errors (the server unreachable) reach the gate, which then sends nothing;
+ * (begin + what waits to be written + lock; read; insert + prune + commit). Answers are recorded
+ * in batches (with the next booking, or `ANSWER_BATCH_MS` after the first one waiting), slots
+ * given back in the same tick together (or with the next booking), one statement each time. Errors (the server unreachable) reach the gate, which then sends nothing;
  * an answer that could not be recorded counts at its bound (safe).
  */
 export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): PgBudget {
@@ -63,10 +63,12 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
       throw unavailable(error);
     }
   };
-  /** Answers arrived but not yet recorded, and the calls waiting for their record. */
+  /** Answers arrived and slots given back, not yet written, and the calls waiting for it. */
   let answers: string[] = [];
+  let returns: string[] = [];
   let waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let soon: NodeJS.Immediate | undefined;
   const underWay = new Set<Promise<unknown>>();
   const track = <T>(p: Promise<T>): Promise<T> => {
     underWay.add(p);
@@ -76,16 +78,20 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
     );
     return p;
   };
-  /** Takes the answers waiting: their record goes with the caller's statement. */
-  const takeAnswers = (): {
+  /** Takes what waits to be written: it goes with the caller's statement. */
+  const takePending = (): {
     sql: string;
     settle: (error?: unknown) => void;
   } => {
     if (timer !== undefined) clearTimeout(timer);
+    if (soon !== undefined) clearImmediate(soon);
     timer = undefined;
-    const ids = answers;
+    soon = undefined;
+    const answered = answers;
+    const given = returns;
     const calls = waiters;
     answers = [];
+    returns = [];
     waiters = [];
     const settle = (error?: unknown): void => {
       for (const w of calls) {
@@ -93,14 +99,18 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
         else w.reject(error);
       }
     };
-    if (ids.length === 0) return { sql: "", settle };
-    return {
-      sql: `UPDATE rate_slots SET end_ms = ${NOW_MS} WHERE id IN (${idList(ids)}) AND end_ms IS NULL;`,
-      settle,
-    };
+    const sql = [
+      answered.length === 0
+        ? ""
+        : `UPDATE rate_slots SET end_ms = ${NOW_MS} WHERE id IN (${idList(answered)}) AND end_ms IS NULL;`,
+      given.length === 0
+        ? ""
+        : `DELETE FROM rate_slots WHERE id IN (${idList(given)}) AND end_ms IS NULL;`,
+    ].join(" ");
+    return { sql: sql.trim(), settle };
   };
-  const flushAnswers = (): Promise<void> => {
-    const taken = takeAnswers();
+  const flush = (): Promise<void> => {
+    const taken = takePending();
     if (taken.sql === "") {
       taken.settle();
       return Promise.resolve();
@@ -119,9 +129,26 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
       ),
     );
   };
+  /** Queues ids to write: answers on a short timer, give-backs at the end of this tick. */
+  const enqueue = (ids: readonly string[], list: string[], now: boolean): Promise<void> => {
+    for (const id of ids) {
+      if (!/^\d+$/.test(id)) return Promise.reject(new TypeError(`Not a rate slot id: ${id}`));
+    }
+    const written = new Promise<void>((resolve, reject) => {
+      waiters.push({ resolve, reject });
+    });
+    list.push(...ids);
+    const run = (): void => {
+      void flush().catch(() => undefined);
+    };
+    if (now) soon ??= setImmediate(run);
+    else timer ??= setTimeout(run, ANSWER_BATCH_MS);
+    timer?.unref();
+    return written;
+  };
 
   const reserveBlock: SharedBudget["reserveBlock"] = (tokenKey, kind, plan, max) => {
-    const taken = takeAnswers();
+    const taken = takePending();
     const booking = guard(async (): Promise<BudgetBlock> => {
       const { client, release } = await holdClient(pool);
       let broken = false;
@@ -133,7 +160,7 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
           `BEGIN; ${taken.sql} SELECT pg_advisory_xact_lock(${RATE_LOCK_CLASS}, hashtext(${key}));
            SELECT (${NOW_MS})::float8 AS now`,
         )) as unknown as pg.QueryResult<{ now: number }>[];
-        const now = Number(opened.at(-1)?.rows[0]?.now ?? Date.now());
+        const now = opened.at(-1)?.rows[0]?.now ?? Date.now();
         try {
           const need = bookedWritesNeeded(plan);
           const { rows } = await client.query<{ start_ms: number; end_ms: number | null }>({
@@ -204,37 +231,11 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
       if (slot === undefined) throw new Error("A granted block has at least one slot.");
       return { granted: true, id: slot.id, at: slot.at, now: block.now };
     },
-    answered: (id) => {
-      if (!/^\d+$/.test(id)) return Promise.reject(new TypeError(`Not a rate slot id: ${id}`));
-      const recorded = new Promise<void>((resolve, reject) => {
-        waiters.push({ resolve, reject });
-      });
-      answers.push(id);
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        void flushAnswers().catch(() => undefined);
-      }, ANSWER_BATCH_MS);
-      timer.unref();
-      return recorded;
-    },
-    cancel: (id) =>
-      track(
-        guard(async () => {
-          await pool.query(`DELETE FROM rate_slots WHERE id = $1 AND end_ms IS NULL`, [Number(id)]);
-        }),
-      ),
-    giveBack: (ids) =>
-      ids.length === 0
-        ? Promise.resolve()
-        : track(
-            guard(async () => {
-              await pool.query(
-                `DELETE FROM rate_slots WHERE id IN (${idList(ids)}) AND end_ms IS NULL`,
-              );
-            }),
-          ),
+    answered: (id) => enqueue([id], answers, false),
+    cancel: (id) => enqueue([id], returns, true),
+    giveBack: (ids) => (ids.length === 0 ? Promise.resolve() : enqueue(ids, returns, true)),
     drain: async () => {
-      await flushAnswers().catch(() => undefined);
+      await flush().catch(() => undefined);
       await Promise.allSettled([...underWay]);
     },
   };
