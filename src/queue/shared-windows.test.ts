@@ -213,7 +213,12 @@ describe("writes booked in blocks", () => {
   it("books several waiting writes in one round trip, and keeps the window", async () => {
     const { arrivals, trips, budget } = await burst({ gates: 1, count: 12 });
     expect(arrivals).toHaveLength(12);
-    expect(busiest(arrivals.map((a) => a.at), 60_000)).toBeLessThanOrEqual(6);
+    expect(
+      busiest(
+        arrivals.map((a) => a.at),
+        60_000,
+      ),
+    ).toBeLessThanOrEqual(6);
     // Half a window (3) at most per block, and fewer bookings than writes.
     expect(Math.max(...trips.blocks)).toBe(3);
     expect(trips.blocks.reduce((a, b) => a + b, 0)).toBe(12);
@@ -223,7 +228,12 @@ describe("writes booked in blocks", () => {
 
   it("is fair: two workers with writes waiting both get slots in the first window", async () => {
     const { arrivals } = await burst({ gates: 2, count: 10 });
-    expect(busiest(arrivals.map((a) => a.at), 60_000)).toBeLessThanOrEqual(6);
+    expect(
+      busiest(
+        arrivals.map((a) => a.at),
+        60_000,
+      ),
+    ).toBeLessThanOrEqual(6);
     const first = [...arrivals].sort((a, b) => a.at - b.at).slice(0, 6);
     expect(new Set(first.map((a) => a.who))).toEqual(new Set([0, 1]));
   });

@@ -118,17 +118,21 @@ describe.skipIf(postgresSkipReason !== undefined)(
     it.each([
       [2, 10],
       [3, 7],
-    ])("keeps %i stores booking blocks under N writes in any window", async (count, each) => {
-      const opened = await stores(count);
-      try {
-        const arrivals: number[] = [];
-        await Promise.all(opened.map((s) => worker(budgetOf(s), each, arrivals)));
-        expect(arrivals).toHaveLength(count * each);
-        expect(busiest(arrivals, W)).toBeLessThanOrEqual(N);
-      } finally {
-        await Promise.all(opened.map((s) => s.close()));
-      }
-    }, 60_000);
+    ])(
+      "keeps %i stores booking blocks under N writes in any window",
+      async (count, each) => {
+        const opened = await stores(count);
+        try {
+          const arrivals: number[] = [];
+          await Promise.all(opened.map((s) => worker(budgetOf(s), each, arrivals)));
+          expect(arrivals).toHaveLength(count * each);
+          expect(busiest(arrivals, W)).toBeLessThanOrEqual(N);
+        } finally {
+          await Promise.all(opened.map((s) => s.close()));
+        }
+      },
+      60_000,
+    );
 
     it("is a check that fails when blocks ignore the in-flight bound", async () => {
       const [store] = await stores(1);
@@ -214,16 +218,14 @@ describe.skipIf(postgresSkipReason !== undefined)(
         await a.close();
         const first = held.slots[0]?.at ?? 0;
         const started = Date.now();
-        for (;;) {
+        let at: number | undefined;
+        while (at === undefined) {
           const r = await budgetOf(b).reserveBlock(KEY, "write", plan, 1);
-          if (r.granted) {
-            const at = r.slots[0]?.at ?? 0;
-            // Counted as answered at its bound, never earlier, and free a window after it.
-            expect(at).toBeGreaterThanOrEqual(first + plan.answerBoundMs + W);
-            break;
-          }
-          await sleep(r.retryAt - r.now);
+          if (r.granted) at = r.slots[0]?.at ?? 0;
+          else await sleep(r.retryAt - r.now);
         }
+        // Counted as answered at its bound, never earlier, and free a window after it.
+        expect(at).toBeGreaterThanOrEqual(first + plan.answerBoundMs + W);
         // The wait was the bound and a window (not the writes' LATE_SEND_MS or more).
         expect(Date.now() - started).toBeLessThan(LATE_SEND_MS);
       } finally {
