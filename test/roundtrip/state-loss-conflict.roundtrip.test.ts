@@ -186,3 +186,63 @@ describe.each(["github", "jira"] as const)(
     }, 300_000);
   },
 );
+
+describe.each(["github", "jira"] as const)(
+  "a conflict parked, then the state lost, on %s",
+  (kind) => {
+    it("is found again from the marker instead of the side written last winning", async () => {
+      const world = await startWorld({ target: kind, generate: "stories=1,tasks=0,comments=0" });
+      try {
+        noFailures(await world.run("migrate"));
+        const [copy] = await using(world.targetTracker(), allItems);
+        const tinypmId = copy?.marker?.tinypmId;
+        if (copy === undefined || tinypmId === undefined) throw new Error("setup: no copy");
+        await using(world.tinypmTracker(), async (t) => {
+          const before = await byId(t, tinypmId);
+          await t.update({ kind: "story", id: tinypmId }, { set: { title: "Mine" }, base: before });
+        });
+        await using(world.targetTracker(), (t) =>
+          t.update({ kind: "story", id: copy.id }, { set: { title: "Theirs" } }),
+        );
+        // The title is parked; a description edited in tinyPM is written with the block, which
+        // then names the title as parked.
+        expect((await world.run("sync")).summary.conflicts).toBe(1);
+        await using(world.tinypmTracker(), async (t) => {
+          const before = await byId(t, tinypmId);
+          await t.update(
+            { kind: "story", id: tinypmId },
+            { set: { description: "Edited later in tinyPM." }, base: before },
+          );
+        });
+        const written = await world.run("sync");
+        noFailures(written);
+        expect(parked(written)).toEqual([`${tinypmId}:title:"Mine"/"Theirs"`]);
+        const marked = await using(world.targetTracker(), (t) => byId(t, copy.id));
+        expect(marked.marker?.base?.title).toBe("parked");
+        expect(marked.description).toContain("Edited later in tinyPM.");
+
+        deleteState(world.statePath);
+        const run = await world.run("sync");
+        noFailures(run);
+        expect(parked(run)).toEqual([`${tinypmId}:title:"Mine"/"Theirs"`]);
+        expect(openConflicts(world).map((c) => [c.field, c.tinypmValue, c.targetValue])).toEqual([
+          ["title", "Mine", "Theirs"],
+        ]);
+        expect((await using(world.tinypmTracker(), (t) => byId(t, tinypmId))).title).toBe("Mine");
+        expect((await using(world.targetTracker(), (t) => byId(t, copy.id))).title).toBe("Theirs");
+
+        const stillOpen = openConflicts(world);
+        const state = openStateStore({ path: world.statePath });
+        for (const c of stillOpen) state.resolveConflict(c.id, "tinypm");
+        state.close();
+        noFailures(await world.run("sync"));
+        expect((await using(world.targetTracker(), (t) => byId(t, copy.id))).title).toBe("Mine");
+        expect(openConflicts(world)).toEqual([]);
+        deleteState(world.statePath);
+        expect(writes(await world.run("sync", { dryRun: true }))).toEqual([]);
+      } finally {
+        await world.close();
+      }
+    }, 300_000);
+  },
+);

@@ -5,9 +5,17 @@ import type { Snapshot } from "./snapshot.js";
 import type { PlanJob } from "./plan-input.js";
 
 /**
+ * The digest a marker gives a field in a parked conflict (no value is agreed): not a digest of
+ * any value (those are hex), so a lost state's rebuilt link finds the conflict again instead of
+ * taking the side written last. Older releases read it as a digest no side matches.
+ */
+export const PARKED_DIGEST = "parked";
+
+/**
  * The version-2 marker the job writes on a target item: which job, which tinyPM (fingerprint),
  * which project, where the item was born, both ids, and the digests of the values both sides
- * held after the write (fields in a parked conflict left out: they are not agreed). With
+ * held after the write (fields in a parked conflict marked `PARKED_DIGEST`; fields in
+ * `leaveOut` left out: they are not agreed). With
  * `targetHeld` (what the target holds after the write, tinyPM terms), the fields where the target
  * holds another value than tinyPM's (a default it chose, a normalisation) get a target digest too.
  */
@@ -22,9 +30,15 @@ export function jobMarker(o: {
   /** What both sides hold (tinyPM terms) once the write is done. */
   agreed: Snapshot;
   leaveOut?: readonly WorkItemFieldName[] | undefined;
+  /** Fields in a parked conflict (both sides edited, neither written). */
+  parked?: readonly WorkItemFieldName[] | undefined;
   targetHeld?: Snapshot | undefined;
 }): Marker {
-  const names = o.mapping.fieldNames(o.kind).filter((n) => !(o.leaveOut ?? []).includes(n));
+  const all = o.mapping.fieldNames(o.kind).filter((n) => !(o.leaveOut ?? []).includes(n));
+  const parked = all.filter((n) => (o.parked ?? []).includes(n));
+  const names = all.filter((n) => !parked.includes(n));
+  const base = fieldDigests(o.agreed.fields, names);
+  for (const n of parked) base[n] = PARKED_DIGEST;
   const marker: Marker = {
     job: o.job.name,
     origin: o.origin,
@@ -33,7 +47,7 @@ export function jobMarker(o: {
     ...(o.job.instance !== undefined && { instance: o.job.instance }),
     ...(o.job.project !== undefined && { project: o.job.project }),
     tinypmId: o.tinypmId,
-    base: fieldDigests(o.agreed.fields, names),
+    base,
   };
   return o.targetHeld === undefined ? marker : withTargetDigests(marker, o.targetHeld);
 }
@@ -56,6 +70,7 @@ export function withTargetDigests(marker: Marker, held: Snapshot): Marker {
 export function withHeldDigests(marker: Marker, held: Readonly<Record<string, string>>): Marker {
   const target: Record<string, string> = {};
   for (const [name, digest] of Object.entries(marker.base ?? {})) {
+    if (digest === PARKED_DIGEST) continue;
     const h = held[name];
     if (h !== undefined && h !== digest) target[name] = h;
   }

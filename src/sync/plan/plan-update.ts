@@ -156,7 +156,7 @@ function targetWrites(
     originId: p.link.origin === "tinypm" ? p.link.tinypmId : p.link.targetId,
     tinypmId: p.link.tinypmId,
     agreed: tinypmSnapshot(p.mapping, { ...merged, ...pick(p.item, keptAlone) }),
-    leaveOut: [...parked, ...kept.filter((f) => inConflict.has(f))],
+    parked: [...parked, ...kept.filter((f) => inConflict.has(f))],
     targetHeld: heldAfter(p, merged, kept),
   });
   const written = needed || resolvedForTarget || fieldFlows > 0 || p.repairMarker === true;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
 import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
-import { jobMarker } from "./marker.js";
+import { jobMarker, PARKED_DIGEST } from "./marker.js";
 import { mergePair } from "./merge.js";
 import { rebuildLinks, rebuiltBases } from "./rebuild-links.js";
 import type { PlanJob } from "./plan-input.js";
@@ -196,6 +196,36 @@ describe("rebuildLinks", () => {
     ]);
     const stored = snapshotFromJson(r.links[0]?.record.base.tinypm);
     expect(stored.fields.status).toEqual(EDITED_BOTH_BASE);
+  });
+
+  it("finds a conflict parked at the last write again; a marker says it is parked", () => {
+    const s1 = story("1");
+    const parkedMarker = jobMarker({
+      job: JOB,
+      mapping,
+      kind: "story",
+      origin: "tinypm",
+      originId: "1",
+      tinypmId: "1",
+      agreed: tinypmSnapshot(mapping, s1),
+      parked: ["title"],
+      targetHeld: targetSnapshot(mapping, { ...copyOf(s1, "101"), title: "Theirs" }),
+    });
+    expect(parkedMarker.base?.title).toBe(PARKED_DIGEST);
+    expect(parkedMarker.target).toBeUndefined();
+    const t = story("1", { title: "Mine" });
+    const g = copyOf(s1, "101", { title: "Theirs", marker: parkedMarker });
+    // Both sides still differ: the conflict, whichever side was written last.
+    for (const last of ["target", "tinypm"] as const) {
+      const bases = rebuiltBases(mapping, t, g, last);
+      expect(merge(t, g, bases).conflicts.map((c) => [c.field, c.tinypm, c.target])).toEqual([
+        ["title", "Mine", "Theirs"],
+      ]);
+    }
+    // Settled by hand on both sides since: nothing to do.
+    const agreed = { ...g, title: "Mine" };
+    const m = merge(t, agreed, rebuiltBases(mapping, t, agreed, "target"));
+    expect([m.toTarget, m.toTinypm, m.conflicts]).toEqual([[], [], []]);
   });
 
   it("takes the side written last when no digest settles a field", () => {

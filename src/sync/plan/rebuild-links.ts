@@ -3,6 +3,7 @@ import type { ItemKind, Marker, SystemName, WorkItem } from "../../core/model.js
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { LinkRecord } from "../../state/store.js";
 import { linkRecord } from "./links.js";
+import { PARKED_DIGEST } from "./marker.js";
 import type { LinkView } from "./plan-types.js";
 import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 import type { JsonValue } from "../../core/model.js";
@@ -181,7 +182,8 @@ function parentIndex(
  * marker older than target digests), the `base` digest tells which side still holds the value
  * both had (the other was edited since). Neither side holds its digest's value: both were edited
  * since, to different values; both bases are `EDITED_BOTH_BASE` (no value a side can hold), so
- * the merge finds the field conflict a kept state would have. No digest at all (a marker older
+ * the merge finds the field conflict a kept state would have — as for a field the marker names
+ * in a parked conflict (`PARKED_DIGEST`) whose sides still differ. No digest at all (a marker older
  * than digests): the value of the side the tool wrote last (`writtenLast`) — nothing tells an
  * edit from a write there, and the copy's side is the one that held the write.
  * Comments and time entries: those both sides hold.
@@ -226,6 +228,8 @@ function fieldBases(
   o: { digest?: string | undefined; targetDigest?: string | undefined; writtenLast: string },
 ): [Value, Value] {
   if (sameJson(tv, gv)) return [tv, tv];
+  // A conflict parked at the tool's last write, still open: found again, not settled.
+  if (o.digest === PARKED_DIGEST) return [EDITED_BOTH_BASE, EDITED_BOTH_BASE];
   // No digest (a marker older than digests): nothing tells an edit from the value written.
   if (o.digest === undefined) {
     const last = o.writtenLast === "target" ? gv : tv;
