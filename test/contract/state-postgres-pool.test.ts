@@ -130,6 +130,46 @@ describe.skipIf(postgresSkipReason !== undefined)(
       }
     }, 60_000);
 
+    it("checks the schema again once the server dropped the pool's connections", async () => {
+      const { url, name } = await fresh();
+      const kept = keepStateConnections(postgres(url));
+      try {
+        await (await openState(postgres(url))).close();
+        await (await openState(postgres(url), { readOnly: true })).close();
+        // The database comes back as another one: a newer tinypm-sync wrote it meanwhile.
+        await admin(url, async (c) => {
+          await c.query("UPDATE state_meta SET value = '999' WHERE key = 'version'");
+          await c.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            [name],
+          );
+        });
+        // The backends gone; whether or not this process heard of it yet, the next opens find
+        // the schema changed.
+        for (;;) {
+          const left = await admin(pgServer().url("postgres"), async (c) => {
+            const { rows } = await c.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+              [name],
+            );
+            return rows[0]?.n ?? 0;
+          });
+          if (left === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        for (const readOnly of [false, true]) {
+          const error = await openState(postgres(url), { readOnly }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toBeInstanceOf(StateError);
+          expect((error as StateError).code).toBe("state_invalid");
+        }
+      } finally {
+        await kept.close();
+      }
+    }, 60_000);
+
     it("keeps read-only stores read-only beside writing ones on the same database", async () => {
       const { url } = await fresh();
       const writer = await openState(postgres(url));

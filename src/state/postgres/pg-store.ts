@@ -86,13 +86,20 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   const use = usePgPool(options.url, readOnly, options.poolSize);
   const pool = use.pool;
   try {
-    if (use.schemaKnown()) {
-      // Another store of this process checked the schema on this pool: only see that the
-      // database answers (on a connection the pool most likely has open already).
-      await pool.query("SELECT 1");
-    } else {
-      await checkSchema(use, location, readOnly);
-    }
+    // Another store of this process checked the schema on this pool: only see that the database
+    // answers, on a connection the pool most likely has open already. A connection found dead
+    // (the server restarted, perhaps as another database): connect anew and check again.
+    const answers =
+      use.schemaKnown() &&
+      (await pool.query("SELECT 1").then(
+        () => true,
+        (error: unknown) => {
+          if (!isConnectionError(error)) throw error;
+          use.schemaDoubted();
+          return false;
+        },
+      ));
+    if (!answers) await checkSchema(use, location, readOnly);
   } catch (error) {
     await use.release();
     throw isConnectionError(error) ? unavailable(location, error) : error;
