@@ -6,6 +6,11 @@ import { openState } from "./session.js";
 
 /** Keeps a `serve` process listed as a worker of its state while it lives (see below). */
 export interface WorkerPresence {
+  /**
+   * Settles once the first attempt to join has ended, joined or not (never rejects): on a new
+   * database the join has then created the schema, so reads made after it find a state.
+   */
+  readonly firstAttempt: Promise<void>;
   /** Leaves the state (the process stops). */
   close(): Promise<void>;
 }
@@ -17,7 +22,9 @@ export interface WorkerPresence {
  * does nothing: the file has one holder at a time, and `serve` lists itself.
  */
 export function keepWorkerPresence(loaded: LoadedConfig, logger: Logger): WorkerPresence {
-  if (loaded.state.backend !== "postgres") return { close: () => Promise.resolve() };
+  if (loaded.state.backend !== "postgres") {
+    return { firstAttempt: Promise.resolve(), close: () => Promise.resolve() };
+  }
   let state: StateStore | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -38,6 +45,7 @@ export function keepWorkerPresence(loaded: LoadedConfig, logger: Logger): Worker
   };
   const joining = join();
   return {
+    firstAttempt: joining,
     async close(): Promise<void> {
       closed = true;
       if (timer !== undefined) clearTimeout(timer);

@@ -74,7 +74,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       // The startup run done, the worker is idle: only its polls touch the state from now on.
       await eventually(
         async () => {
-          // Until the first store created the schema, a read answers 500: ask again.
+          // Asked again until the startup run is journalled ok.
           const res = await fetch(`${s.url}/api/jobs`);
           if (!res.ok) return undefined;
           const { jobs } = (await res.json()) as JobsAnswer;

@@ -111,23 +111,33 @@ export const registerServe: RegisterCommand = (program, ctx) => {
         }
       },
     });
-    const server = await listenOn({ what: "serve", host: flags.host, port }, () =>
-      startServeServer({
-        host: flags.host,
-        port,
-        service,
-        access: createAccess(loaded.serveToken),
-        logger,
-        debounceMs,
-        locateJiraIssue: (target, issueId) => locateJiraIssue(session, target, issueId),
-      }),
-    );
+    // Joined before listening: on a new PostgreSQL database the join creates the schema, so the
+    // dashboard and API answer from an empty state from the first request, not a 500.
+    const presence = keepWorkerPresence(loaded, logger);
+    await presence.firstAttempt;
+    let server;
+    try {
+      server = await listenOn({ what: "serve", host: flags.host, port }, () =>
+        startServeServer({
+          host: flags.host,
+          port,
+          service,
+          access: createAccess(loaded.serveToken),
+          logger,
+          debounceMs,
+          locateJiraIssue: (target, issueId) => locateJiraIssue(session, target, issueId),
+        }),
+      );
+    } catch (error) {
+      await presence.close();
+      await connections.close();
+      throw error;
+    }
     writeLine(ctx.stdout, `tinypm-sync listening on ${server.origin}`);
     logger.info(
       { jobs: loaded.jobs.map((j) => j.job.name), auth: loaded.serveToken !== undefined },
       "serving",
     );
-    const presence = keepWorkerPresence(loaded, logger);
     service.start();
     const signal = await ctx.waitForStop();
     logger.info({ signal }, "stopping: the current run ends at its next item");
