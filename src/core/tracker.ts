@@ -149,6 +149,12 @@ export interface Tracker {
    * create, to tell a step the create had not made yet from a person's change after it.
    */
   statusHistory?(ref: ItemRef, opts?: CallOptions): Promise<readonly string[]>;
+  /**
+   * Whether the item's status was changed after `since` (ISO), whatever it is now: a close and a
+   * reopen since count. Absent where the system keeps no such history. Read before a run writes
+   * a status over one that still equals the link's base (src/sync/status-touched.ts).
+   */
+  statusChangedSince?(ref: ItemRef, since: string, opts?: CallOptions): Promise<boolean>;
 
   addComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment>;
   addTimeEntry(item: ItemRef, draft: TimeEntryDraft, opts?: CallOptions): Promise<TimeEntry>;

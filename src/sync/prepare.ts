@@ -36,6 +36,7 @@ import {
   type TinypmReadInfo,
 } from "./read-tinypm.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
+import { statusTouchedSinceBase, withStatusUnknown } from "./status-touched.js";
 import { reconcileIntents } from "./apply/reconcile.js";
 import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { readTargeted } from "./targeted-read.js";
@@ -192,7 +193,13 @@ export async function prepare(
         held: settled?.held,
       });
       const claimed = await importClaims(o, job, found);
-      return planWith(mapping, found, checked, claimed);
+      const first = planWith(mapping, found, checked, claimed);
+      // A target status set back since the last sync is an edit too: planned again with an
+      // unknown status base wherever the target's history shows one (status-touched.ts).
+      const touched = await statusTouchedSinceBase(ctx, first);
+      if (touched.size === 0) return first;
+      const links = withStatusUnknown(found.links, touched);
+      return planWith(mapping, { ...found, links }, checked, claimed);
     },
     identity: () => found?.stats,
   };

@@ -13,7 +13,7 @@ import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tr
 import { changeFeed } from "./feed.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
-import { statusHistory } from "./status-history.js";
+import { statusChangedSince, statusHistory } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
@@ -185,6 +185,9 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     async statusHistory(ref: ItemRef, o?: CallOptions) {
       return statusHistory(ctx, ref.id, o?.signal);
+    },
+    async statusChangedSince(ref: ItemRef, since: string, o?: CallOptions) {
+      return statusChangedSince(ctx, ref.id, since, o?.signal);
     },
     async addComment(item: ItemRef, draft: CommentDraft, o?: CallOptions) {
       return createComment(ctx, item.id, draft, o?.signal);

@@ -53,3 +53,35 @@ export async function statusHistory(
   }
   return statusesFromEvents(events, statusOf(issue));
 }
+
+const timedEventSchema = z.object({ event: z.string(), created_at: z.string().nullish() });
+
+/**
+ * Whether issue `number` was closed or reopened after `since` (ISO; its events carry whole
+ * seconds, so an event in the second of `since` does not count), whatever its state is now.
+ */
+export async function statusChangedSince(
+  ctx: GithubContext,
+  number: string,
+  since: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const after = Date.parse(since);
+  const operation = "issues.listEvents";
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues/{issue_number}/events",
+    params: { issue_number: Number(number), per_page: 100 },
+    operation,
+    id: number,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") continue;
+    for (const e of parse(timedEventSchema.array(), page.items, { operation, id: number })) {
+      if (e.event !== "closed" && e.event !== "reopened") continue;
+      if (e.created_at != null && Date.parse(e.created_at) > after) return true;
+    }
+  }
+  return false;
+}

@@ -10,6 +10,7 @@ const rawChangelogPage = z.object({
   values: z
     .array(
       z.object({
+        created: z.string().optional(),
         items: z
           .array(
             z.object({
@@ -48,9 +49,14 @@ export function statusesFromChangelog(changes: readonly StatusItem[], current: s
   return out;
 }
 
-/** The statuses issue `key` has held, from its changelog (paged) and its current status. */
-export async function statusHistory(ctx: JiraContext, key: string): Promise<string[]> {
-  const changes: StatusItem[] = [];
+type ChangelogEntry = z.infer<typeof rawChangelogPage>["values"][number];
+
+const isStatus = (i: { field?: string | undefined; fieldId?: string | undefined }): boolean =>
+  (i.fieldId ?? i.field) === "status";
+
+/** Every entry of issue `key`'s changelog, oldest first (paged). */
+async function changelog(ctx: JiraContext, key: string): Promise<ChangelogEntry[]> {
+  const entries: ChangelogEntry[] = [];
   for (let startAt = 0; ;) {
     const raw = await ctx.client.send({
       operation: CHANGELOG,
@@ -61,15 +67,34 @@ export async function statusHistory(ctx: JiraContext, key: string): Promise<stri
         v3.issues.getChangeLogs<unknown>({ issueIdOrKey: key, startAt, maxResults: PAGE }),
     });
     const page = ctx.client.parse(rawChangelogPage, raw, { operation: CHANGELOG, id: key });
-    for (const v of page.values)
-      changes.push(...v.items.filter((i) => (i.fieldId ?? i.field) === "status"));
+    entries.push(...page.values);
     startAt += page.values.length;
     if (page.values.length === 0 || page.isLast === true || startAt >= (page.total ?? startAt))
       break;
   }
+  return entries;
+}
+
+/** The statuses issue `key` has held, from its changelog (paged) and its current status. */
+export async function statusHistory(ctx: JiraContext, key: string): Promise<string[]> {
+  const changes: StatusItem[] = (await changelog(ctx, key)).flatMap((v) =>
+    v.items.filter(isStatus),
+  );
   const issue = ctx.client.parse(rawStatusOnly, await ctx.api.getIssue(key, ["status"], []), {
     operation: "GET /rest/api/3/issue/{key}",
     id: key,
   });
   return statusesFromChangelog(changes, issue.fields.status.name);
+}
+
+/** Whether issue `key`'s status was changed after `since` (ISO), whatever it is now. */
+export async function statusChangedSince(
+  ctx: JiraContext,
+  key: string,
+  since: string,
+): Promise<boolean> {
+  const after = Date.parse(since);
+  return (await changelog(ctx, key)).some(
+    (v) => v.created !== undefined && Date.parse(v.created) > after && v.items.some(isStatus),
+  );
 }
