@@ -110,7 +110,37 @@ describe("writeDiagnosis", () => {
           msg: "updated",
         }) +
         line({ level: 20, time: at("02.600"), job: "gh1", tinypmId: "8004", msg: "updated" }) +
-        line({ level: 20, time: at("02.700"), job: "gh4", tinypmId: "4001", msg: "updated" }),
+        line({ level: 20, time: at("02.700"), job: "gh4", tinypmId: "4001", msg: "updated" }) +
+        // HTTP lines carry no job: told by their path (the job's repository, the pair's ids).
+        line({
+          level: 20,
+          time: at("02.800"),
+          method: "PATCH",
+          path: "/repos/acme/repo4/issues/12",
+          msg: "http",
+        }) +
+        line({
+          level: 20,
+          time: at("02.810"),
+          method: "PATCH",
+          path: "/repos/acme/repo4/issues/120",
+          msg: "http",
+        }) +
+        line({
+          level: 20,
+          time: at("02.820"),
+          method: "PATCH",
+          path: "/repos/acme/repo1/issues/12",
+          msg: "http",
+        }) +
+        line({
+          level: 20,
+          time: at("02.830"),
+          method: "GET",
+          path: "/userstory/8004",
+          msg: "http",
+        }) +
+        line({ level: 20, time: at("02.840"), method: "GET", path: "/task/8004", msg: "http" }),
     );
     const links = new Map([
       [
@@ -157,6 +187,8 @@ describe("writeDiagnosis", () => {
       `${at("01.500")} tinyPM store createStory by tool: name undefined, status "PENDING", description undefined`,
       `${at("02.000")} person edits target 12 #161: status = "ACCEPTED"`,
       `${at("02.500")} worker-41: {"tinypmId":"8004","targetId":"12","msg":"updated"}`,
+      `${at("02.800")} worker-41: {"method":"PATCH","path":"/repos/acme/repo4/issues/12","msg":"http"}`,
+      `${at("02.830")} worker-41: {"method":"GET","path":"/userstory/8004","msg":"http"}`,
       `${at("02.900")} link bases now tinyPM {"status":"PENDING"} target {"status":"closed:completed"}`,
       `${at("03.000")} run r1 ends on pid 41: ok`,
       `${at("04.000")} SIGKILL pid 41`,

@@ -26,6 +26,28 @@ export interface Trace {
   readonly targetEvents?: ((job: string, targetId: string) => Promise<unknown>) | undefined;
 }
 
+/**
+ * The request paths of a pair's items, as the workers log them: tinyPM's story or task, the
+ * GitHub issue in the job's repository (`repo<n>`), the Jira issue by key or id.
+ */
+export function pairPaths(
+  job: string,
+  kind: "story" | "task",
+  tinypmId: string,
+  targetId: string | undefined,
+): RegExp[] {
+  const end = "(?:[/?]|$)";
+  const out = [new RegExp(`^/${kind === "story" ? "userstory" : "task"}/${tinypmId}${end}`)];
+  if (targetId === undefined) return out;
+  const escaped = targetId.replace(/[^\w-]/g, "");
+  out.push(
+    job.startsWith("gh")
+      ? new RegExp(`/repo${job.slice(2)}/issues/${escaped}${end}`)
+      : new RegExp(`/issue/${escaped}${end}`),
+  );
+  return out;
+}
+
 /** One moment of a pair's timeline: when, and what happened, in a line. */
 interface Moment {
   readonly at: string;
@@ -116,7 +138,12 @@ export async function writeDiagnosis(
     const log =
       trace.logDir === undefined
         ? []
-        : workerLogLines(trace.logDir, job, targetId === undefined ? [id] : [id, targetId]);
+        : workerLogLines(
+            trace.logDir,
+            job,
+            targetId === undefined ? [id] : [id, targetId],
+            pairPaths(job, kind, id, targetId),
+          );
     const targetEvents =
       targetId === undefined || trace.targetEvents === undefined
         ? undefined

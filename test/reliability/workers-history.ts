@@ -153,11 +153,16 @@ export interface WorkerLogLine {
 
 /**
  * The lines of the workers' logs (`worker-<pid>.log` in `dir`, and the final syncs'
- * `sync-<job>-<n>.log`, JSON lines) of `job` that name one of
- * `ids` (tinyPM or target id, in any of the fields the per-item events carry), plus each run's
- * phase lines of the job, so the order of a run's steps shows.
+ * `sync-<job>-<n>.log`, JSON lines) of `job` that name one of `ids` (tinyPM or target id, in any
+ * of the fields the per-item events carry), plus each run's phase lines of the job, so the order
+ * of a run's steps shows, and the HTTP lines (which carry no job) whose path matches `paths`.
  */
-export function workerLogLines(dir: string, job: string, ids: readonly string[]): WorkerLogLine[] {
+export function workerLogLines(
+  dir: string,
+  job: string,
+  ids: readonly string[],
+  paths: readonly RegExp[] = [],
+): WorkerLogLine[] {
   if (!existsSync(dir)) return [];
   const out: WorkerLogLine[] = [];
   const named = new Set(ids);
@@ -168,6 +173,11 @@ export function workerLogLines(dir: string, job: string, ids: readonly string[])
       try {
         line = JSON.parse(text) as Record<string, unknown>;
       } catch {
+        continue;
+      }
+      const path = line.path;
+      if (typeof path === "string" && paths.some((p) => p.test(path))) {
+        out.push({ worker: file.slice(0, -4), ...line });
         continue;
       }
       if (line.job !== job) continue;
