@@ -5,7 +5,33 @@ import { statusOf } from "./map.js";
 import { mustGetRawIssue } from "./reads.js";
 import { pages, parse } from "./requests.js";
 
-const rawEventSchema = z.object({ event: z.string(), state_reason: z.string().nullish() });
+const rawEventSchema = z.object({
+  event: z.string(),
+  state_reason: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
+type RawEvent = z.infer<typeof rawEventSchema>;
+
+/** The events of issue `number`, oldest first, page by page. */
+async function* issueEvents(
+  ctx: GithubContext,
+  number: string,
+  signal?: AbortSignal,
+): AsyncGenerator<RawEvent> {
+  const operation = "issues.listEvents";
+  const first: GithubRequest = {
+    method: "GET",
+    url: "/repos/{owner}/{repo}/issues/{issue_number}/events",
+    params: { issue_number: Number(number), per_page: 100 },
+    operation,
+    id: number,
+    signal,
+  };
+  for await (const page of pages(ctx, first)) {
+    if (page === "not-modified") continue;
+    yield* parse(rawEventSchema.array(), page.items, { operation, id: number });
+  }
+}
 
 /**
  * Every status an issue has held, oldest first (pure): an issue is created open, each `closed`
@@ -37,24 +63,10 @@ export async function statusHistory(
   signal?: AbortSignal,
 ): Promise<string[]> {
   const issue = await mustGetRawIssue(ctx, number, signal);
-  const operation = "issues.listEvents";
-  const events: z.infer<typeof rawEventSchema>[] = [];
-  const first: GithubRequest = {
-    method: "GET",
-    url: "/repos/{owner}/{repo}/issues/{issue_number}/events",
-    params: { issue_number: Number(number), per_page: 100 },
-    operation,
-    id: number,
-    signal,
-  };
-  for await (const page of pages(ctx, first)) {
-    if (page === "not-modified") continue;
-    events.push(...parse(rawEventSchema.array(), page.items, { operation, id: number }));
-  }
+  const events: RawEvent[] = [];
+  for await (const e of issueEvents(ctx, number, signal)) events.push(e);
   return statusesFromEvents(events, statusOf(issue));
 }
-
-const timedEventSchema = z.object({ event: z.string(), created_at: z.string().nullish() });
 
 /**
  * Whether issue `number` was closed or reopened after `since` (ISO; its events carry whole
@@ -67,21 +79,9 @@ export async function statusChangedSince(
   signal?: AbortSignal,
 ): Promise<boolean> {
   const after = Date.parse(since);
-  const operation = "issues.listEvents";
-  const first: GithubRequest = {
-    method: "GET",
-    url: "/repos/{owner}/{repo}/issues/{issue_number}/events",
-    params: { issue_number: Number(number), per_page: 100 },
-    operation,
-    id: number,
-    signal,
-  };
-  for await (const page of pages(ctx, first)) {
-    if (page === "not-modified") continue;
-    for (const e of parse(timedEventSchema.array(), page.items, { operation, id: number })) {
-      if (e.event !== "closed" && e.event !== "reopened") continue;
-      if (e.created_at != null && Date.parse(e.created_at) > after) return true;
-    }
+  for await (const e of issueEvents(ctx, number, signal)) {
+    if (e.event !== "closed" && e.event !== "reopened") continue;
+    if (e.created_at != null && Date.parse(e.created_at) > after) return true;
   }
   return false;
 }
