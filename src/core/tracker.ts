@@ -150,11 +150,19 @@ export interface Tracker {
    */
   statusHistory?(ref: ItemRef, opts?: CallOptions): Promise<readonly string[]>;
   /**
-   * Whether the item's status was changed after `since` (ISO), whatever it is now: a close and a
-   * reopen since count. Absent where the system keeps no such history. Read before a run writes
-   * a status over one that still equals the link's base (src/sync/status-touched.ts).
+   * Whether the item's status left `status` (in the adapter's terms, as `statusHistory`) after
+   * `since` (ISO), whatever it is now: a close and a reopen since count. Changes that arrive at
+   * `status` never do — the tool's own writes that made it — so no clock skew between the
+   * system and this host can pass them off as a person's. Absent where the system keeps no such
+   * history. Read before a run writes a status over one that still equals the link's base
+   * (src/sync/status-touched.ts), with the status the item holds now.
    */
-  statusChangedSince?(ref: ItemRef, since: string, opts?: CallOptions): Promise<boolean>;
+  statusLeftSince?(
+    ref: ItemRef,
+    status: string,
+    since: string,
+    opts?: CallOptions,
+  ): Promise<boolean>;
 
   addComment(item: ItemRef, draft: CommentDraft, opts?: CallOptions): Promise<Comment>;
   addTimeEntry(item: ItemRef, draft: TimeEntryDraft, opts?: CallOptions): Promise<TimeEntry>;

@@ -9,7 +9,11 @@ import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
 import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
-import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
+import {
+  startGithubSandbox,
+  type GithubSandbox,
+  type GithubSandboxOptions,
+} from "../../src/sandboxes/github/index.js";
 import {
   startJiraSandbox,
   type JiraSandbox,
@@ -70,11 +74,13 @@ export async function startWorld(o: {
   seed?: number;
   /** Options of the Jira sandbox (e.g. its default priority). */
   jira?: JiraSandboxOptions;
+  /** Options of the GitHub sandbox (e.g. its clock). */
+  github?: GithubSandboxOptions;
 }): Promise<World> {
   const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed: o.seed ?? 1 });
   const target =
     o.target === "github"
-      ? ({ kind: "github", server: await startGithubSandbox() } as const)
+      ? ({ kind: "github", server: await startGithubSandbox(o.github) } as const)
       : ({ kind: "jira", server: await startJiraSandbox(o.jira) } as const);
   const statePath = join(mkdtempSync(join(tmpdir(), "tps-world-")), "state.db");
   const connection = (): TargetConnection =>

@@ -13,7 +13,7 @@ import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tr
 import { changeFeed } from "./feed.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
-import { statusChangedSince, statusHistory } from "./status-history.js";
+import { statusHistory, statusLeftSince } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
@@ -186,8 +186,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     async statusHistory(ref: ItemRef, o?: CallOptions) {
       return statusHistory(ctx, ref.id, o?.signal);
     },
-    async statusChangedSince(ref: ItemRef, since: string, o?: CallOptions) {
-      return statusChangedSince(ctx, ref.id, since, o?.signal);
+    async statusLeftSince(ref: ItemRef, status: string, since: string, o?: CallOptions) {
+      return statusLeftSince(ctx, ref.id, status, since, o?.signal);
     },
     async addComment(item: ItemRef, draft: CommentDraft, o?: CallOptions) {
       return createComment(ctx, item.id, draft, o?.signal);

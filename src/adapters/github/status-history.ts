@@ -69,19 +69,57 @@ export async function statusHistory(
 }
 
 /**
- * Whether issue `number` was closed or reopened after `since` (ISO; its events carry whole
- * seconds, so an event in the second of `since` does not count), whatever its state is now.
+ * Whether issue `number` left `status` (`open`, `closed:<reason>`) after `since` (ISO, by
+ * GitHub's clock: the issue's `updated_at` stored with the base), whatever its state is now. Each
+ * event's status before it is known by replaying the events from the open the issue was created
+ * with. A change that arrives at `status` — the tool's own close or reopen that made it — never
+ * counts. Events carry whole seconds: in the very second of `since`, a change away from `status`
+ * that is undone within that second is taken for one the base's own write undid (a person's
+ * change and set back both in the second of the sync's write is missed); one that lasts past it
+ * counts.
  */
-export async function statusChangedSince(
+export async function statusLeftSince(
   ctx: GithubContext,
   number: string,
+  status: string,
   since: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const after = Date.parse(since);
-  for await (const e of issueEvents(ctx, number, signal)) {
-    if (e.event !== "closed" && e.event !== "reopened") continue;
-    if (e.created_at != null && Date.parse(e.created_at) > after) return true;
+  const events: RawEvent[] = [];
+  for await (const e of issueEvents(ctx, number, signal)) events.push(e);
+  return leftSince(events, status, since);
+}
+
+/** `statusLeftSince` over events already read (pure). */
+export function leftSince(
+  events: readonly {
+    event: string;
+    state_reason?: string | null | undefined;
+    created_at?: string | null | undefined;
+  }[],
+  status: string,
+  since: string,
+): boolean {
+  const second = Math.floor(Date.parse(since) / 1000);
+  // Each change of status: the status it left, the one it arrived at, its second.
+  const changes: { from: string; to: string; at: number }[] = [];
+  let held = "open";
+  for (const e of events) {
+    const next =
+      e.event === "closed"
+        ? statusOf({ state: "closed", state_reason: e.state_reason })
+        : e.event === "reopened"
+          ? "open"
+          : undefined;
+    if (next === undefined || next === held) continue;
+    const at = e.created_at == null ? Number.NaN : Math.floor(Date.parse(e.created_at) / 1000);
+    changes.push({ from: held, to: next, at });
+    held = next;
   }
-  return false;
+  return changes.some(
+    (c, i) =>
+      c.from === status &&
+      (c.at > second ||
+        (c.at === second && !changes.slice(i + 1).some((d) => d.to === status && d.at === second))),
+  );
 }

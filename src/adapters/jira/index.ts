@@ -1,4 +1,4 @@
-import { statusChangedSince, statusHistory } from "./status-history.js";
+import { statusHistory, statusLeftSince } from "./status-history.js";
 import { setTimeout as delay } from "node:timers/promises";
 import type {
   ItemKind,
@@ -130,7 +130,8 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
     createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
     statusHistory: (ref: ItemRef) => statusHistory(ctx, ref.id),
-    statusChangedSince: (ref: ItemRef, since: string) => statusChangedSince(ctx, ref.id, since),
+    statusLeftSince: (ref: ItemRef, status: string, since: string) =>
+      statusLeftSince(ctx, ref.id, status, since),
     findByMarker: async (marker: Marker) => {
       const item = await findItemByMarker(ctx, marker);
       return item === undefined ? undefined : unfinished.found(item, markerKey(marker));

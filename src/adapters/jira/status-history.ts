@@ -87,14 +87,35 @@ export async function statusHistory(ctx: JiraContext, key: string): Promise<stri
   return statusesFromChangelog(changes, issue.fields.status.name);
 }
 
-/** Whether issue `key`'s status was changed after `since` (ISO), whatever it is now. */
-export async function statusChangedSince(
+/**
+ * Whether issue `key` left status `status` (a name) after `since` (ISO), whatever it is now: a
+ * changelog entry from that status to another one. A change that arrives at `status` — the
+ * tool's own transitions that made it, each step of a walk along the workflow included — never
+ * counts, so a clock skew between Jira and this host cannot pass the tool's own write off as a
+ * person's.
+ */
+export async function statusLeftSince(
   ctx: JiraContext,
   key: string,
+  status: string,
   since: string,
 ): Promise<boolean> {
+  return leftSince(await changelog(ctx, key), status, since);
+}
+
+/** `statusLeftSince` over changelog entries already read (pure). */
+export function leftSince(
+  entries: readonly ChangelogEntry[],
+  status: string,
+  since: string,
+): boolean {
   const after = Date.parse(since);
-  return (await changelog(ctx, key)).some(
-    (v) => v.created !== undefined && Date.parse(v.created) > after && v.items.some(isStatus),
+  const same = (a: string | null | undefined): boolean => a?.toLowerCase() === status.toLowerCase();
+  const leaves = (i: ChangelogEntry["items"][number]): boolean => {
+    const { fromString: from, toString: to } = i;
+    return isStatus(i) && same(from) && !same(to);
+  };
+  return entries.some(
+    (v) => !(v.created !== undefined && Date.parse(v.created) < after) && v.items.some(leaves),
   );
 }

@@ -24,6 +24,13 @@ export interface Snapshot {
   readonly timeEntries: Readonly<Record<string, number>>;
   /** The item was deleted on this side (the link is kept so that it is not created again). */
   readonly deleted?: boolean | undefined;
+  /**
+   * The item's own change time when this snapshot was taken, by its system's clock (target items
+   * only: tinyPM keeps none). A later question to that system's history ("what changed since the
+   * base?") is asked from here, never from this host's clock, which may be off the system's.
+   * Not content: neither compared nor hashed.
+   */
+  readonly at?: string | undefined;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = { fields: {}, comments: [], timeEntries: {} };
@@ -110,12 +117,13 @@ export function tinypmSnapshot(mapping: CompiledMapping, item: WorkItem): Snapsh
 /** The tinyPM-terms snapshot of a target item (through the mapping's inverse). */
 export function targetSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
   const fields: Partial<WorkItemFields> = mapping.toTinypm(item);
-  return snapshotOf({
+  const snapshot = snapshotOf({
     fields,
     names: mapping.fieldNames(item.kind),
     comments: item.comments.map((c) => mapping.commentToTinypm(c)),
     timeEntries: mapping.timeEntriesToTinypm(item),
   });
+  return item.updatedAt === undefined ? snapshot : { ...snapshot, at: item.updatedAt };
 }
 
 /** Whether a side's snapshot holds what the link's base for that side holds. */
@@ -146,7 +154,9 @@ export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): bo
 
 /** A short content hash of a snapshot (stored beside the base, shown in reports). */
 export function snapshotHash(s: Snapshot): string {
-  return createHash("sha256").update(stableStringify(s)).digest("hex").slice(0, 16);
+  const content = { ...s };
+  delete content.at;
+  return createHash("sha256").update(stableStringify(content)).digest("hex").slice(0, 16);
 }
 
 function stableStringify(value: unknown): string {
@@ -167,6 +177,7 @@ export function snapshotToJson(s: Snapshot): JsonValue {
     comments: s.comments,
     timeEntries: s.timeEntries,
     ...(s.deleted === true ? { deleted: true } : {}),
+    ...(s.at === undefined ? {} : { at: s.at }),
   };
 }
 
@@ -191,6 +202,7 @@ export function snapshotFromJson(value: JsonValue | undefined): Snapshot {
     comments,
     timeEntries,
     deleted: v.deleted === true,
+    ...(typeof v.at === "string" ? { at: v.at } : {}),
   };
 }
 
