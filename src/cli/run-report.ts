@@ -4,6 +4,7 @@ import { renderReport, shouldColor } from "../report/render.js";
 import type { Report, ReportDurationEstimate, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
 import { toReport } from "../sync/report-data.js";
+import { needsAttention } from "../sync/outcome.js";
 import type { CliContext } from "./context.js";
 import { runSummaryJson } from "./json-output.js";
 
@@ -71,15 +72,13 @@ export function checkJsonAndFormat(opts: {
  */
 export function planExitCode(run: RunReport): number {
   const s = run.summary;
-  if (s.conflicts > 0 || s.failed > 0) return ExitCode.itemsFailed;
+  if (needsAttention(s)) return ExitCode.itemsFailed;
   return s.created + s.updated + s.deleted > 0 ? ExitCode.nothingDone : ExitCode.ok;
 }
 
 /** Exit 4 when items failed or wait in conflict, else 0. */
 export function exitCodeOf(runs: readonly RunReport[]): number {
-  return runs.some((r) => r.summary.failed > 0 || r.summary.conflicts > 0)
-    ? ExitCode.itemsFailed
-    : ExitCode.ok;
+  return runs.some((r) => needsAttention(r.summary)) ? ExitCode.itemsFailed : ExitCode.ok;
 }
 
 /**

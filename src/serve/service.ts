@@ -3,6 +3,7 @@ import type { GateEvent } from "../core/request-gate.js";
 import type { Logger } from "../log/logger.js";
 import type { ConflictRecord, StateStore } from "../state/store.js";
 import type { RunReport } from "../sync/engine.js";
+import { finishedOutcome } from "../sync/outcome.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
@@ -161,7 +162,7 @@ export function createService(deps: ServiceDeps): Service {
       report = await deps.execute(run.job, run.items, metrics.gateListener());
       heldElsewhere.delete(run.job);
       readiness.stateOpened();
-      outcome = stopping ? "interrupted" : report.summary.failed > 0 ? "partial" : "ok";
+      outcome = stopping ? "interrupted" : finishedOutcome(report.summary);
     } catch (e) {
       const holder = leaseHolder(e, run.job);
       if (holder !== undefined) {

@@ -9,6 +9,7 @@ import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./ev
 import type { IdentityStats } from "./identity-step.js";
 import { ensureIterations } from "./apply/iterations.js";
 import { prepare } from "./prepare.js";
+import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
 import type { RunJobOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
 import type { TinypmReadInfo } from "./read-tinypm.js";
@@ -144,7 +145,7 @@ async function runHeld(
     });
     if (!dry)
       await journal.finishRun(runId, {
-        outcome: summary.failed > 0 ? "partial" : "ok",
+        outcome: finishedOutcome(summary),
         counts: {
           ...summary,
           linksRebuilt: identity.rebuilt.length,
@@ -195,15 +196,9 @@ function context(
   };
 }
 
+/** A dry run's summary: every action's planned outcome (outcome.ts), as a real run counts it. */
 function countPlan(plan: Plan, summary: RunSummary): void {
-  for (const a of plan.actions) {
-    if (a.type === "skip") summary.unchanged++;
-    else if (a.type === "create") summary.created++;
-    else if (a.type === "delete") summary.deleted++;
-    else if (a.type === "adopt") summary.updated++;
-    else if (a.conflicts.some((c) => c.resolution === "parked")) summary.conflicts++;
-    else summary.updated++;
-  }
+  for (const a of plan.actions) count(summary, plannedOutcome(a));
 }
 
 /** The run's API use: its request gates' counts (plus the lanes' own retries), per system. */

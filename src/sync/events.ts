@@ -58,6 +58,9 @@ export type SyncEvent =
       readonly type: "failed";
       readonly kind: ItemKind;
       readonly title: string;
+      /** The item's ids (a create has only its source's): reports join failures by them. */
+      readonly tinypmId?: string | undefined;
+      readonly targetId?: string | undefined;
       readonly code: string;
       readonly message: string;
     }

@@ -10,7 +10,8 @@ import {
 } from "../report/types.js";
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
-import { hasWrites, type PlanAction, type DescriptionNote } from "./plan/plan-types.js";
+import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
+import { actionKey, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
 import { userKey } from "./plan/snapshot.js";
 import {
@@ -79,6 +80,7 @@ export function estimateRunWrites(
 
 /** What every item of a run's report is built from besides its action. */
 interface ItemInput {
+  /** The run's failures by `kind:id` (either side's id): never by title, which two items share. */
   readonly failures: ReadonlyMap<string, { code: string; message: string }>;
   readonly created: CreatedIndex;
   readonly titles: ReadonlyMap<string, string>;
@@ -109,7 +111,7 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
       const claimedBy = input.claimed.get(`${action.kind}:${id}`);
       if (action.toSide === "tinypm" && claimedBy !== undefined)
         return { ...base, action: "skip", targetId: id, reason: claimedReason(claimedBy) };
-      const error = failures.get(`${action.kind}:${action.title}`);
+      const error = failures.get(actionKey(action));
       const made = input.created.get(`${action.kind}:${id}`)?.id;
       const links = createLinks(action, input.created);
       const writes = createWrites(action, input.target, input.titles);
@@ -129,21 +131,19 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
       };
     }
     case "update": {
-      const parked = action.conflicts.some((c) => c.resolution === "parked");
-      const writes =
-        action.changes.length + action.commentsToTarget.length + action.commentsToTinypm.length;
-      const error = failures.get(`${action.kind}:${action.title}`);
+      const outcome = plannedOutcome(action);
+      const error = failures.get(actionKey(action));
       const links = pairLinks(action.tinypmItem, action.targetItem);
       const kept = action.keptOnTarget ?? [];
       return {
         ...base,
         action: error
           ? "failed"
-          : parked && writes === 0
+          : outcome === "conflict"
             ? "conflict"
-            : kept.length > 0 && !hasWrites(action)
-              ? "skip"
-              : "update",
+            : outcome === "updated"
+              ? "update"
+              : "skip",
         tinypmId: action.link.tinypmId,
         targetId: action.link.targetId,
         ...(links !== undefined && { links }),
@@ -166,7 +166,8 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
           }),
         ...(kept.length > 0 && { kept: [...kept] }),
         // Nothing written, only a person's edits left on the target: listed, with why.
-        ...(kept.length > 0 && !hasWrites(action) && { reason: KEPT_REASON }),
+        ...(outcome === "kept" && { reason: KEPT_REASON }),
+        ...(outcome === "unchanged" && { reason: "unchanged" }),
         comments: action.commentsToTarget.length + action.commentsToTinypm.length,
         timeEntries: action.timeToTarget.length + action.timeToTinypm.length,
         error,
@@ -208,9 +209,11 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
 /** The report of a run, from the engine's plan, events and counters. */
 export function toReport(run: RunReport): Report {
   const failures = new Map<string, { code: string; message: string }>();
-  for (const e of run.events)
-    if (e.type === "failed")
-      failures.set(`${e.kind}:${e.title}`, { code: e.code, message: e.message });
+  for (const e of run.events) {
+    if (e.type !== "failed") continue;
+    for (const id of [e.tinypmId, e.targetId])
+      if (id !== undefined) failures.set(itemKey(e.kind, id), { code: e.code, message: e.message });
+  }
   const estimated = estimateRunWrites(run.plan.actions, run.targetSystem);
   const dryRun = run.dryRun;
   const titles = storyTitles(run.plan.actions);

@@ -9,7 +9,8 @@ import type { RunJobOptions } from "../run-options.js";
 import type { RunSummary } from "../events.js";
 import { isFatal } from "./fatal.js";
 import { linkRecord } from "../plan/links.js";
-import { actionBucket, type CreateAction, type Plan, type PlanAction } from "../plan/plan-types.js";
+import type { CreateAction, Plan, PlanAction } from "../plan/plan-types.js";
+import { actionIds, actionKey, count, plannedOutcome } from "../outcome.js";
 import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot } from "../plan/snapshot.js";
 
 /**
@@ -32,7 +33,7 @@ export async function applyPlan(
     size: group.size,
     maxWaitMs: group.maxWaitMs,
     onRefused: async (c, error) => {
-      refused.add(itemKey(c.action));
+      refused.add(actionKey(c.action));
       summary.created--;
       summary.failed++;
       await park(ctx, c.action, error, parked);
@@ -48,12 +49,6 @@ export async function applyPlan(
     throw error;
   }
   await confirms.flush();
-}
-
-/** `kind:id` of an action's item (its tinyPM id when it has one). */
-function itemKey(action: PlanAction): string {
-  const { tinypmId, targetId } = ids(action);
-  return `${action.kind}:${tinypmId ?? targetId ?? ""}`;
 }
 
 async function applyActions(
@@ -78,7 +73,7 @@ async function applyActions(
     const action = actions[i];
     if (action === undefined) break;
     if (action.type === "skip") {
-      summary.unchanged++;
+      count(summary, plannedOutcome(action));
       i++;
       continue;
     }
@@ -139,9 +134,9 @@ async function settle(
   refused: ReadonlySet<string>,
 ): Promise<void> {
   if (error === undefined) {
-    summary[actionBucket(action)]++;
+    count(summary, plannedOutcome(action));
     // Its create's confirmation was refused meanwhile: parked then, not to be cleared now.
-    if (refused.has(itemKey(action))) return;
+    if (refused.has(actionKey(action))) return;
     await clearParked(ctx, action, parked);
   } else {
     summary.failed++;
@@ -219,22 +214,6 @@ async function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkI
   );
 }
 
-function ids(action: PlanAction): { tinypmId?: string | undefined; targetId?: string | undefined } {
-  switch (action.type) {
-    case "create":
-      return action.toSide === "target"
-        ? { tinypmId: action.source.id }
-        : { targetId: action.source.id };
-    case "update":
-    case "delete":
-      return { tinypmId: action.link.tinypmId, targetId: action.link.targetId };
-    case "adopt":
-      return { tinypmId: action.tinypmItem.id, targetId: action.targetItem.id };
-    case "skip":
-      return { tinypmId: action.tinypmId, targetId: action.targetId };
-  }
-}
-
 /** `kind:id` of either side's id of every item the job has parked now. */
 async function parkedItems(ctx: EngineContext): Promise<Set<string>> {
   const parked = new Set<string>();
@@ -251,7 +230,7 @@ async function park(
   error: unknown,
   parked: Set<string>,
 ): Promise<void> {
-  const { tinypmId, targetId } = ids(action);
+  const { tinypmId, targetId } = actionIds(action);
   // Before the write: should it land and the call still fail, the clear is still tried.
   if (tinypmId !== undefined) parked.add(`${action.kind}:${tinypmId}`);
   if (targetId !== undefined) parked.add(`${action.kind}:${targetId}`);
@@ -262,12 +241,19 @@ async function park(
     runId: ctx.runId,
     job: ctx.job.name,
     kind: action.kind,
-    ...ids(action),
+    ...actionIds(action),
     side,
     code,
     message,
   });
-  ctx.emit({ type: "failed", kind: action.kind, title: action.title, code, message });
+  ctx.emit({
+    type: "failed",
+    kind: action.kind,
+    title: action.title,
+    ...actionIds(action),
+    code,
+    message,
+  });
 }
 
 async function clearParked(
@@ -275,7 +261,7 @@ async function clearParked(
   action: PlanAction,
   parked: Set<string>,
 ): Promise<void> {
-  const { tinypmId, targetId } = ids(action);
+  const { tinypmId, targetId } = actionIds(action);
   const id = tinypmId ?? targetId;
   if (id === undefined) return;
   // The state clears the failures naming `id` on either side: so is it known here.

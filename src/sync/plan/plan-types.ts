@@ -169,28 +169,6 @@ export interface Plan {
   readonly actions: readonly PlanAction[];
 }
 
-/** An action's counted outcome for the summary of architecture.md. */
-export function actionBucket(
-  action: PlanAction,
-): "created" | "updated" | "unchanged" | "conflicts" | "deleted" {
-  switch (action.type) {
-    case "create":
-      return "created";
-    case "adopt":
-      return "updated";
-    case "delete":
-      return "deleted";
-    case "skip":
-      return "unchanged";
-    case "update":
-      return hasWrites(action)
-        ? "updated"
-        : action.conflicts.some((c) => c.resolution === "parked")
-          ? "conflicts"
-          : "unchanged";
-  }
-}
-
 /** Whether an update writes anything. */
 export function hasWrites(a: UpdateAction): boolean {
   return (

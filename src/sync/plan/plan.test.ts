@@ -5,7 +5,8 @@ import { compileMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
 import type { ConflictPolicy, Direction } from "./merge.js";
 import { planJob } from "./plan.js";
-import { actionBucket, type LinkView, type PlanAction } from "./plan-types.js";
+import type { LinkView, PlanAction } from "./plan-types.js";
+import { plannedOutcome } from "../outcome.js";
 import type { PlanInput } from "./plan-input.js";
 import { targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
@@ -272,7 +273,7 @@ describe("planJob", () => {
     const same = story("1", { title: "Same on both" });
     const [a] = plan({ ...linked, tinypm: [same], target: [copyOf(same, "101")] });
     expect(a).toMatchObject({ type: "update", tinypmSet: {}, targetSet: {}, conflicts: [] });
-    expect(a && actionBucket(a)).toBe("unchanged");
+    expect(a && plannedOutcome(a)).toBe("unchanged");
   });
 
   it("names a story gone from tinyPM by its title at the last sync when the issue was not read", () => {
@@ -311,7 +312,7 @@ describe("planJob", () => {
   it("parks a conflict with both values and the base", () => {
     const [a] = plan(both);
     expect(a?.type).toBe("update");
-    expect(a && actionBucket(a)).toBe("conflicts");
+    expect(a && plannedOutcome(a)).toBe("conflict");
     expect(a?.type === "update" ? a.conflicts : []).toEqual([
       {
         field: "title",

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTarget, createTinypm } from "../../src/adapters/registry.js";
+import { RunSummaryJson, StatusJson } from "../../src/cli/json-output.js";
+import type { Tracker } from "../../src/core/tracker.js";
+import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { runCliProcess } from "./spawn.js";
+
+/**
+ * The run that parks a conflict says so, whatever else it wrote: a story's title and colour
+ * changed in tinyPM and its title changed on the target make one item with a written colour and
+ * a parked title. `plan`, `sync --json`, the exit code and `status` all count it as a conflict,
+ * on the run that parks it — not only on the next one.
+ */
+let servers: Servers;
+let config: string;
+const tmp = tempDir();
+
+beforeAll(async () => {
+  servers = await startServers();
+  config = writeConfig(tmp.dir, servers);
+}, 60_000);
+afterAll(async () => {
+  await servers.close();
+  tmp.cleanup();
+});
+
+const cli = (...args: string[]) =>
+  runCliProcess([...args, "--config", config], { env: { ...servers.env } });
+
+function targetOf(job: "gh" | "jr"): Tracker {
+  return job === "gh"
+    ? createTarget({
+        type: "github",
+        tokenEnv: "GITHUB_TOKEN",
+        importApi: false,
+        baseUrl: servers.github.url,
+        owner: servers.github.owner,
+        repo: servers.github.repo,
+        token: servers.github.token,
+      })
+    : createTarget({
+        type: "jira",
+        emailEnv: "JIRA_EMAIL",
+        tokenEnv: "JIRA_TOKEN",
+        baseUrl: servers.jira.url,
+        project: servers.jira.projectKey,
+        email: servers.jira.email,
+        token: servers.jira.token,
+      });
+}
+
+describe.each([
+  ["gh", "1"],
+  ["jr", "2"],
+] as const)("job %s: a conflict parked beside a written field", (job, storyId) => {
+  it("exits 4 with conflicts: 1 in plan, --json and status, on the run that parks it", async () => {
+    expect(await cli("migrate", "--job", job, "--log-level", "warn")).toMatchObject({ code: 0 });
+    const tinypm = createTinypm({
+      baseUrl: servers.tinypm.url,
+      token: servers.tinypm.token,
+      projectId: 1,
+    });
+    const target = targetOf(job);
+    try {
+      const story = await tinypm.get({ kind: "story", id: storyId });
+      const copy = await target.findByMarker({
+        job,
+        origin: "tinypm",
+        originKind: "story",
+        originId: storyId,
+      });
+      if (story === undefined || copy === undefined) throw new Error(`story ${storyId} missing`);
+      const color = story.color === "RED" ? "GREEN" : "RED";
+      await tinypm.update(
+        { kind: "story", id: storyId },
+        { set: { title: "Title in tinyPM", color }, base: story },
+      );
+      await target.update({ kind: "story", id: copy.id }, { set: { title: "Title on target" } });
+
+      const plan = await cli("plan", "--job", job, "--format", "json", "--log-level", "warn");
+      expect(plan.code).toBe(0);
+      const planned = JSON.parse(plan.stdout) as {
+        summary: RunSummaryJson["summary"];
+        items: { action: string; tinypmId?: string }[];
+      };
+      expect(planned.summary).toMatchObject({ conflicts: 1, updated: 0, failed: 0 });
+      expect(planned.items.filter((i) => i.action === "conflict").map((i) => i.tinypmId)).toEqual([
+        storyId,
+      ]);
+
+      const sync = await cli("sync", "--job", job, "--json", "--log-level", "warn");
+      expect(sync.code).toBe(4);
+      const ran = RunSummaryJson.parse(JSON.parse(sync.stdout));
+      expect(ran.summary).toEqual(planned.summary);
+      // The colour was written all the same; the title waits for a person.
+      expect((await target.get({ kind: "story", id: copy.id }))?.title).toBe("Title on target");
+      expect((await tinypm.get({ kind: "story", id: storyId }))?.title).toBe("Title in tinyPM");
+
+      const status = StatusJson.parse(JSON.parse((await cli("status", "--json")).stdout));
+      const mine = status.jobs.find((j) => j.job === job);
+      expect(mine?.conflicts.map((c) => [c.tinypmId, c.field])).toEqual([[storyId, "title"]]);
+      const last = mine?.lastRuns.find((r) => r.id === ran.runId);
+      expect(last).toMatchObject({ outcome: "partial", exitCode: 4 });
+      expect(last?.counts.conflicts).toBe(1);
+
+      // Still open on the next run: counted again, exit 4 again, nothing written.
+      const again = await cli("sync", "--job", job, "--json", "--log-level", "warn");
+      expect(again.code).toBe(4);
+      expect(RunSummaryJson.parse(JSON.parse(again.stdout)).summary).toMatchObject({
+        conflicts: 1,
+        updated: 0,
+      });
+    } finally {
+      await Promise.allSettled([tinypm.close(), target.close()]);
+    }
+  }, 120_000);
+});
