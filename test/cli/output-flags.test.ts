@@ -119,7 +119,7 @@ describe("status", () => {
     const r = await cli("status", "--json");
     const status = StatusJson.parse(JSON.parse(r.stdout));
     const gh = status.jobs.find((j) => j.job === "gh");
-    expect(gh?.lastRuns[0]).toMatchObject({ mode: "sync", outcome: "ok", exitCode: 4 });
+    expect(gh?.lastRuns[0]).toMatchObject({ mode: "sync", outcome: "partial", exitCode: 4 });
     expect(gh?.lastRuns[0]?.durationMs).toBeGreaterThanOrEqual(0);
     expect(gh?.lastSuccess).toMatchObject({ mode: "migrate", exitCode: 0 });
     expect(gh?.running).toBeNull();

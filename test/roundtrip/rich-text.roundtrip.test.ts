@@ -239,8 +239,9 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
       // The heading is on Jira; the table, with its mention cell, is exactly as Jira held it.
       const v2 = { ...before[heading], content: [{ type: "text", text: "Rollout plan v2" }] };
       expect(await stored()).toEqual(replaced(before, heading, v2));
-      // The item is updated (it was written) and its conflict reported, naming the cell only.
-      expect(report.summary).toMatchObject({ updated: 1, failed: 0 });
+      // The item was written and its conflict reported, naming the cell only. It is counted
+      // once, as a conflict: it waits for a person, and the run says so (src/sync/outcome.ts).
+      expect(report.summary).toMatchObject({ conflicts: 1, updated: 0, failed: 0 });
       const reported = report.events.flatMap((e) => (e.type === "conflict" ? e.conflicts : []));
       expect(reported.map((r) => [r.field, r.resolution, r.units?.map((u) => u.where)])).toEqual([
         ["description", "parked", [`block ${table + 1}, row 2, cell 2`]],
