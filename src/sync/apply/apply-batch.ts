@@ -2,6 +2,7 @@ import { RateLimitError, SyncError } from "../../core/errors.js";
 import { isAmbiguous } from "../../queue/retry.js";
 import { createOne, finishCreate, type PreparedCreate } from "./apply-create.js";
 import { call, type EngineContext } from "../context.js";
+import { eachConcurrently } from "./concurrent.js";
 import { isFatal } from "./fatal.js";
 
 /**
@@ -24,8 +25,10 @@ export async function applyCreateBatch(
     idempotent: false,
     run: () => ctx.target.createMany(batch.map((p) => p.draft)),
   }).catch((error: unknown) => batch.map(() => asError(error)));
-  const out: (Error | undefined)[] = [];
-  for (const [i, p] of batch.entries()) {
+  // Each item's follow-ups (its finish, or its lookup and create on its own) run concurrently:
+  // the items are independent, and the request gate decides how many requests go at once.
+  const out: (Error | undefined)[] = batch.map(() => undefined);
+  await eachConcurrently(batch, async (p, i) => {
     const result = results[i] ?? new Error("the bulk create gave no answer for this item");
     try {
       if (!(result instanceof Error)) await finishCreate(ctx, p, result, false);
@@ -34,12 +37,11 @@ export async function applyCreateBatch(
         await ctx.state.dropIntent(p.intentId);
         throw result;
       }
-      out.push(undefined);
     } catch (error) {
       if (isFatal(error)) throw error;
-      out.push(asError(error));
+      out[i] = asError(error);
     }
-  }
+  });
   return out;
 }
 

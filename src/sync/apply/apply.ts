@@ -1,12 +1,13 @@
 import { SyncError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import { applyCreate } from "./apply-create.js";
-import { applyCreateRun, createRun } from "./create-run.js";
+import { applyCreateRun, createRun, type CreateRunHooks } from "./create-run.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import { confirmGroup } from "./confirm-group.js";
 import type { EngineContext } from "../context.js";
 import type { RunJobOptions } from "../run-options.js";
 import type { RunSummary } from "../events.js";
+import { eachConcurrently } from "./concurrent.js";
 import { isFatal } from "./fatal.js";
 import { linkRecord } from "../plan/links.js";
 import type { CreateAction, Plan, PlanAction } from "../plan/plan-types.js";
@@ -83,7 +84,7 @@ async function applyActions(
     const bulkSize = ctx.target.capabilities.bulkCreate;
     const run = createRun(actions, i, bulkSize);
     if (run.length > 1) {
-      await applyCreateRun(ctx, run, bulkSize > 1, {
+      const hooks: CreateRunHooks = {
         reached: () => {
           ctx.emit({ type: "progress", phase: "apply", done: done++, total });
         },
@@ -92,23 +93,69 @@ async function applyActions(
           await park(ctx, a, error, parked);
         },
         settle: (a, error) => settle(ctx, summary, a, error, parked, refused),
-      });
+      };
+      // Runs go one after the other: the target numbers items in the plan's order (Jira keys,
+      // GitHub issue numbers), and a run's drafts expect what the runs before it answered
+      // (create-marker.ts). Within a bulk run, each item's follow-ups go concurrently.
+      await applyCreateRun(ctx, run, bulkSize > 1, hooks);
       i += run.length;
       continue;
     }
-    ctx.emit({ type: "progress", phase: "apply", done: done++, total });
-    try {
-      const claimedBy = await applyOne(ctx, action);
-      if (claimedBy !== undefined && action.type === "create")
-        leftToOtherJob(ctx, summary, action, claimedBy);
-      else await settle(ctx, summary, action, undefined, parked, refused);
-    } catch (error) {
-      if (isFatal(error)) throw error;
-      await settle(ctx, summary, action, error, parked, refused);
+    const one = async (action: Exclude<PlanAction, { type: "skip" }>): Promise<void> => {
+      enter(action);
+      ctx.emit({ type: "progress", phase: "apply", done: done++, total });
+      try {
+        const claimedBy = await applyOne(ctx, action);
+        if (claimedBy !== undefined && action.type === "create")
+          leftToOtherJob(ctx, summary, action, claimedBy);
+        else await settle(ctx, summary, action, undefined, parked, refused);
+      } catch (error) {
+        if (isFatal(error)) throw error;
+        await settle(ctx, summary, action, error, parked, refused);
+      }
+    };
+    // Updates and re-links of linked items are independent of each other (one writer per
+    // item): they go concurrently, the request gate deciding how many requests are in flight.
+    // Creates (a story before its tasks, issue numbers in tinyPM's order) and deletions (a
+    // story's removal takes its sub-tasks along on Jira) keep the plan's order.
+    const group = independentRun(actions, i);
+    if (group.length > 0) {
+      for (const a of group.skipped) count(summary, plannedOutcome(a));
+      await eachConcurrently(group.actions, one);
+      i += group.length;
+      continue;
     }
+    await one(action);
     i++;
   }
   if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
+}
+
+/**
+ * The actions from `start` on that may go concurrently: updates and re-links (skips among them
+ * are counted as they stand), up to the first create or deletion. `length` is how many of the
+ * plan's actions it spans.
+ */
+function independentRun(
+  actions: readonly PlanAction[],
+  start: number,
+): {
+  actions: Extract<PlanAction, { type: "update" | "adopt" }>[];
+  skipped: Extract<PlanAction, { type: "skip" }>[];
+  length: number;
+} {
+  const out: Extract<PlanAction, { type: "update" | "adopt" }>[] = [];
+  const skipped: Extract<PlanAction, { type: "skip" }>[] = [];
+  let i = start;
+  for (; i < actions.length; i++) {
+    const a = actions[i];
+    if (a?.type === "update" || a?.type === "adopt") out.push(a);
+    else if (a?.type === "skip") skipped.push(a);
+    else break;
+  }
+  return out.length > 1
+    ? { actions: out, skipped, length: i - start }
+    : { actions: [], skipped: [], length: 0 };
 }
 
 /** The phase an action belongs to, in words: `creating stories`, `updating tasks`… */

@@ -1,0 +1,143 @@
+// The write rate a migration reaches under real latency, as a user runs it: the built CLI's
+// `migrate` (its default limits) against the bundled servers started as their own processes, the
+// target with `--faults latency=200` (200 ms added to every request).
+// - Jira: BENCH_APPLY_STORIES stories (default 40) with 3 tasks and 1 comment each (160 items)
+//   into `sandbox jira`; the default limits allow 1,200 writes/min (20/s) with 4 requests in
+//   flight. Figures: wall time of the migrate, the sandbox's writes, writes per second over the
+//   whole migrate and over the apply (the sandbox's first write to its last, polled every 50 ms),
+//   and that rate as a share of the 20/s the limits allow (#30's goal: ≥ 90 %).
+// Usage: npm run bench -- apply-rate
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+const STORIES = Number(process.env.BENCH_APPLY_STORIES ?? 40);
+const LATENCY = Number(process.env.BENCH_APPLY_LATENCY ?? 200);
+const CLI = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const MAPPINGS = new URL("../mappings/", import.meta.url).pathname;
+
+/** Starts a bundled server as its own process; resolves with its printed lines once listening. */
+function startServer(args, lines) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "ignore"] });
+  const out = [];
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.on("line", (line) => {
+      out.push(line);
+      if (out.length === lines) resolve({ child, lines: out });
+    });
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+const value = (lines, key) =>
+  lines.find((l) => l.startsWith(`${key}: `))?.slice(key.length + 2) ?? "";
+
+function runCli(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), "tps-bench-apply-"));
+  const tinypm = await startServer(
+    ["reference-server", "--generate", `stories=${STORIES},tasks=3,comments=1`],
+    2,
+  );
+  const jira = await startServer(["sandbox", "jira", "--faults", `latency=${LATENCY}`], 4);
+  try {
+    const jiraUrl = jira.lines[0].split(" listening on ")[1];
+    const config = {
+      tinypm: { baseUrl: tinypm.lines[0].split(" listening on ")[1], tokenEnv: "TINYPM_TOKEN" },
+      targets: {
+        jira: {
+          type: "jira",
+          baseUrl: jiraUrl,
+          project: value(jira.lines, "project"),
+          emailEnv: "JIRA_EMAIL",
+          tokenEnv: "JIRA_TOKEN",
+        },
+      },
+      jobs: [
+        {
+          name: "jr",
+          tinypmProject: 1,
+          target: "jira",
+          mapping: join(MAPPINGS, "jira.yaml"),
+          direction: "both",
+        },
+      ],
+      state: { path: join(dir, "state.db") },
+    };
+    const file = join(dir, "config.json");
+    writeFileSync(file, JSON.stringify(config));
+    const env = {
+      TINYPM_TOKEN: value(tinypm.lines, "token"),
+      JIRA_TOKEN: value(jira.lines, "token"),
+      JIRA_EMAIL: value(jira.lines, "email"),
+    };
+    const writesNow = async () =>
+      (await (await fetch(`${jiraUrl}/_sandbox/stats`)).json()).writes ?? 0;
+    const before = await writesNow();
+    const started = performance.now();
+    // The apply's window: from the first write the sandbox counted to the last (polled).
+    let first;
+    let last;
+    let seen = before;
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const w = await writesNow();
+        if (w > seen) {
+          first ??= performance.now();
+          last = performance.now();
+          seen = w;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const migrate = await runCli(
+      ["migrate", "--config", file, "--job", "jr", "--json", "--log-level", "warn"],
+      env,
+    );
+    polling = false;
+    await poll;
+    const seconds = (performance.now() - started) / 1000;
+    if (migrate.code !== 0) throw new Error(`migrate exited ${migrate.code}: ${migrate.stderr}`);
+    const result = JSON.parse(migrate.stdout);
+    const writes = (await writesNow()) - before;
+    const rate = writes / seconds;
+    // The first write is counted once answered: its own latency belongs to the window.
+    const applySeconds = (last - first) / 1000 + LATENCY / 1000;
+    const applyRate = writes / applySeconds;
+    return {
+      figures: {
+        "jira: items created": result.summary.created,
+        "jira: migrate wall time (s)": Number(seconds.toFixed(1)),
+        "jira: writes": writes,
+        "jira: reads": result.apiCalls.jira?.reads ?? 0,
+        "jira: writes per second (whole migrate)": Number(rate.toFixed(1)),
+        "jira: apply window, first write to last (s)": Number(applySeconds.toFixed(1)),
+        "jira: writes per second (apply)": Number(applyRate.toFixed(1)),
+        "jira: share of the 20 writes/s the limits allow (apply)": `${Math.round((applyRate / 20) * 100)} %`,
+      },
+      targets: { "jira: share of 20 writes/s (apply)": "≥ 90 % (#30)" },
+    };
+  } finally {
+    tinypm.child.kill("SIGTERM");
+    jira.child.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
