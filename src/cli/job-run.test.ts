@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../log/logger.js";
 import { logEvent } from "./job-run.js";
 
@@ -15,7 +15,14 @@ function memoryLog(): {
 }
 
 describe("logEvent for waits", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("logs one line when a wait starts and one when it ends, in words", () => {
+    // A fixed clock: the line counts down from the moment it is logged, so a real one read a
+    // second after `until` was set (a loaded machine) made it 49 min 59 s.
+    vi.useFakeTimers({ now: new Date(2026, 10, 24, 13, 15, 0) });
     const { log, lines } = memoryLog();
     const until = Date.now() + 50 * 60_000;
     logEvent(log, {
@@ -35,9 +42,7 @@ describe("logEvent for waits", () => {
       until: new Date(until).toISOString(),
       operation: "POST /repos/o/r/issues",
     });
-    expect(start?.msg).toMatch(
-      /^waiting for GitHub's hourly limit · resumes \d\d:\d\d \(in 50 min 0 s\)$/,
-    );
+    expect(start?.msg).toBe("waiting for GitHub's hourly limit · resumes 14:05 (in 50 min 0 s)");
     expect(end).toMatchObject({ level: 30, system: "github", waitedMs: 3_000_000 });
     expect(end?.msg).toBe("GitHub: waited 50 min 0 s; resuming");
   });

@@ -54,8 +54,9 @@ async function startInHourlyWait(config: string): Promise<CliProcess> {
     { env: servers.env },
   );
   const writes = (o: { stderr: string }): number => o.stderr.split('"method":"POST"').length - 1;
-  await waitForOutput(run, (o) => writes(o) >= 2);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Until the run says it waits (a fixed pause could end before the wait began on a loaded
+  // machine, and the signal then met another moment of the run than the one under test).
+  await waitForOutput(run, (o) => o.stderr.includes("waiting for GitHub's hourly limit"));
   // Still two: the third write waits for the hourly window (about an hour).
   expect(writes(run.output())).toBe(2);
   expect(run.output().stderr).not.toContain("run finished");

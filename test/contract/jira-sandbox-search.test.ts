@@ -85,8 +85,18 @@ describe("the Jira sandbox: /rest/api/3/search/jql", () => {
     expect(await keysOf(`parent = ${keys[0]!}`)).toEqual([sub.key]);
     expect(await keysOf(`project = WID AND updated >= "2000/01/01 00:00"`)).toHaveLength(4);
     expect(await keysOf(`project = WID AND updated >= "2999/01/01 00:00"`)).toEqual([]);
-    expect(await keysOf(`project = WID AND updated >= ${Date.now() + 60_000}`)).toEqual([]);
-    expect(await keysOf(`project = WID AND updated >= ${Date.now() - 60_000}`)).toHaveLength(4);
+    // Epoch bounds from the issues' own change times, not from this host's clock a minute
+    // either side (which held only while the test ran within that minute).
+    const found = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+      jql: "project = WID",
+      fields: ["updated"],
+    });
+    const stamps = (found.issues ?? []).map((i) => Date.parse(i.fields.updated));
+    expect(stamps).toHaveLength(4);
+    const newest = Math.max(...stamps);
+    expect(await keysOf(`project = WID AND updated >= ${newest + 1}`)).toEqual([]);
+    expect(await keysOf(`project = WID AND updated >= ${newest}`)).toHaveLength(1);
+    expect(await keysOf(`project = WID AND updated >= ${Math.min(...stamps)}`)).toHaveLength(4);
   });
 
   it("refuses unbounded JQL with 400", async () => {

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { writeFileSync } from "node:fs";
@@ -81,6 +81,24 @@ function run(command: string, args: string[]): void {
       `${command} ${args.join(" ")} failed (${String(r.status ?? r.signal)}): ${r.stderr}${r.stdout}`,
     );
   }
+}
+
+/**
+ * `run`, without blocking this process while the command runs. Stopping or starting the server
+ * takes a while; frozen meanwhile, the code under test never saw its connections close (as it
+ * would in a real outage) and could take a connection the server had ended for a live one.
+ */
+function runAwaited(command: string, args: string[]): Promise<void> {
+  const [cmd, full] = asServerUser(command, args);
+  return new Promise((resolve, reject) => {
+    execFile(cmd, full, { encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error === null) resolve();
+      else
+        reject(
+          new Error(`${command} ${args.join(" ")} failed (${error.message}): ${stderr}${stdout}`),
+        );
+    });
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -223,17 +241,15 @@ export async function startPostgres(): Promise<PostgresServer> {
       return url(name);
     },
     async pause(): Promise<void> {
-      run(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"]);
-      return Promise.resolve();
+      await runAwaited(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"]);
     },
     async start(): Promise<void> {
       // Restart on the same port so the URLs given out stay valid.
-      run(pgCtl, [
+      await runAwaited(pgCtl, [
         ...["-D", data, "-l", join(folder, "server.log"), "-w", "-t", "60", "start"],
         "-o",
         `-c listen_addresses=127.0.0.1 -p ${port} -k ${folder} -c fsync=off -c max_connections=200`,
       ]);
-      return Promise.resolve();
     },
     async stop(): Promise<void> {
       process.removeListener("exit", stopNow);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AuthError,
   NotFoundError,
@@ -70,11 +70,16 @@ describe("toSyncError", () => {
   });
 
   it("falls back to X-RateLimit-Reset when Retry-After is missing", () => {
-    const reset = new Date(Date.now() + 60_000).toISOString();
-    const error = toSyncError(httpError(429, {}, { "x-ratelimit-reset": reset }), ctx);
-    const wait = error instanceof RateLimitError ? error.retryAfterMs : 0;
-    expect(wait).toBeGreaterThan(50_000);
-    expect(wait).toBeLessThanOrEqual(60_000);
+    // A fixed clock: the wait is the reset's distance from the moment the error is read.
+    vi.useFakeTimers({ now: Date.UTC(2026, 10, 24, 13, 15, 0) });
+    try {
+      const reset = new Date(Date.now() + 60_000).toISOString();
+      const error = toSyncError(httpError(429, {}, { "x-ratelimit-reset": reset }), ctx);
+      const wait = error instanceof RateLimitError ? error.retryAfterMs : 0;
+      expect(wait).toBe(60_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("treats connection errors as transient unavailability", () => {

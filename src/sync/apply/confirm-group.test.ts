@@ -50,16 +50,49 @@ async function created(id: string, targetId?: string): Promise<PendingConfirm> {
 const none = (): Promise<void> => Promise.resolve();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `inner`, whose transactions the test can wait for: a background commit is awaited as such,
+ * where polling for its links a bounded number of times failed on a slow enough machine.
+ */
+function watchCommits(inner: StateStore): {
+  store: StateStore;
+  /** Resolves once the `n`th transaction (from 1) has ended, committed or not. */
+  ended: (n: number) => Promise<void>;
+} {
+  const ends: Promise<unknown>[] = [];
+  let began = (): void => undefined;
+  const store = new Proxy(inner, {
+    get(target, name, receiver) {
+      if (name !== "transaction") return Reflect.get(target, name, receiver) as unknown;
+      return (work: Parameters<StateStore["transaction"]>[0]) => {
+        const end = target.transaction(work);
+        ends.push(end.catch(() => undefined));
+        began();
+        return end;
+      };
+    },
+  });
+  const ended = async (n: number): Promise<void> => {
+    while (ends.length < n)
+      await new Promise<void>((resolve) => {
+        began = resolve;
+      });
+    await ends[n - 1];
+  };
+  return { store, ended };
+}
+
 describe("group commit of create confirmations", () => {
   it("buffers until the group is full, then commits it whole without waiting for a flush", async () => {
-    const group = confirmGroup(state, { size: 3, maxWaitMs: 60_000, onRefused: none });
+    const { store, ended } = watchCommits(state);
+    const group = confirmGroup(store, { size: 3, maxWaitMs: 60_000, onRefused: none });
     await group.add(await created("1"));
     await group.add(await created("2"));
     expect(await state.countLinks("w")).toBe(0);
     expect(await state.pendingIntents("w")).toHaveLength(2);
     await group.add(await created("3"));
     // The full group commits in the background: no flush, no timer (maxWaitMs is a minute).
-    for (let i = 0; i < 200 && (await state.countLinks("w")) < 3; i++) await sleep(10);
+    await ended(1);
     expect(await state.countLinks("w")).toBe(3);
     expect(await state.pendingIntents("w")).toEqual([]);
     await group.add(await created("4"));
@@ -127,9 +160,10 @@ describe("group commit of create confirmations", () => {
   });
 
   it("commits a group whose oldest confirmation waited maxWaitMs, without a further call", async () => {
-    const group = confirmGroup(state, { size: 50, maxWaitMs: 20, onRefused: none });
+    const { store, ended } = watchCommits(state);
+    const group = confirmGroup(store, { size: 50, maxWaitMs: 20, onRefused: none });
     await group.add(await created("1"));
-    for (let i = 0; i < 200 && (await state.countLinks("w")) === 0; i++) await sleep(10);
+    await ended(1);
     expect(await state.countLinks("w")).toBe(1);
     expect(await state.pendingIntents("w")).toEqual([]);
   });
