@@ -77,7 +77,8 @@ describe.each([
       );
       await target.update({ kind: "story", id: copy.id }, { set: { title: "Title on target" } });
 
-      const plan = await cli("plan", "--job", job, "--format", "json", "--log-level", "warn");
+      // \`--json\`, as \`migrate\` and \`sync\` take it: the report as JSON.
+      const plan = await cli("plan", "--job", job, "--json", "--log-level", "warn");
       expect(plan.code).toBe(0);
       const planned = JSON.parse(plan.stdout) as {
         summary: RunSummaryJson["summary"];

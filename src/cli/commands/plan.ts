@@ -10,6 +10,7 @@ interface PlanFlags extends JobCommandFlags {
   job: string;
   migrate?: boolean;
   detailedExitcode?: boolean;
+  json?: boolean;
 }
 
 /** `plan`: a dry run — what `sync` (or, with --migrate, `migrate`) would do. Writes nothing. */
@@ -23,6 +24,7 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
   configOption(cmd);
   reportOptions(cmd)
     .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`")
+    .option("--json", "the same as --format json (as `migrate`, `sync` and `status` take it)")
     .option(
       "--detailed-exitcode",
       "exit 0 when there is nothing to do, 2 when there are changes, 4 when there are conflicts",
@@ -36,7 +38,7 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
       dryRun: true,
     });
     printRun(ctx, run, {
-      format: flags.format,
+      format: flags.json === true ? "json" : flags.format,
       out: flags.out,
       verbose: flags.verbose,
       estimate: durationEstimator(resolved),
