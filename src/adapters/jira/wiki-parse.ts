@@ -15,13 +15,15 @@ export interface WikiBlock {
   readonly literal: readonly string[];
 }
 
-const HEADING = /^h([1-6])\.\s+(.*)$/;
-const LIST = /^([*#]+|-)\s+(.*)$/;
-const MACRO_OPEN = /^\{(code|noformat|quote|panel)(?::([^}]*))?\}(.*)$/;
+// `[^\n]` rather than `.`: lines may end in `\r` (CRLF text), which `.` does not match.
+const HEADING = /^h([1-6])\.\s+([^\n]*)$/;
+const LIST = /^([*#]+|-)\s+([^\n]*)$/;
+const MACRO_OPEN = /^\{(code|noformat|quote|panel)(?::([^}]*))?\}([^\n]*)$/;
 
 /** Parses a wiki document into blocks (empty text → no blocks). */
 export function parseWikiBlocks(wiki: string): WikiBlock[] {
-  const lines = wiki.replace(/\r\n?/g, "\n").split("\n");
+  // CRLF is kept: a `\r` is text, so text written with CRLF reads back exactly.
+  const lines = wiki.split("\n");
   const blocks: WikiBlock[] = [];
   let i = 0;
   while (i < lines.length) {

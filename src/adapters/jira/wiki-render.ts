@@ -125,8 +125,9 @@ function inline(nodes: readonly AdfNode[], lost: Set<string>): string {
         out += marked(node.text ?? "", node.marks ?? [], nodes[i - 1], nodes[i + 1], lost);
         break;
       case "hardBreak":
-        // A newline that would leave an empty line (which ends a paragraph) is written `\\`.
-        out += out === "" || out.endsWith("\n") || i === nodes.length - 1 ? "\\\\" : "\n";
+        // A newline that would leave a blank line (which ends a paragraph) is written `\\`.
+        out +=
+          (out.split("\n").at(-1) ?? "").trim() === "" || i === nodes.length - 1 ? "\\\\" : "\n";
         break;
       case "mention": {
         const id = typeof node.attrs?.id === "string" ? node.attrs.id : "";
