@@ -32,7 +32,7 @@ interface AxiosLike {
 function axiosOf(client: object): AxiosLike | undefined {
   const instance = (client as { instance?: unknown }).instance;
   const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
-  return ok && "interceptors" in (instance) ? (instance as AxiosLike) : undefined;
+  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
 }
 
 const FAILED_LOGIN = new Set(["AUTHENTICATED_FAILED", "AUTHENTICATION_DENIED"]);
