@@ -16,7 +16,7 @@ describe("Jira adapter on Data Center", () => {
   });
   afterAll(() => sandbox.close());
 
-  it("fails a read with a refused PAT as an authentication error", async () => {
+  it("fails a read with a refused PAT as an authentication error, even on a 200 served as anonymous", async () => {
     const tracker = createTarget({ ...jiraSandboxConnection(sandbox), token: "not-the-pat" });
     try {
       const read = async (): Promise<number> => {
@@ -25,6 +25,8 @@ describe("Jira adapter on Data Center", () => {
         return n;
       };
       await expect(read()).rejects.toBeInstanceOf(AuthError);
+      // The field list answered 200 to the refused token (as anonymous): only its header told.
+      expect(sandbox.stats().byStatus).toMatchObject({ "200": 1 });
     } finally {
       await tracker.close();
     }

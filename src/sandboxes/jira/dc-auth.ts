@@ -38,7 +38,9 @@ export function dcAnonymousReply(auth: DcAuth, method: string, path: string): Re
       "Basic authentication is disabled on this Jira Data Center site: send a personal access token as 'Authorization: Bearer <token>'.";
     return { status: 401, body: { errorMessages: [message], errors: {} }, headers };
   }
+  // Public to anonymous users: the server's info and the field list (still marked, when refused).
   if (method === "GET" && rest === "serverInfo") return "serve";
+  if (method === "GET" && rest === "field") return "serve";
   if (rest === "search" && (method === "GET" || method === "POST"))
     return { status: 200, body: EMPTY_SEARCH, headers };
   if (method === "GET" && rest === "project") return { status: 200, body: [], headers };

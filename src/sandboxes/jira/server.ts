@@ -97,8 +97,11 @@ async function answer(
   url: URL,
   deps: ServerDeps,
 ): Promise<Answer> {
+  // A refused PAT on a public endpoint is served as anonymous, marked only by this header.
+  let marked: Record<string, string> = {};
   if (deps.deployment === "datacenter") {
     const auth = dcAuthenticate(req, deps.token);
+    if (auth === "failed") marked = { "x-seraph-loginreason": "AUTHENTICATED_FAILED" };
     const anonymous =
       auth === "ok" ? "serve" : dcAnonymousReply(auth, req.method ?? "GET", url.pathname);
     if (anonymous !== "serve") {
@@ -121,7 +124,8 @@ async function answer(
   const fault = await applyFaults({ req, res, path: url.pathname, faults, stats, writeError });
   if (fault.handled) return undefined;
   const answered = await route(req, url, deps);
-  return { ...answered, truncate: fault.truncate && answered.reply.status !== 405 };
+  const reply = { ...answered.reply, headers: { ...answered.reply.headers, ...marked } };
+  return { ...answered, reply, truncate: fault.truncate && answered.reply.status !== 405 };
 }
 
 async function route(
