@@ -58,8 +58,18 @@ function ok(results, what) {
 
 const per = (calls, items) => (items === 0 ? 0 : Number((calls / items).toFixed(3)));
 
-export async function run() {
-  const sandbox = await startSandboxWorker({ rateLimits: "off" });
+export function run() {
+  return runMigration({ deployment: "cloud", stories: STORIES });
+}
+
+/**
+ * The migration against a Cloud or a Data Center sandbox (jira-dc-migrate.bench.mjs compares
+ * them); on Data Center users are named by login and the token is a PAT.
+ */
+export async function runMigration({ deployment, stories: count }) {
+  const dc = deployment === "datacenter";
+  const user = (login) => (dc ? login : `acc-${login}`);
+  const sandbox = await startSandboxWorker({ rateLimits: "off", deployment });
   // Jira's request gate as the CLI builds it for writes: per-issue windows (20/2 s, 100/30 s).
   // Its counters are the run's calls (the figures below), as in the CLI's reports.
   const gate = createGate({
@@ -72,6 +82,7 @@ export async function run() {
     token: sandbox.token,
     projectKey: sandbox.projectKey,
     gate,
+    deployment,
   });
   try {
     const started = Date.now();
@@ -85,7 +96,7 @@ export async function run() {
         }),
       );
     }
-    const storyDrafts = Array.from({ length: STORIES }, (_, i) => ({
+    const storyDrafts = Array.from({ length: count }, (_, i) => ({
       kind: "story",
       title: `Story ${i + 1}`,
       description: `As a user I want feature ${i + 1}\nso that **it works**.\n\n- step one\n- step two`,
@@ -93,7 +104,7 @@ export async function run() {
       priority: "Medium",
       estimate: (i % 8) + 1,
       iteration: { id: sprints[i % sprints.length].id, name: sprints[i % sprints.length].name },
-      assignees: [{ id: "acc-alice" }],
+      assignees: [{ id: user("alice") }],
       labels: ["bench", `s${i % 10}`],
       marker: { job: "bench", origin: "tinypm", originKind: "story", originId: String(i + 1) },
       metadata: { color: "YELLOW" },
@@ -131,7 +142,7 @@ export async function run() {
       for (let t = 0; t < 2; t++) {
         await tracker.addTimeEntry(
           { kind: "task", id: tasks[i * 3].id },
-          { user: { id: "acc-bob" }, date: "2026-02-03", hours: 1.5, comment: "work" },
+          { user: { id: user("bob") }, date: "2026-02-03", hours: 1.5, comment: "work" },
         );
       }
     });
@@ -141,7 +152,7 @@ export async function run() {
     const stats = await sandbox.stats();
     const items = stories.length + tasks.length + 4 * stories.length;
     return {
-      name: "jira-migrate",
+      name: dc ? "jira-migrate (Data Center)" : "jira-migrate",
       figures: {
         stories: stories.length,
         "sub-tasks": tasks.length,

@@ -64,6 +64,8 @@ export function createTarget(c: TargetConnection): Tracker {
     storyPointsField: c.storyPointsField,
     logger: c.logger,
     gate: c.gate,
+    deployment: c.deployment,
+    caFile: c.caFile,
   });
 }
 

@@ -6,7 +6,8 @@ export function credentialVars(resolved: ResolvedJob, system: string): string[] 
   if (system === "tinypm") return [resolved.tinypm.tokenEnv];
   if (system !== resolved.target.type) return [];
   const t = resolved.target;
-  return t.type === "jira" ? [t.emailEnv, t.tokenEnv] : [t.tokenEnv];
+  if (t.type !== "jira" || t.emailEnv === undefined) return [t.tokenEnv];
+  return [t.emailEnv, t.tokenEnv];
 }
 
 /**

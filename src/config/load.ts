@@ -241,7 +241,9 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
       name: a.job.target,
       token: secret(target.tokenEnv, [...targetAt, "tokenEnv"]),
       email:
-        target.type === "jira" ? secret(target.emailEnv, [...targetAt, "emailEnv"]) : undefined,
+        target.type === "jira" && target.emailEnv !== undefined
+          ? secret(target.emailEnv, [...targetAt, "emailEnv"])
+          : undefined,
       webhookSecret: optionalSecret(a.opts.env, target.webhookSecretEnv, a.secrets),
     },
     mappingPath: resolve(a.dir, a.job.mapping),

@@ -41,6 +41,15 @@ export function checkConfigRules(file: string, config: ParsedConfig): Validation
       });
     }
   });
+  for (const [name, target] of Object.entries(config.targets)) {
+    if (target.type === "jira" && target.deployment === "cloud" && target.emailEnv === undefined)
+      issues.push({
+        file,
+        path: ["targets", name, "emailEnv"],
+        message:
+          'a Jira Cloud target needs emailEnv (the account email goes with the API token); for Jira Data Center set "deployment": "datacenter"',
+      });
+  }
   if (targetNames.length === 0) {
     issues.push({
       file,

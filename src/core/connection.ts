@@ -28,10 +28,33 @@ export const GithubConnectionSchema = z.strictObject({
 
 export const JiraConnectionSchema = z.strictObject({
   type: z.literal("jira"),
-  baseUrl: z.url().describe("Jira Cloud site (e.g. https://acme.atlassian.net)."),
+  baseUrl: z
+    .url()
+    .describe(
+      "Jira site: Cloud https://acme.atlassian.net, or a Data Center site with its context path (https://jira.example.com/jira).",
+    ),
+  deployment: z
+    .enum(["cloud", "datacenter"])
+    .default("cloud")
+    .describe(
+      "cloud (REST v3, ADF, email + API token), or datacenter (Jira Data Center: REST v2, wiki markup, users by name, a personal access token).",
+    ),
   project: z.string().min(1).describe("Jira project key."),
-  emailEnv: envName.describe("Name of the environment variable holding the Jira account email."),
-  tokenEnv: envName.describe("Name of the environment variable holding the Jira API token."),
+  emailEnv: envName
+    .optional()
+    .describe(
+      "Name of the environment variable holding the Jira account email (Cloud; not used on Data Center).",
+    ),
+  tokenEnv: envName.describe(
+    "Name of the environment variable holding the Jira API token (Cloud) or personal access token (Data Center, sent as Bearer).",
+  ),
+  caFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "PEM file of the CA that signed the site's TLS certificate (self-signed Data Center sites), relative to the working directory.",
+    ),
   boardId: z
     .number()
     .int()
@@ -50,7 +73,9 @@ export type GithubConnection = z.output<typeof GithubConnectionSchema> & {
 };
 
 /** A Jira target as the config describes it, with its resolved email and token. */
-export type JiraConnection = z.output<typeof JiraConnectionSchema> & {
+export type JiraConnection = Omit<z.output<typeof JiraConnectionSchema>, "deployment"> & {
+  /** @default "cloud" */
+  readonly deployment?: "cloud" | "datacenter" | undefined;
   readonly token: string;
   readonly email?: string | undefined;
 };

@@ -6,14 +6,19 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { startWorld, type World } from "./world.js";
 
 describe.each([
-  { target: "github", name: "GitHub" },
-  { target: "jira", name: "Jira" },
-] as const)("round trip tinyPM → $name → tinyPM", ({ target, name }) => {
+  { target: "github", name: "GitHub", deployment: "cloud" },
+  { target: "jira", name: "Jira", deployment: "cloud" },
+  { target: "jira", name: "Jira Data Center", deployment: "datacenter" },
+] as const)("round trip tinyPM → $name → tinyPM", ({ target, name, deployment }) => {
   let world: World;
   let destination: ReferenceServer;
 
   beforeAll(async () => {
-    world = await startWorld({ target, generate: "stories=25,tasks=3,comments=2" });
+    world = await startWorld({
+      target,
+      generate: "stories=25,tasks=3,comments=2",
+      jira: { deployment },
+    });
     destination = await startReferenceServer({ generate: "empty", seed: 1 });
   });
   afterAll(async () => {

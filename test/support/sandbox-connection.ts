@@ -25,5 +25,6 @@ export function jiraSandboxConnection(sandbox: JiraSandbox): TargetConnection {
     project: sandbox.projectKey,
     email: sandbox.email,
     token: sandbox.token,
+    deployment: sandbox.deployment,
   };
 }

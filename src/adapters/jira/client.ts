@@ -1,9 +1,11 @@
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
+import { installDcDialect } from "./dc-transport.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
 
@@ -23,6 +25,13 @@ interface JiraClientOptions {
   readonly logger?: JiraLogger | undefined;
   /** Every request goes through it (limits, per-issue windows, retries, waits). @default ungated */
   readonly gate?: RequestGate | undefined;
+  /**
+   * `datacenter`: the token is a personal access token sent as Bearer, and every call speaks
+   * Data Center's dialect (REST v2, wiki markup, users by name; dc-transport.ts). @default "cloud"
+   */
+  readonly deployment?: "cloud" | "datacenter" | undefined;
+  /** PEM file of the CA that signed the site's certificate (self-signed Data Center sites). */
+  readonly caFile?: string | undefined;
 }
 
 /** The two jira.js clients, seen only inside this file and the calls it makes. */
@@ -54,23 +63,56 @@ export interface JiraClient {
   close(): void;
 }
 
+/** The CA file's PEM text; a missing or unreadable file names itself and the option. */
+function readCa(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `cannot read the Jira CA file ${file} (targets.jira.caFile): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
 export function createJiraClient(options: JiraClientOptions): JiraClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const dc = options.deployment === "datacenter";
   const agents = {
     httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-    httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+    httpsAgent: new https.Agent({
+      keepAlive: true,
+      maxSockets: 16,
+      ...(options.caFile !== undefined && { ca: readCa(options.caFile) }),
+    }),
   };
-  const config = {
-    host: baseUrl,
-    authentication: { basic: { email: options.email, apiToken: options.token } },
-    baseRequestConfig: { timeout: options.timeoutMs ?? 30_000, ...agents },
-  };
+  const timeout = options.timeoutMs ?? 30_000;
+  const config = dc
+    ? {
+        host: baseUrl,
+        baseRequestConfig: {
+          timeout,
+          ...agents,
+          headers: { Authorization: `Bearer ${options.token}` },
+        },
+      }
+    : {
+        host: baseUrl,
+        authentication: { basic: { email: options.email, apiToken: options.token } },
+        baseRequestConfig: { timeout, ...agents },
+      };
+  // Each block's wiki source, shared by both clients (dc-dialect.ts).
+  const wikiSources = new Map<string, string>();
   // jira.js (and its axios) is a third of the CLI's start-up: loaded on the first call, so
   // commands and runs that never talk to Jira do not pay for it.
   let apis: Promise<JiraApis> | undefined;
   const loadApis = async (): Promise<JiraApis> => {
     const { AgileClient, Version3Client } = await import("jira.js");
     const loaded: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
+    if (dc) {
+      installDcDialect(loaded.v3, wikiSources);
+      installDcDialect(loaded.agile, wikiSources);
+    }
     logHttpRequests(loaded.v3, options.logger);
     logHttpRequests(loaded.agile, options.logger);
     return loaded;

@@ -55,6 +55,10 @@ export interface JiraTrackerOptions {
   readonly storyType?: string | undefined;
   readonly subtaskType?: string | undefined;
   readonly timeoutMs?: number | undefined;
+  /** `datacenter`: Jira Data Center (REST v2, wiki markup, users by name, the token a PAT). */
+  readonly deployment?: "cloud" | "datacenter" | undefined;
+  /** PEM file of the CA that signed a self-hosted site's certificate. */
+  readonly caFile?: string | undefined;
 }
 
 function buildContext(options: JiraTrackerOptions): JiraContext {
@@ -69,6 +73,8 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     logger: options.logger,
     timeoutMs: options.timeoutMs,
     gate: options.gate,
+    deployment: options.deployment,
+    caFile: options.caFile,
   });
   const api = createJiraEndpoints(client);
   const settings: JiraSettings = {

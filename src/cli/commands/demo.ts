@@ -31,7 +31,7 @@ interface Sandbox {
   readonly env: Record<string, string>;
 }
 
-async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
+async function startTarget(kind: "github" | "jira", datacenter = false): Promise<Sandbox> {
   // The servers are loaded when the demo runs: every other command starts without them.
   if (kind === "github") {
     const { startGithubSandbox } = await import("../../sandboxes/github/index.js");
@@ -54,7 +54,27 @@ async function startTarget(kind: "github" | "jira"): Promise<Sandbox> {
     };
   }
   const { startJiraSandbox } = await import("../../sandboxes/jira/index.js");
-  const s = await startJiraSandbox({ users: DEMO_USERS });
+  const s = await startJiraSandbox({
+    users: DEMO_USERS,
+    ...(datacenter && { deployment: "datacenter" as const }),
+  });
+  if (datacenter) {
+    // Jira Data Center: users by name (the login), the token a personal access token.
+    return {
+      url: s.url,
+      token: s.token,
+      accounts: new Map(DEMO_USERS.map((login) => [login, login])),
+      close: () => s.close(),
+      env: { JIRA_TOKEN: s.token },
+      target: {
+        type: "jira",
+        deployment: "datacenter",
+        baseUrl: s.url,
+        project: s.projectKey,
+        tokenEnv: "JIRA_TOKEN",
+      },
+    };
+  }
   return {
     url: s.url,
     token: s.token,
@@ -80,28 +100,32 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
   const cmd = program
     .command("demo")
     .description(
-      "run the main job on embedded defaults: local tinyPM and GitHub (or Jira) servers, a migration, an edit on each side, a sync, the report",
+      "run the main job on embedded defaults: local tinyPM and GitHub (or Jira, or Jira Data Center with jira-dc) servers, a migration, an edit on each side, a sync, the report",
     )
     .addOption(
       new Option("--target <target>", "the target sandbox")
-        .choices(["github", "jira"])
+        .choices(["github", "jira", "jira-dc"])
         .default("github"),
     )
     .option("--keep", "leave the servers running afterwards and print their URLs and tokens")
     .option("--stories <n>", "stories in the generated project", "12");
   logOptions(cmd).action(
-    async (flags: { target: "github" | "jira"; keep?: boolean; stories: string } & LogFlags) => {
+    async (
+      flags: { target: "github" | "jira" | "jira-dc"; keep?: boolean; stories: string } & LogFlags,
+    ) => {
+      // `jira-dc`: the Jira job against the Data Center sandbox.
+      const kind = flags.target === "github" ? "github" : "jira";
       const dir = mkdtempSync(join(tmpdir(), "tinypm-sync-demo-"));
       const { startReferenceServer } = await import("../../reference-server/index.js");
       const tinypm = await startReferenceServer({
         generate: `stories=${Number(flags.stories) || 12},tasks=2,comments=1`,
         seed: 7,
       });
-      const target = await startTarget(flags.target);
+      const target = await startTarget(kind, flags.target === "jira-dc");
       try {
-        await demo(ctx, { dir, tinypm, target, kind: flags.target, log: flags });
+        await demo(ctx, { dir, tinypm, target, kind, log: flags });
         if (flags.keep === true) {
-          ctx.stdout.write(keepLines({ dir, tinypm, target, kind: flags.target }));
+          ctx.stdout.write(keepLines({ dir, tinypm, target, kind }));
           await ctx.waitForStop();
         }
       } finally {

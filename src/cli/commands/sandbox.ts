@@ -19,6 +19,8 @@ export interface SandboxFlags {
   readonly users?: string | undefined;
   /** Deliver webhooks here (GitHub or Jira), signed with the secret from `--webhook-secret-env`. */
   readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
+  /** `--deployment cloud|datacenter` (Jira only). */
+  readonly deployment: "cloud" | "datacenter";
 }
 
 /** A started sandbox as the command sees it: the lines it prints and how to stop it. */
@@ -108,11 +110,15 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
     };
   },
   jira: async (flags) => {
-    const { parseRateLimitSpec, startJiraSandbox } = await import("../../sandboxes/jira/index.js");
+    const { parseDcRateLimitSpec, parseRateLimitSpec, startJiraSandbox } =
+      await import("../../sandboxes/jira/index.js");
+    const dc = flags.deployment === "datacenter";
     checkRateLimits(
-      parseRateLimitSpec,
+      dc ? parseDcRateLimitSpec : parseRateLimitSpec,
       flags.rateLimits,
-      "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
+      dc
+        ? "max=100,fill=10/1s"
+        : "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
     );
     const users = flags.users === undefined ? undefined : loadJiraUsers(flags.users);
     const sandbox = await withUsersFile(flags.users, () =>
@@ -120,13 +126,16 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
         ...common(flags),
         ...(users !== undefined && { users }),
         ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+        deployment: flags.deployment,
       }),
     );
     return {
       banner: `Jira sandbox listening on ${sandbox.url}`,
       lines: [
         `token: ${sandbox.token}`,
-        `email: ${sandbox.email}`,
+        ...(dc
+          ? ["deployment: datacenter (REST v2; send the token as 'Authorization: Bearer')"]
+          : [`email: ${sandbox.email}`]),
         `project: ${sandbox.projectKey}`,
         ...usersLine(users),
       ],
@@ -147,6 +156,7 @@ interface RawFlags {
   users?: string;
   webhook?: string;
   webhookSecretEnv?: string;
+  deployment: string;
 }
 
 function parseFlags(
@@ -184,6 +194,10 @@ function parseFlags(
     throw new UsageError("--webhook-secret-env needs --webhook.", {
       hint: "Add --webhook http://127.0.0.1:8787/webhooks/github.",
     });
+  if (raw.deployment !== "cloud" && raw.deployment !== "datacenter")
+    throw new UsageError(`--deployment must be cloud or datacenter, got "${raw.deployment}"`, {
+      hint: "datacenter serves Jira Data Center's REST v2 with personal access tokens.",
+    });
   let webhook: SandboxFlags["webhook"];
   if (raw.webhook !== undefined) {
     if (!/^https?:\/\/\S+$/.test(raw.webhook))
@@ -201,6 +215,7 @@ function parseFlags(
   }
   return {
     webhook,
+    deployment: raw.deployment,
     consistency: raw.consistency,
     host: raw.host,
     port,
@@ -243,6 +258,11 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
       "--users <file>",
       "the sandbox's users from a YAML or JSON file (logins, names, emails and whether they show, who can be assigned)",
     )
+    .option(
+      "--deployment <kind>",
+      "jira only: cloud, or datacenter (REST v2, wiki markup, users by name, Bearer PATs)",
+      "cloud",
+    )
     .action(async (name: string, raw: RawFlags) => {
       const start = SANDBOXES[name];
       if (start === undefined) {
@@ -254,6 +274,10 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
         );
       }
       const flags = parseFlags(raw, ctx.env);
+      if (name !== "jira" && flags.deployment !== "cloud")
+        throw new UsageError(`--deployment is a Jira sandbox option; ${name} has none.`, {
+          hint: "Run `tinypm-sync sandbox jira --deployment datacenter`.",
+        });
       const what = name === "github" ? "The GitHub sandbox" : "The Jira sandbox";
       const sandbox = await listenOn({ what, host: flags.host, port: flags.port }, () =>
         start(flags),

@@ -3,6 +3,7 @@ import { createFaultInjector, parseFaultSpec } from "../../server-kit/faults.js"
 import { startHttpServer } from "../../server-kit/http.js";
 import { createStats, type ServerStats, type StatsRecorder } from "../../server-kit/stats.js";
 import { randomToken } from "../../server-kit/tokens.js";
+import { createDcRateLimiter, parseDcRateLimitSpec } from "./dc-rate-limit.js";
 import { createRateLimiter, parseRateLimitSpec } from "./rate-limit.js";
 import { createJiraRouter } from "./routes.js";
 import { createJiraHandler } from "./server.js";
@@ -18,6 +19,7 @@ export type { JiraWebhookOptions } from "./webhooks.js";
 export type { WorkflowSpec } from "./workflow.js";
 export { DEFAULT_WORKFLOW } from "./workflow.js";
 export { parseRateLimitSpec, REAL_RATE_LIMITS } from "./rate-limit.js";
+export { parseDcRateLimitSpec, REAL_DC_RATE_LIMITS } from "./dc-rate-limit.js";
 
 /** The counters answered at `GET /_sandbox/stats`. */
 export type SandboxStats = ServerStats;
@@ -29,7 +31,7 @@ export interface JiraSandboxOptions {
   port?: number;
   /** The account's email for Basic auth. @default "sandbox@example.com" */
   email?: string;
-  /** The API token. @default a random token */
+  /** The API token (on Data Center, the admin's personal access token). @default a random token */
   token?: string;
   /**
    * `off`, `real` (Jira Cloud's burst and per-issue limits) or a spec such as
@@ -77,9 +79,16 @@ export interface JiraSandboxOptions {
   now?: () => number;
   /** Deliver a webhook for every change made through the API (docs/sandboxes.md). */
   webhook?: JiraWebhookOptions;
+  /**
+   * `datacenter`: Jira Data Center 10.x — REST v2 only, wiki-markup strings, users by
+   * `name`/`key`, the token as a Bearer PAT, `/search` with `startAt`, DC rate-limit headers
+   * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`). @default "cloud"
+   */
+  deployment?: "cloud" | "datacenter";
 }
 
 export interface JiraSandbox {
+  readonly deployment: "cloud" | "datacenter";
   /** The origin, e.g. `http://127.0.0.1:41235` (REST at /rest/api/3, Agile at /rest/agile/1.0). */
   readonly url: string;
   readonly email: string;
@@ -111,7 +120,11 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
   const store = createStore(site, clock);
   const stats = createStats();
   const faults = createFaultInjector(parseFaultSpec(options.faults ?? ""), options.seed ?? 1);
-  const limiter = createRateLimiter(parseRateLimitSpec(options.rateLimits ?? "off"));
+  const deployment = options.deployment ?? "cloud";
+  const limiter =
+    deployment === "datacenter"
+      ? createDcRateLimiter(parseDcRateLimitSpec(options.rateLimits ?? "off"))
+      : createRateLimiter(parseRateLimitSpec(options.rateLimits ?? "off"));
   const reset = (): void => {
     store.reset();
     stats.reset();
@@ -123,7 +136,8 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     options.webhook === undefined ? undefined : createJiraWebhookSender(store, options.webhook);
   const handler = createJiraHandler({
     store,
-    router: createJiraRouter(),
+    router: createJiraRouter(deployment),
+    deployment,
     faults,
     stats,
     limiter,
@@ -150,6 +164,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
   });
   origin = server.origin;
   return {
+    deployment,
     url: server.origin,
     email,
     token,

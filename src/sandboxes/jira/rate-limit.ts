@@ -12,6 +12,7 @@
  */
 
 type RateLimitReason =
+  | "jira-dc-token-bucket"
   | "jira-burst-based"
   | "jira-per-issue-on-write"
   | "jira-quota-global-based"
@@ -85,6 +86,8 @@ type RateLimitDecision =
       /** Milliseconds of (simulated) time until the request would be allowed. */
       readonly retryAfterMs: number;
       readonly limit: number;
+      /** Headers of the 429 in place of Cloud's (Data Center's own set); `retry-after` is added. */
+      readonly headers?: Readonly<Record<string, string>>;
     };
 
 export interface RateLimiter {

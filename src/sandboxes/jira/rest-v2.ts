@@ -28,10 +28,20 @@ export function restV2Routes(routes: readonly RouteDef[]): RouteDef[] {
 
 function v2Handler(route: RouteDef, prefix: string): RouteDef["handler"] {
   return (ctx: RequestContext): Reply => {
-    const reply = route.handler({ ...ctx, body: toV3(ctx.body, undefined) });
+    const reply = route.handler({ ...ctx, body: v2Request(ctx.body) });
     if (reply.body === undefined) return reply;
-    return { ...reply, body: toV2(reply.body, ctx.origin + V3, ctx.origin + prefix) };
+    return { ...reply, body: v2Response(reply.body, ctx.origin, prefix) };
   };
+}
+
+/** A v2 request body as the v3 handlers read it: each text string becomes a document. */
+export function v2Request(body: unknown): unknown {
+  return toV3(body, undefined);
+}
+
+/** A v3 answer as v2 gives it: documents back to their text, `self` links under `prefix`. */
+export function v2Response(body: unknown, origin: string, prefix: string): unknown {
+  return toV2(body, origin + V3, origin + prefix);
 }
 
 /** Plain text → a v3 document: one paragraph per line. */

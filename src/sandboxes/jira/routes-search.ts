@@ -65,7 +65,7 @@ interface SearchInput {
   readonly expand: string;
 }
 
-function listOf(value: unknown): string[] {
+export function listOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(String);
   return typeof value === "string" ? value.split(",").filter((s) => s !== "") : [];
 }
@@ -127,15 +127,22 @@ function visibleIssues(ctx: RequestContext, reconcile: readonly number[]): Issue
     );
 }
 
-/** Runs the JQL over the visible issues, in the query's order; JQL problems answer 400. */
-function matchIssues(ctx: RequestContext, input: SearchInput): IssueRecord[] {
+/**
+ * Runs the JQL over the visible issues, in the query's order; JQL problems answer 400. Cloud
+ * refuses unbounded queries; Data Center runs them (`requireBounded` false).
+ */
+export function matchIssues(
+  ctx: RequestContext,
+  input: Pick<SearchInput, "jql" | "reconcileIssues">,
+  requireBounded = true,
+): IssueRecord[] {
   try {
     const compiled = compileJql(parseJql(input.jql), {
       now: ctx.clock(),
       projects: [ctx.store.site.project],
       issueExists: (ref) => ctx.store.findIssue(ref) !== undefined,
     });
-    if (!compiled.bounded) throw badRequest(UNBOUNDED);
+    if (requireBounded && !compiled.bounded) throw badRequest(UNBOUNDED);
     return visibleIssues(ctx, input.reconcileIssues)
       .map((record) => ({ record, view: toJqlIssue(ctx.store, record) }))
       .filter((v) => compiled.matches(v.view))

@@ -1,5 +1,6 @@
 import { createRouter, type Router } from "../../server-kit/router.js";
 import type { RouteDef } from "./context.js";
+import { dataCenterRoutes } from "./dc-routes.js";
 import { restV2Routes } from "./rest-v2.js";
 import { AGILE_ROUTES } from "./routes-agile.js";
 import { CHANGELOG_ROUTES } from "./routes-changelog.js";
@@ -12,8 +13,11 @@ import { PROPERTY_ROUTES } from "./routes-properties.js";
 import { SEARCH_ROUTES } from "./routes-search.js";
 import { TRANSITION_ROUTES } from "./routes-transitions.js";
 
-/** Every route of the Jira sandbox (platform REST v3 with its v2/latest twins, and Agile 1.0). */
-export function createJiraRouter(): Router<RouteDef> {
+/**
+ * Every route of the Jira sandbox: on Cloud platform REST v3 with its v2/latest twins, and Agile
+ * 1.0; on Data Center REST v2/latest only (dc-routes.ts) and Agile 1.0.
+ */
+export function createJiraRouter(deployment: "cloud" | "datacenter" = "cloud"): Router<RouteDef> {
   const router = createRouter<RouteDef>();
   const all = [
     ...COMPAT_ROUTES,
@@ -27,7 +31,8 @@ export function createJiraRouter(): Router<RouteDef> {
     ...LINK_ROUTES,
     ...AGILE_ROUTES,
   ];
-  for (const route of [...all, ...restV2Routes(all)])
-    router.add(route.method, route.pattern, route);
+  const routes =
+    deployment === "datacenter" ? dataCenterRoutes(all) : [...all, ...restV2Routes(all)];
+  for (const route of routes) router.add(route.method, route.pattern, route);
   return router;
 }

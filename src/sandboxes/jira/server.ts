@@ -6,6 +6,7 @@ import type { Router } from "../../server-kit/router.js";
 import type { StatsRecorder } from "../../server-kit/stats.js";
 import { tokensEqual } from "../../server-kit/tokens.js";
 import { JiraHttpError, type Reply, type RouteDef, type SandboxLimits } from "./context.js";
+import { dcAnonymousReply, dcAuthenticate } from "./dc-auth.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { JiraStore } from "./store.js";
 import type { JiraWebhookSender } from "./webhooks.js";
@@ -34,6 +35,8 @@ interface ServerDeps {
   readonly sandboxRoute: (method: string, path: string, res: ServerResponse) => boolean;
   /** Delivers webhooks for what each successful write changed (`--webhook URL`). */
   readonly webhooks?: JiraWebhookSender | undefined;
+  /** Cloud: Basic `email:token`. Data Center: a PAT as Bearer, Seraph's anonymous fallback. */
+  readonly deployment: "cloud" | "datacenter";
 }
 
 function send(res: ServerResponse, reply: Reply, truncate = false): void {
@@ -94,7 +97,18 @@ async function answer(
   url: URL,
   deps: ServerDeps,
 ): Promise<Answer> {
-  if (!authenticated(req, deps)) {
+  // A refused PAT on a public endpoint is served as anonymous, marked only by this header.
+  let marked: Record<string, string> = {};
+  if (deps.deployment === "datacenter") {
+    const auth = dcAuthenticate(req, deps.token);
+    if (auth === "failed") marked = { "x-seraph-loginreason": "AUTHENTICATED_FAILED" };
+    const anonymous =
+      auth === "ok" ? "serve" : dcAnonymousReply(auth, req.method ?? "GET", url.pathname);
+    if (anonymous !== "serve") {
+      req.resume();
+      return { reply: anonymous, truncate: false, write: false };
+    }
+  } else if (!authenticated(req, deps)) {
     req.resume();
     const message = "Client must be authenticated to access this resource.";
     const headers = { "x-seraph-loginreason": "AUTHENTICATED_FAILED" };
@@ -110,7 +124,8 @@ async function answer(
   const fault = await applyFaults({ req, res, path: url.pathname, faults, stats, writeError });
   if (fault.handled) return undefined;
   const answered = await route(req, url, deps);
-  return { ...answered, truncate: fault.truncate && answered.reply.status !== 405 };
+  const reply = { ...answered.reply, headers: { ...answered.reply.headers, ...marked } };
+  return { ...answered, reply, truncate: fault.truncate && answered.reply.status !== 405 };
 }
 
 async function route(
@@ -155,6 +170,12 @@ function rateLimit(
   );
   if (decision.allowed) return { headers: decision.headers };
   const realMs = decision.retryAfterMs / deps.timeScale;
+  if (decision.headers !== undefined) {
+    // Data Center: whole seconds to wait, with its own X-RateLimit-* set.
+    const seconds = String(Math.max(1, Math.ceil(realMs / 1000)));
+    const headers = { ...decision.headers, "retry-after": seconds };
+    return { denied: errorReply(429, ["Rate limit exceeded."], {}, headers) };
+  }
   // Jira sends whole seconds; under a time scale the wait is sent as a decimal so clients stay fast.
   const retryAfter =
     deps.timeScale === 1

@@ -4,6 +4,10 @@ import { DEFAULT_WORKFLOW, validateWorkflow, type WorkflowSpec } from "./workflo
 /** A user account of the site. Jira Cloud identifies users by `accountId` only (GDPR). */
 export interface Account {
   readonly accountId: string;
+  /** The username Jira Data Center knows the user by (the login); Cloud never shows it. */
+  readonly name: string;
+  /** Data Center's stable user key (`JIRAUSER10100`), which survives a rename. */
+  readonly key: string;
   readonly displayName: string;
   /** The account's address; the API shows it only when `emailVisible` (see users.ts). */
   readonly emailAddress: string | undefined;
@@ -82,6 +86,8 @@ export function createSite(options: SiteOptions): Site {
   return {
     admin: {
       accountId: "acc-sandbox",
+      name: adminName(options.email),
+      key: "JIRAUSER10000",
       displayName: "Sandbox Admin",
       emailAddress: options.email,
       emailVisible: true,
@@ -151,6 +157,23 @@ export function createSite(options: SiteOptions): Site {
       storyPointsFieldId === "customfield_10026" ? "customfield_10027" : "customfield_10026",
     board: { id: 1, name: `${key} board` },
   };
+}
+
+/** The admin's Data Center username: the local part of its email (`sandbox`). */
+function adminName(email: string): string {
+  const local = email.split("@")[0] ?? "";
+  return /^[A-Za-z0-9._-]+$/.test(local) ? local : "admin";
+}
+
+/** Finds an account by Data Center username (case-insensitive, as Jira compares them). */
+export function findAccountByName(site: Site, name: string): Account | undefined {
+  const lower = name.toLowerCase();
+  return [site.admin, ...site.users].find((a) => a.name.toLowerCase() === lower);
+}
+
+/** Finds an account by Data Center user key. */
+export function findAccountByKey(site: Site, key: string): Account | undefined {
+  return [site.admin, ...site.users].find((a) => a.key === key);
 }
 
 /** Finds an account by accountId among the users and the admin. */

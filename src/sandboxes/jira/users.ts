@@ -38,6 +38,8 @@ export function accountsFor(users: readonly (string | JiraSandboxUser)[]): Accou
     const surname = SURNAMES[i % SURNAMES.length] ?? "";
     return {
       accountId: u.accountId ?? `acc-${u.login}`,
+      name: u.login,
+      key: `JIRAUSER${10100 + i}`,
       displayName:
         u.displayName ?? `${u.login.charAt(0).toUpperCase()}${u.login.slice(1)} ${surname}`,
       emailAddress: u.email ?? `${u.login}@example.com`,

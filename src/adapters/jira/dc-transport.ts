@@ -1,0 +1,86 @@
+/**
+ * Puts the Data Center dialect (dc-dialect.ts) under jira.js: axios interceptors on the Version3
+ * and Agile clients rewrite `/rest/api/3` to `/rest/api/2` (after any context path in the base
+ * URL), `/search/jql` to `/search`, and translate bodies both ways. An answer carrying
+ * `X-Seraph-LoginReason: AUTHENTICATED_FAILED` (a refused PAT served as anonymous, 200 and empty)
+ * is turned into the 401 it stands for, so a dead token never reads as "no issues".
+ */
+import { inbound, outbound, searchAnswer, searchRequest, type WikiSources } from "./dc-dialect.js";
+
+interface AxiosConfig {
+  url?: string;
+  method?: string;
+  data?: unknown;
+  params?: Record<string, unknown>;
+  dcSearch?: boolean;
+}
+
+interface AxiosResponse {
+  status: number;
+  data: unknown;
+  headers: Record<string, unknown>;
+  config: AxiosConfig;
+}
+
+interface AxiosLike {
+  interceptors: {
+    request: { use(onOk: (c: AxiosConfig) => AxiosConfig): unknown };
+    response: { use(onOk: (r: AxiosResponse) => unknown): unknown };
+  };
+}
+
+function axiosOf(client: object): AxiosLike | undefined {
+  const instance = (client as { instance?: unknown }).instance;
+  const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
+  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
+}
+
+const FAILED_LOGIN = new Set(["AUTHENTICATED_FAILED", "AUTHENTICATION_DENIED"]);
+
+/** An error shaped like axios's, so errors.ts maps it as the 401 it is. */
+class RefusedTokenError extends Error {
+  override readonly name = "RefusedTokenError";
+  readonly response: { status: number; data: unknown; headers: Record<string, unknown> };
+  constructor(reason: string, headers: Record<string, unknown>) {
+    super(`Jira Data Center refused the personal access token (X-Seraph-LoginReason: ${reason})`);
+    this.response = {
+      status: 401,
+      data: { errorMessages: [this.message], errors: {} },
+      headers,
+    };
+  }
+}
+
+/** Installs the DC dialect on a jira.js client (Version3Client or AgileClient). */
+export function installDcDialect(client: object, sources: WikiSources): void {
+  const axios = axiosOf(client);
+  if (axios === undefined) throw new Error("jira.js no longer exposes its axios instance");
+  axios.interceptors.request.use((config) => {
+    const url = config.url ?? "";
+    const method = (config.method ?? "get").toUpperCase();
+    if (url.startsWith("/rest/api/3/search/jql")) {
+      config.url = "/rest/api/2/search";
+      config.data = method === "GET" ? undefined : searchRequest(config.data);
+      if (method === "GET") config.params = searchRequest(config.params);
+      config.dcSearch = true;
+      return config;
+    }
+    if (url.startsWith("/rest/api/3/")) config.url = `/rest/api/2/${url.slice(12)}`;
+    // DC's user search needs a `username`; `.` matches everyone.
+    if (config.url?.startsWith("/rest/api/2/user/assignable/search") === true)
+      config.params = { ...config.params, username: config.params?.username ?? "." };
+    // An entity property's value (`/properties/{key}`) is the tool's own JSON, sent as it is.
+    if (config.data !== undefined && !(config.url ?? "").includes("/properties/"))
+      config.data = outbound(config.data, sources);
+    return config;
+  });
+  axios.interceptors.response.use((response) => {
+    const reason = response.headers["x-seraph-loginreason"];
+    if (typeof reason === "string" && FAILED_LOGIN.has(reason))
+      throw new RefusedTokenError(reason, response.headers);
+    const opaque = (response.config.url ?? "").includes("/properties/");
+    const data = opaque ? response.data : inbound(response.data, sources);
+    response.data = response.config.dcSearch === true ? searchAnswer(data) : data;
+    return response;
+  });
+}
