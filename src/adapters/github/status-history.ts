@@ -33,6 +33,12 @@ async function* issueEvents(
   }
 }
 
+/** The status an issue event sets (`closed` with its reason, none read as completed; `reopened`), if any. */
+function statusSetBy(e: { event: string; state_reason?: string | null | undefined }) {
+  if (e.event === "closed") return statusOf({ state: "closed", state_reason: e.state_reason });
+  return e.event === "reopened" ? "open" : undefined;
+}
+
 /**
  * Every status an issue has held, oldest first (pure): an issue is created open, each `closed`
  * event closes it with its reason (none read as completed), each `reopened` opens it again;
@@ -44,12 +50,7 @@ export function statusesFromEvents(
 ): string[] {
   const out = ["open"];
   for (const e of events) {
-    const next =
-      e.event === "closed"
-        ? statusOf({ state: "closed", state_reason: e.state_reason })
-        : e.event === "reopened"
-          ? "open"
-          : undefined;
+    const next = statusSetBy(e);
     if (next !== undefined && next !== out.at(-1)) out.push(next);
   }
   if (out.at(-1) !== current) out.push(current);
@@ -105,12 +106,7 @@ export function leftSince(
   const changes: { from: string; to: string; at: number }[] = [];
   let held = "open";
   for (const e of events) {
-    const next =
-      e.event === "closed"
-        ? statusOf({ state: "closed", state_reason: e.state_reason })
-        : e.event === "reopened"
-          ? "open"
-          : undefined;
+    const next = statusSetBy(e);
     if (next === undefined || next === held) continue;
     const at = e.created_at == null ? Number.NaN : Math.floor(Date.parse(e.created_at) / 1000);
     changes.push({ from: held, to: next, at });
