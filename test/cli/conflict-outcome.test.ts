@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTarget, createTinypm } from "../../src/adapters/registry.js";
+import { createTinypm } from "../../src/adapters/registry.js";
 import { RunSummaryJson, StatusJson } from "../../src/cli/json-output.js";
-import type { Tracker } from "../../src/core/tracker.js";
-import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { jobTarget, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
 /**
@@ -27,28 +26,6 @@ afterAll(async () => {
 const cli = (...args: string[]) =>
   runCliProcess([...args, "--config", config], { env: { ...servers.env } });
 
-function targetOf(job: "gh" | "jr"): Tracker {
-  return job === "gh"
-    ? createTarget({
-        type: "github",
-        tokenEnv: "GITHUB_TOKEN",
-        importApi: false,
-        baseUrl: servers.github.url,
-        owner: servers.github.owner,
-        repo: servers.github.repo,
-        token: servers.github.token,
-      })
-    : createTarget({
-        type: "jira",
-        emailEnv: "JIRA_EMAIL",
-        tokenEnv: "JIRA_TOKEN",
-        baseUrl: servers.jira.url,
-        project: servers.jira.projectKey,
-        email: servers.jira.email,
-        token: servers.jira.token,
-      });
-}
-
 describe.each([
   ["gh", "1"],
   ["jr", "2"],
@@ -60,7 +37,7 @@ describe.each([
       token: servers.tinypm.token,
       projectId: 1,
     });
-    const target = targetOf(job);
+    const target = jobTarget(servers, job);
     try {
       const story = await tinypm.get({ kind: "story", id: storyId });
       const copy = await target.findByMarker({

@@ -3,6 +3,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createTarget } from "../../src/adapters/registry.js";
+import type { Tracker } from "../../src/core/tracker.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import {
   startGithubSandbox,
@@ -135,4 +137,29 @@ export function writeConfig(
   const file = join(dir, overrides.file ?? "config.json");
   writeFileSync(file, JSON.stringify(config, null, 2));
   return file;
+}
+
+/** The trackers of a config's jobs as a person's own scripts would open them (job `gh` or `jr`). */
+export function jobTarget(s: Pick<Servers, "github" | "jira">, job: "gh" | "jr"): Tracker {
+  return createTarget(
+    job === "gh"
+      ? {
+          type: "github",
+          tokenEnv: "GITHUB_TOKEN",
+          importApi: false,
+          baseUrl: s.github.url,
+          owner: s.github.owner,
+          repo: s.github.repo,
+          token: s.github.token,
+        }
+      : {
+          type: "jira",
+          emailEnv: "JIRA_EMAIL",
+          tokenEnv: "JIRA_TOKEN",
+          baseUrl: s.jira.url,
+          project: s.jira.projectKey,
+          email: s.jira.email,
+          token: s.jira.token,
+        },
+  );
 }
