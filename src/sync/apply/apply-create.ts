@@ -148,6 +148,23 @@ export async function createOne(
   return finishCreate(ctx, p, made, recovered);
 }
 
+/**
+ * What the run's later creates need of a create's answer, noted the moment it arrives (before the
+ * item's own follow-ups): a story's id on the other side, for its tasks' drafts, and what the
+ * target held of each value sent, for the next drafts' markers (`expectedMarker`).
+ */
+export function noteAnswered(
+  ctx: EngineContext,
+  p: PreparedCreate,
+  made: WorkItem,
+  recovered: boolean,
+): void {
+  const { action, draft } = p;
+  if (action.kind === "story") rememberStory(ctx, action.toSide, action.source.id, made.id);
+  if (action.toSide === "target" && draft.marker !== undefined && !recovered)
+    learnFromCreate(ctx, action.kind, draft.marker, targetSnapshot(ctx.mapping, made));
+}
+
 /** Links a made item (the intent becomes the link), copies its extras and stores the base. */
 export async function finishCreate(
   ctx: EngineContext,
@@ -190,7 +207,7 @@ export async function finishCreate(
   // leaves the intent for the next run to settle by marker.
   const group = toTarget ? ctx.confirms : undefined;
   if (group === undefined) await ctx.state.confirmIntent(intentId, link, identity);
-  if (action.kind === "story") rememberStory(ctx, action.toSide, action.source.id, created.id);
+  noteAnswered(ctx, p, created, recovered);
   ctx.emit({
     type: "created",
     kind: action.kind,

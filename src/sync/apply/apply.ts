@@ -1,7 +1,7 @@
 import { SyncError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import { applyCreate } from "./apply-create.js";
-import { applyCreateRun, createRun, type CreateRunHooks } from "./create-run.js";
+import { applyCreateRun, createRun, type CreateRunHooks, RunsInFlight } from "./create-run.js";
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import { confirmGroup } from "./confirm-group.js";
 import type { EngineContext } from "../context.js";
@@ -70,63 +70,73 @@ async function applyActions(
     ctx.emit({ type: "phase", phase });
   };
   const actions = plan.actions;
-  for (let i = 0; i < actions.length;) {
-    const action = actions[i];
-    if (action === undefined) break;
-    if (action.type === "skip") {
-      count(summary, plannedOutcome(action));
-      i++;
-      continue;
-    }
-    // Target creates of one kind go in runs: their intents in one write, then the creates (with
-    // the target's bulk create when it has one).
-    enter(action);
-    const bulkSize = ctx.target.capabilities.bulkCreate;
-    const run = createRun(actions, i, bulkSize);
-    if (run.length > 1) {
-      const hooks: CreateRunHooks = {
-        reached: () => {
-          ctx.emit({ type: "progress", phase: "apply", done: done++, total });
-        },
-        failed: async (a, error) => {
-          summary.failed++;
-          await park(ctx, a, error, parked);
-        },
-        settle: (a, error) => settle(ctx, summary, a, error, parked, refused),
-      };
-      // Runs go one after the other: the target numbers items in the plan's order (Jira keys,
-      // GitHub issue numbers), and a run's drafts expect what the runs before it answered
-      // (create-marker.ts). Within a bulk run, each item's follow-ups go concurrently.
-      await applyCreateRun(ctx, run, bulkSize > 1, hooks);
-      i += run.length;
-      continue;
-    }
-    const one = async (action: Exclude<PlanAction, { type: "skip" }>): Promise<void> => {
-      enter(action);
-      ctx.emit({ type: "progress", phase: "apply", done: done++, total });
-      try {
-        const claimedBy = await applyOne(ctx, action);
-        if (claimedBy !== undefined && action.type === "create")
-          leftToOtherJob(ctx, summary, action, claimedBy);
-        else await settle(ctx, summary, action, undefined, parked, refused);
-      } catch (error) {
-        if (isFatal(error)) throw error;
-        await settle(ctx, summary, action, error, parked, refused);
+  const sent = new RunsInFlight();
+  try {
+    for (let i = 0; i < actions.length;) {
+      const action = actions[i];
+      if (action === undefined) break;
+      if (action.type === "skip") {
+        count(summary, plannedOutcome(action));
+        i++;
+        continue;
       }
-    };
-    // Updates and re-links of linked items are independent of each other (one writer per
-    // item): they go concurrently, the request gate deciding how many requests are in flight.
-    // Creates (a story before its tasks, issue numbers in tinyPM's order) and deletions (a
-    // story's removal takes its sub-tasks along on Jira) keep the plan's order.
-    const group = independentRun(actions, i);
-    if (group.length > 0) {
-      for (const a of group.skipped) count(summary, plannedOutcome(a));
-      await eachConcurrently(group.actions, one);
-      i += group.length;
-      continue;
+      // Target creates of one kind go in runs: their intents in one write, then the creates (with
+      // the target's bulk create when it has one).
+      enter(action);
+      const bulkSize = ctx.target.capabilities.bulkCreate;
+      const run = createRun(actions, i, bulkSize);
+      if (run.length > 1) {
+        const hooks: CreateRunHooks = {
+          reached: () => {
+            ctx.emit({ type: "progress", phase: "apply", done: done++, total });
+          },
+          failed: async (a, error) => {
+            summary.failed++;
+            await park(ctx, a, error, parked);
+          },
+          settle: (a, error) => settle(ctx, summary, a, error, parked, refused),
+        };
+        // Runs are sent one after the other: the target numbers items in the plan's order (Jira
+        // keys, GitHub issue numbers), and a run's drafts expect what the runs before it answered
+        // (create-marker.ts). A bulk run's follow-ups go on, each item's concurrently, while the
+        // next run is sent.
+        await sent.room();
+        sent.add(await applyCreateRun(ctx, run, bulkSize > 1, hooks));
+        i += run.length;
+        continue;
+      }
+      // Updates and deletions come after every create before them is finished.
+      await sent.drain();
+      const one = async (action: Exclude<PlanAction, { type: "skip" }>): Promise<void> => {
+        enter(action);
+        ctx.emit({ type: "progress", phase: "apply", done: done++, total });
+        try {
+          const claimedBy = await applyOne(ctx, action);
+          if (claimedBy !== undefined && action.type === "create")
+            leftToOtherJob(ctx, summary, action, claimedBy);
+          else await settle(ctx, summary, action, undefined, parked, refused);
+        } catch (error) {
+          if (isFatal(error)) throw error;
+          await settle(ctx, summary, action, error, parked, refused);
+        }
+      };
+      // Updates and re-links of linked items are independent of each other (one writer per
+      // item): they go concurrently, the request gate deciding how many requests are in flight.
+      // Creates (a story before its tasks, issue numbers in tinyPM's order) and deletions (a
+      // story's removal takes its sub-tasks along on Jira) keep the plan's order.
+      const group = independentRun(actions, i);
+      if (group.length > 0) {
+        for (const a of group.skipped) count(summary, plannedOutcome(a));
+        await eachConcurrently(group.actions, one);
+        i += group.length;
+        continue;
+      }
+      await one(action);
+      i++;
     }
-    await one(action);
-    i++;
+    await sent.drain();
+  } finally {
+    await sent.settled();
   }
   if (total > 0) ctx.emit({ type: "progress", phase: "apply", done, total });
 }

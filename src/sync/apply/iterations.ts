@@ -1,6 +1,7 @@
 import type { Iteration } from "../../core/model.js";
 import { call, type EngineContext } from "../context.js";
 import type { Plan } from "../plan/plan-types.js";
+import { eachConcurrently } from "./concurrent.js";
 
 /**
  * Makes sure every tinyPM iteration that an item being written refers to exists on the target
@@ -19,8 +20,10 @@ export async function ensureIterations(
     if (a.type === "update" && a.tinypmItem.iteration && a.targetSet.iteration !== undefined)
       names.add(a.tinypmItem.iteration.name);
   }
-  for (const it of tinypmIterations) {
-    if (!names.has(it.name)) continue;
+  // Each one on its own (one iteration per call): they go at once, the request gate deciding
+  // how many requests are in flight.
+  const wanted = tinypmIterations.filter((it) => names.has(it.name));
+  await eachConcurrently(wanted, async (it) => {
     const draft = ctx.mapping.iterationToTarget(it);
     await call(ctx, "target", {
       name: `ensure iteration "${it.name}"`,
@@ -28,5 +31,5 @@ export async function ensureIterations(
       idempotent: true,
       run: () => ctx.target.ensureIteration(draft),
     });
-  }
+  });
 }
