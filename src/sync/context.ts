@@ -4,6 +4,7 @@ import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/store.js";
 import type { ConfirmGroup } from "./apply/confirm-group.js";
+import type { RunMemory } from "./apply/run-memory.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
 
@@ -28,6 +29,8 @@ export interface EngineContext {
    * gets a higher one. Absent: no floor, every unlinked item is a candidate after a crash.
    */
   readonly tinypmFloors?: ReadonlyMap<ItemKind, number> | undefined;
+  /** What the run's apply step learns as it goes, for its later items (one per run). */
+  readonly memory: RunMemory;
   /** Where the apply step gathers the confirmations of target creates (group commit). */
   readonly confirms?: ConfirmGroup | undefined;
 }

@@ -3,6 +3,7 @@ import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { UserMatch } from "../mapping/user-match.js";
 import { applyPlan } from "./apply/apply.js";
+import { newRunMemory } from "./apply/run-memory.js";
 import type { AssigneeLoss } from "./plan/assignee-loss.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
@@ -193,6 +194,7 @@ function context(
     emit,
     now,
     tinypmIterations: new Map(iterations.map((it) => [it.name, it])),
+    memory: newRunMemory(),
   };
 }
 

@@ -10,23 +10,6 @@ import { call, type EngineContext } from "../context.js";
 import { withHeldDigests } from "../plan/marker.js";
 import { type Snapshot, sameJson, targetSnapshot } from "../plan/snapshot.js";
 
-/**
- * Per run: what the target answered for each value it was sent by the run's earlier creates —
- * `kind|field|digest sent` → digest held — and the target's create defaults per kind (read
- * once). Dropped with the run's context.
- */
-interface Learned {
-  readonly answers: Map<string, string>;
-  readonly defaults: Map<ItemKind, Promise<Partial<WorkItemFields>>>;
-}
-const runs = new WeakMap<EngineContext, Learned>();
-
-function learned(ctx: EngineContext): Learned {
-  let l = runs.get(ctx);
-  if (l === undefined) runs.set(ctx, (l = { answers: new Map(), defaults: new Map() }));
-  return l;
-}
-
 const answerKey = (kind: ItemKind, field: string, sent: string): string =>
   `${kind}|${field}|${sent}`;
 
@@ -57,7 +40,7 @@ export async function expectedMarker(
       if (!sameJson(plain.fields[name], filled.fields[name]))
         held[name] = valueDigest(filled.fields[name]);
   }
-  const { answers } = learned(ctx);
+  const { answers } = ctx.memory;
   for (const [name, sent] of Object.entries(marker.base)) {
     const answered = answers.get(answerKey(draft.kind, name, sent));
     if (answered !== undefined) held[name] = answered;
@@ -76,7 +59,7 @@ export function learnFromCreate(
   sent: Marker,
   held: Snapshot,
 ): string[] {
-  const { answers } = learned(ctx);
+  const { answers } = ctx.memory;
   const wrong: string[] = [];
   for (const [name, digest] of Object.entries(sent.base ?? {})) {
     const h = valueDigest(held.fields[name]);
@@ -87,14 +70,15 @@ export function learnFromCreate(
 }
 
 /**
- * The target's create defaults for `kind`, read once per run through the target's lane. A
+ * The target's create defaults for `kind`, read once per run through the target's lane (kept
+ * in the run's memory, with what the target answered for each value: run-memory.ts). A
  * failed read leaves the expectation to what the run learns from its creates' answers: the
  * first creates of the kind then write their block once more.
  */
 function createDefaults(ctx: EngineContext, kind: ItemKind): Promise<Partial<WorkItemFields>> {
   const read = ctx.target.createDefaults?.bind(ctx.target);
   if (read === undefined) return Promise.resolve({});
-  const { defaults } = learned(ctx);
+  const defaults = ctx.memory.createDefaults;
   let pending = defaults.get(kind);
   if (pending === undefined) {
     pending = call(ctx, "target", {

@@ -1,11 +1,8 @@
 import type { EngineContext } from "../context.js";
 
-/**
- * The stories each run created, per side created on: source id → the new item's id. A task
- * whose story the same run created needs no look at the state for its parent (the run holds its
- * job: the link it just stored cannot change meanwhile). Dropped with the run's context.
- */
-const created = new WeakMap<EngineContext, Map<string, string>>();
+// The stories each run created, per side created on: source id → the new item's id. A task whose
+// story the same run created needs no look at the state for its parent (the run holds its job:
+// the link it just stored cannot change meanwhile). Kept in the run's memory (run-memory.ts).
 
 /** Notes that the run created story `id` on `side` from story `sourceId` of the other side. */
 export function rememberStory(
@@ -14,9 +11,7 @@ export function rememberStory(
   sourceId: string,
   id: string,
 ): void {
-  let stories = created.get(ctx);
-  if (stories === undefined) created.set(ctx, (stories = new Map<string, string>()));
-  stories.set(`${side}:${sourceId}`, id);
+  ctx.memory.storiesCreated.set(`${side}:${sourceId}`, id);
 }
 
 /** The id on `side` of the story this run created there from `sourceId`, if it did. */
@@ -25,5 +20,5 @@ export function storyCreatedInRun(
   side: "tinypm" | "target",
   sourceId: string,
 ): string | undefined {
-  return created.get(ctx)?.get(`${side}:${sourceId}`);
+  return ctx.memory.storiesCreated.get(`${side}:${sourceId}`);
 }
