@@ -16,6 +16,7 @@ import {
   type GateOwner,
   type TokenUse,
 } from "../queue/gate-registry.js";
+import { systemLabel } from "../core/system-label.js";
 
 /** A job's two trackers and their request gates (shared per token within the process). */
 export interface JobTrackers {
@@ -89,7 +90,7 @@ export function openTrackers(
     limitsOf(targetOwner, gateLimits(t.type, t.limits, t.timeoutMs)),
     gateRun(t.type, t.limits),
     {
-      label: `${t.type === "github" ? "GitHub" : "Jira"} (${t.baseUrl})`,
+      label: `${systemLabel(t.type)} (${t.baseUrl})`,
       budget: run.budget,
       policy,
     },

@@ -7,6 +7,7 @@ import { toReport } from "../sync/report-data.js";
 import { needsAttention } from "../sync/outcome.js";
 import type { CliContext } from "./context.js";
 import { runSummaryJson } from "./json-output.js";
+import { systemLabel } from "../core/system-label.js";
 
 /** Prints a run: its report in the chosen format (to a file with --out), or the --json summary. */
 export function printRun(
@@ -37,7 +38,7 @@ export function printRun(
   const text = renderReport(report, format, {
     color,
     verbose: opts.verbose === true,
-    targetName: run.targetSystem === "github" ? "GitHub" : "Jira",
+    targetName: systemLabel(run.targetSystem),
   });
   if (opts.out !== undefined) {
     writeFileSync(opts.out, text);

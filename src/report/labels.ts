@@ -7,18 +7,9 @@ import type {
   ReportItem,
 } from "./types.js";
 import { formatValue } from "./values.js";
+import { systemLabel } from "../core/system-label.js";
 
-const SYSTEMS: Readonly<Record<string, string>> = {
-  tinypm: "tinyPM",
-  github: "GitHub",
-  jira: "Jira",
-  memory: "memory",
-};
-
-/** A system's display name: `github` → `GitHub`; unknown names are shown as given. */
-export function systemLabel(system: string): string {
-  return SYSTEMS[system] ?? system;
-}
+export { systemLabel };
 
 /** The target's display name: the caller's `targetName`, else the report's target system. */
 export function targetLabel(report: Report, targetName?: string): string {

@@ -46,6 +46,7 @@ import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import { claimLocation } from "./claim-location.js";
 import { markerOwner } from "../core/identity.js";
+import { systemLabel } from "../core/system-label.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -381,10 +382,6 @@ async function fetchMissing(
     if (item) out.push(item);
   }
   return out;
-}
-
-function systemLabel(system: SystemName): string {
-  return system === "github" ? "GitHub" : system === "jira" ? "Jira" : "tinyPM";
 }
 
 /** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */

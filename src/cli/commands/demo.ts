@@ -15,6 +15,7 @@ import { printRun, settleRuns } from "../run-report.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { logOptions } from "../options.js";
 import type { RegisterCommand } from "./index.js";
+import { systemLabel } from "../../core/system-label.js";
 
 const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
 
@@ -146,7 +147,7 @@ function keepLines(o: DemoServers): string {
     "",
     `tinyPM reference server: ${o.tinypm.url}`,
     `  token: ${o.tinypm.token}`,
-    `${o.kind === "github" ? "GitHub" : "Jira"} sandbox: ${o.target.url}`,
+    `${systemLabel(o.kind)} sandbox: ${o.target.url}`,
     `  token: ${o.target.token}`,
     ...(o.kind === "jira" ? [`  email: ${o.target.env.JIRA_EMAIL ?? ""}`] : []),
     `Config: ${config}`,
@@ -193,7 +194,7 @@ interface DemoServers {
 }
 
 async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
-  const name = o.kind === "github" ? "GitHub" : "Jira";
+  const name = systemLabel(o.kind);
   const users = await demoUsers(o, name);
   if (users.map !== undefined)
     ctx.stdout.write(

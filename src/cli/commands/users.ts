@@ -8,6 +8,7 @@ import { configOption, logOptions } from "../options.js";
 import { openConfig, openJob } from "../session.js";
 import { usersJson, usersText, type UsersView } from "../users-output.js";
 import type { RegisterCommand } from "./index.js";
+import { systemLabel } from "../../core/system-label.js";
 
 interface UsersFlags {
   config: string;
@@ -68,7 +69,7 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
       if (flags.write !== undefined) {
         const text = renderUserMapFile({
           job: view.job,
-          target: `${t.type === "github" ? "GitHub" : "Jira"} ${view.targetName}`,
+          target: `${systemLabel(t.type)} ${view.targetName}`,
           policy,
           placeholder: job.userMap?.placeholder,
           tinypmUsers,
