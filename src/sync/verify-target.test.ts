@@ -1,57 +1,21 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../core/model.js";
-import { compileMapping } from "../mapping/compile.js";
-import { loadMapping } from "../mapping/load.js";
 import type { LinkView } from "./plan/plan-types.js";
-import { EMPTY_SNAPSHOT, targetSnapshot, tinypmSnapshot } from "./plan/snapshot.js";
+import { EMPTY_SNAPSHOT } from "./plan/snapshot.js";
 import { rechecks } from "./verify-target.js";
+import {
+  bundledMapping,
+  linkOf as linkFor,
+  targetCopy,
+  tinypmStory,
+} from "../../test/support/work-items.js";
 
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../mappings/github.yaml", import.meta.url))),
-);
-
-function story(id: string, over: Partial<WorkItem> = {}): WorkItem {
-  return {
-    system: "tinypm",
-    kind: "story",
-    id,
-    title: `Story ${id}`,
-    status: "PENDING",
-    assignees: [],
-    labels: [],
-    comments: [],
-    timeEntries: [],
-    metadata: {},
-    ...over,
-  };
-}
-
-function copyOf(t: WorkItem, over: Partial<WorkItem> = {}): WorkItem {
-  const draft = mapping.toTarget(t);
-  return {
-    ...draft,
-    system: "github",
-    id: `g${t.id}`,
-    metadata: draft.metadata ?? {},
-    comments: [],
-    timeEntries: [],
-    ...over,
-  };
-}
-
-function linkOf(t: WorkItem, g: WorkItem, over: Partial<LinkView> = {}): LinkView {
-  return {
-    kind: t.kind,
-    tinypmId: t.id,
-    targetId: g.id,
-    origin: "tinypm",
-    baseTinypm: tinypmSnapshot(mapping, t),
-    baseTarget: targetSnapshot(mapping, g),
-    syncedAt: "2024-01-01T00:00:00.000Z",
-    ...over,
-  };
-}
+const mapping = bundledMapping("github");
+const story = tinypmStory;
+const copyOf = (t: WorkItem, over: Partial<WorkItem> = {}): WorkItem =>
+  targetCopy(mapping, t, { system: "github", id: `g${t.id}` }, over);
+const linkOf = (t: WorkItem, g: WorkItem, over: Partial<LinkView> = {}): LinkView =>
+  linkFor(mapping, t, g, over);
 
 const [one, two, three, four] = ["1", "2", "3", "4"].map((id) => story(id)) as [
   WorkItem,

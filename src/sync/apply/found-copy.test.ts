@@ -1,67 +1,36 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { compileMapping } from "../../mapping/compile.js";
-import { loadMapping } from "../../mapping/load.js";
-import { jobMarker } from "../plan/marker.js";
-import type { PlanJob } from "../plan/plan-input.js";
 import { tinypmSnapshot } from "../plan/snapshot.js";
 import { UNKNOWN_BASE } from "../plan/unknown-base.js";
 import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
+import {
+  bundledMapping,
+  createMarker,
+  targetCopy,
+  tinypmStory,
+} from "../../../test/support/work-items.js";
 
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
-);
-const JOB: PlanJob = {
-  name: "widgets",
-  direction: "both",
-  conflicts: "manual",
-  onDelete: "close",
-  instance: "0123456789abcdef",
-  project: "1",
-};
+const mapping = bundledMapping("github");
 
-const story = (over: Partial<WorkItem> = {}): WorkItem => ({
-  system: "tinypm",
-  kind: "story",
-  id: "7",
-  title: "Story 7",
-  description: "Some text",
-  status: "ACCEPTED",
-  priority: "SHOULD_HAVE",
-  estimate: 3,
-  assignees: [],
-  labels: [],
-  color: "WHITE",
-  position: 7,
-  comments: [],
-  timeEntries: [],
-  metadata: {},
-  ...over,
-});
+const story = (over: Partial<WorkItem> = {}): WorkItem =>
+  tinypmStory("7", {
+    description: "Some text",
+    status: "ACCEPTED",
+    priority: "SHOULD_HAVE",
+    estimate: 3,
+    color: "WHITE",
+    position: 7,
+    ...over,
+  });
 
 /** The GitHub copy the create of `t` wrote (marker digests of `t`), then changed by `over`. */
-function copyOf(t: WorkItem, over: Partial<WorkItem> = {}): WorkItem {
-  const draft = mapping.toTarget(t);
-  return {
-    ...draft,
-    system: "github",
-    id: "101",
-    metadata: draft.metadata ?? {},
-    comments: [],
-    timeEntries: [],
-    marker: jobMarker({
-      job: JOB,
-      mapping,
-      kind: "story",
-      origin: "tinypm",
-      originId: t.id,
-      tinypmId: t.id,
-      agreed: tinypmSnapshot(mapping, t),
-    }),
-    ...over,
-  };
-}
+const copyOf = (t: WorkItem, over: Partial<WorkItem> = {}): WorkItem =>
+  targetCopy(
+    mapping,
+    t,
+    { system: "github", id: "101" },
+    { marker: createMarker(mapping, t), ...over },
+  );
 
 describe("foundCopyBases", () => {
   const t = story();

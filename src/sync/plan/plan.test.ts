@@ -1,70 +1,50 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { compileMapping } from "../../mapping/compile.js";
-import { loadMapping } from "../../mapping/load.js";
 import type { ConflictPolicy, Direction } from "./merge.js";
 import { planJob } from "./plan.js";
 import type { LinkView, PlanAction } from "./plan-types.js";
 import { plannedOutcome } from "../outcome.js";
 import type { PlanInput } from "./plan-input.js";
-import { targetSnapshot, tinypmSnapshot } from "./snapshot.js";
+import {
+  bundledMapping,
+  linkOf as linkFor,
+  SYNCED_AT,
+  targetCopy,
+  TEST_JOB,
+  tinypmStory,
+} from "../../../test/support/work-items.js";
 
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
-);
-const JOB = "widgets";
-const SYNCED = "2024-01-01T00:00:00.000Z";
+const mapping = bundledMapping("github");
+const JOB = TEST_JOB.name;
+const SYNCED = SYNCED_AT;
 const NOW = new Date("2024-01-02T00:00:00.000Z");
 
-function story(id: string, over: Partial<WorkItem> = {}): WorkItem {
-  return {
-    system: "tinypm",
-    kind: "story",
-    id,
-    title: `Story ${id}`,
+const story = (id: string, over: Partial<WorkItem> = {}): WorkItem =>
+  tinypmStory(id, {
     description: "Some text",
-    status: "PENDING",
     priority: "SHOULD_HAVE",
     estimate: 3,
-    assignees: [],
     labels: ["ui"],
     color: "WHITE",
     position: Number(id),
-    comments: [],
-    timeEntries: [],
-    metadata: {},
     ...over,
-  };
-}
+  });
 
 /** The GitHub copy of a tinyPM item, as the adapter would read it back. */
-function copyOf(t: WorkItem, id: string, over: Partial<WorkItem> = {}): WorkItem {
-  const draft = mapping.toTarget(t);
-  return {
-    ...draft,
-    system: "github",
-    id,
-    metadata: draft.metadata ?? {},
-    comments: t.comments.map((c) => mapping.commentToTarget(c)),
-    timeEntries: [],
-    marker: { job: JOB, origin: "tinypm", originKind: t.kind, originId: t.id },
-    updatedAt: SYNCED,
-    ...over,
-  };
-}
+const copyOf = (t: WorkItem, id: string, over: Partial<WorkItem> = {}): WorkItem =>
+  targetCopy(
+    mapping,
+    t,
+    { system: "github", id },
+    {
+      comments: t.comments.map((c) => mapping.commentToTarget(c)),
+      marker: { job: JOB, origin: "tinypm", originKind: t.kind, originId: t.id },
+      updatedAt: SYNCED,
+      ...over,
+    },
+  );
 
-function linkOf(t: WorkItem, g: WorkItem): LinkView {
-  return {
-    kind: t.kind,
-    tinypmId: t.id,
-    targetId: g.id,
-    origin: "tinypm",
-    baseTinypm: tinypmSnapshot(mapping, t),
-    baseTarget: targetSnapshot(mapping, g),
-    syncedAt: SYNCED,
-  };
-}
+const linkOf = (t: WorkItem, g: WorkItem): LinkView => linkFor(mapping, t, g);
 
 function plan(o: {
   tinypm?: WorkItem[];

@@ -1,72 +1,35 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { compileMapping } from "../../mapping/compile.js";
-import { loadMapping } from "../../mapping/load.js";
 import { jobMarker, PARKED_DIGEST } from "./marker.js";
 import { mergePair } from "./merge.js";
 import { rebuildLinks, rebuiltBases } from "./rebuild-links.js";
-import type { PlanJob } from "./plan-input.js";
 import { type Snapshot, snapshotFromJson, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 import { EDITED_BOTH_BASE, EDITED_BOTH_BASE_LABEL } from "./unknown-base.js";
+import {
+  bundledMapping,
+  createMarker,
+  targetCopy,
+  TEST_JOB,
+  tinypmStory,
+} from "../../../test/support/work-items.js";
 
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../../mappings/github.yaml", import.meta.url))),
-);
-const JOB: PlanJob = {
-  name: "widgets",
-  direction: "both",
-  conflicts: "manual",
-  onDelete: "close",
-  instance: "0123456789abcdef",
-  project: "1",
-};
+const mapping = bundledMapping("github");
+const JOB = TEST_JOB;
 const NOW = new Date("2024-01-02T00:00:00.000Z");
 
-function story(id: string, over: Partial<WorkItem> = {}): WorkItem {
-  return {
-    system: "tinypm",
-    kind: "story",
-    id,
-    title: `Story ${id}`,
+const story = (id: string, over: Partial<WorkItem> = {}): WorkItem =>
+  tinypmStory(id, {
     description: "Some text",
-    status: "PENDING",
     priority: "SHOULD_HAVE",
     estimate: 3,
-    assignees: [],
-    labels: [],
     color: "WHITE",
     position: Number(id),
-    comments: [],
-    timeEntries: [],
-    metadata: {},
     ...over,
-  };
-}
+  });
 
 /** The GitHub copy of a tinyPM story as the job wrote it (marker with digests). */
-function copyOf(t: WorkItem, id: string, over: Partial<WorkItem> = {}): WorkItem {
-  const draft = mapping.toTarget(t);
-  const marker = jobMarker({
-    job: JOB,
-    mapping,
-    kind: t.kind,
-    origin: "tinypm",
-    originId: t.id,
-    tinypmId: t.id,
-    agreed: tinypmSnapshot(mapping, t),
-  });
-  return {
-    ...draft,
-    system: "github",
-    id,
-    metadata: draft.metadata ?? {},
-    comments: [],
-    timeEntries: [],
-    marker,
-    ...over,
-  };
-}
+const copyOf = (t: WorkItem, id: string, over: Partial<WorkItem> = {}): WorkItem =>
+  targetCopy(mapping, t, { system: "github", id }, { marker: createMarker(mapping, t), ...over });
 
 const rebuild = (tinypm: WorkItem[], target: WorkItem[]) =>
   rebuildLinks({

@@ -1,47 +1,25 @@
-import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { compileMapping } from "../../mapping/compile.js";
-import { loadMapping } from "../../mapping/load.js";
-import { jobMarker, markerStale, withTargetDigests } from "./marker.js";
+import { markerStale, withTargetDigests } from "./marker.js";
 import { mergePair } from "./merge.js";
-import type { PlanJob } from "./plan-input.js";
 import { rebuiltBases } from "./rebuild-links.js";
 import { sameJson, type Snapshot, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
+import {
+  bundledMapping,
+  createMarker,
+  targetCopy,
+  tinypmStory,
+} from "../../../test/support/work-items.js";
 
 /**
  * A lost state's links are rebuilt from the markers; where the target holds another value than
  * tinyPM's (a default it chose, a normalisation), the rebuilt bases must still be the ones the
  * state held, so that the next plan neither invents an edit nor loses one.
  */
-const mapping = compileMapping(
-  loadMapping(fileURLToPath(new URL("../../../mappings/jira.yaml", import.meta.url))),
-);
-const JOB: PlanJob = {
-  name: "widgets",
-  direction: "both",
-  conflicts: "manual",
-  onDelete: "close",
-  instance: "0123456789abcdef",
-  project: "1",
-};
+const mapping = bundledMapping("jira");
 
-function story(over: Partial<WorkItem>): WorkItem {
-  return {
-    system: "tinypm",
-    kind: "story",
-    id: "1",
-    title: "Story",
-    status: "PENDING",
-    assignees: [],
-    labels: [],
-    comments: [],
-    timeEntries: [],
-    metadata: {},
-    ...over,
-  };
-}
+const story = (over: Partial<WorkItem>): WorkItem => tinypmStory("1", { title: "Story", ...over });
 
 /** What a target does to what it is sent: its own default priority, trimmed titles, rounding. */
 function asTargetStores(draft: WorkItem): WorkItem {
@@ -56,26 +34,9 @@ function asTargetStores(draft: WorkItem): WorkItem {
 
 /** The Jira copy of `t` as the job leaves it: stored the target's way, marked after the write. */
 function copyOf(t: WorkItem, withTargetDigestsToo = true): WorkItem {
-  const draft = mapping.toTarget(t);
-  const stored = asTargetStores({
-    ...draft,
-    system: "jira",
-    id: "WID-1",
-    metadata: draft.metadata ?? {},
-    comments: [],
-    timeEntries: [],
-  });
-  const marker = jobMarker({
-    job: JOB,
-    mapping,
-    kind: t.kind,
-    origin: "tinypm",
-    originId: t.id,
-    tinypmId: t.id,
-    agreed: tinypmSnapshot(mapping, t),
-    ...(withTargetDigestsToo && { targetHeld: targetSnapshot(mapping, stored) }),
-  });
-  return { ...stored, marker };
+  const stored = asTargetStores(targetCopy(mapping, t, { system: "jira", id: "WID-1" }));
+  const targetHeld = withTargetDigestsToo ? targetSnapshot(mapping, stored) : undefined;
+  return { ...stored, marker: createMarker(mapping, t, { targetHeld }) };
 }
 
 const merge = (t: WorkItem, g: WorkItem, bases: { tinypm: Snapshot; target: Snapshot }) =>

@@ -7,6 +7,7 @@ import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
 import { compileMapping, type CompiledMapping } from "../../../src/mapping/compile.js";
 import { loadMapping } from "../../../src/mapping/load.js";
+import { tinypmStory as storyOf } from "../../support/work-items.js";
 
 /** A bundled mapping (`mappings/<name>.yaml`), compiled. */
 export const bundledMapping = (name: "github" | "jira"): CompiledMapping =>
@@ -47,16 +48,5 @@ export function jiraItem(doc: AdfNode, title = "T"): WorkItem {
 }
 
 /** A tinyPM story. */
-export const tinypmStory = (description: string, title = "T"): WorkItem => ({
-  system: "tinypm",
-  kind: "story",
-  id: "1",
-  title,
-  description,
-  status: "PENDING",
-  assignees: [],
-  labels: [],
-  comments: [],
-  timeEntries: [],
-  metadata: {},
-});
+export const tinypmStory = (description: string, title = "T"): WorkItem =>
+  storyOf("1", { title, description });
