@@ -9,7 +9,7 @@ import { runCli } from "./run.js";
 async function main(): Promise<never> {
   const controller = new AbortController();
   // The run's signal is shared by every request in flight on every lane; the queue watches it with
-  // one listener however many requests wait (src/queue/abort-watch.ts). The other layers (the
+  // one listener however many requests wait (src/core/abort-watch.ts). The other layers (the
   // stopper, the job runners) add a few each, so the bound leaves room; a real leak would still
   // pass it and be reported.
   setMaxListeners(100, controller.signal);

@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { GateRequest } from "../core/request-gate.js";
-import { watchAbort } from "./abort-watch.js";
+import { watchAbort } from "../core/abort-watch.js";
 import { createGate } from "./gate.js";
 import { createSemaphore } from "./semaphore.js";
 import { createVirtualClock } from "./virtual-clock.js";

@@ -1,4 +1,4 @@
-import { watchAbort } from "./abort-watch.js";
+import { sleep as wallSleep } from "../core/sleep.js";
 
 /**
  * Completion-anchored write windows, the request gate's pacing for services that count writes
@@ -153,31 +153,11 @@ function burstStart(slots: readonly SlotRecord[], plan: CompletionPlan, index: n
   return start;
 }
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      unwatch();
-      resolve();
-    }, ms);
-    const unwatch =
-      signal === undefined
-        ? () => undefined
-        : watchAbort(signal, () => {
-            clearTimeout(timer);
-            reject(signal.reason as Error);
-          });
-  });
-}
-
 /** A pacer for one token: callers are served in order, one slot each. */
 export function createCompletionPacer(opts: CompletionPacerOptions = {}): CompletionPacer {
   const plan = planPacing(opts);
   const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? defaultSleep;
+  const sleep = opts.sleep ?? wallSleep;
   const keep = Math.max(1, ...plan.windows.map((w) => w.count));
   const slots: SlotRecord[] = [];
   const finished: (() => void)[] = [];

@@ -1,7 +1,7 @@
 import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
 import type { GateEvent, WaitReason } from "../core/request-gate.js";
-import { linkedSignal } from "./abort-watch.js";
+import { linkedSignal } from "../core/abort-watch.js";
 import type { Clock } from "./virtual-clock.js";
 
 /** Waits shorter than this are pacing, not waits: no event (GitHub's 750 ms write spacing). */

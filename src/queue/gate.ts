@@ -21,7 +21,7 @@ import {
   type WaitingWrite,
 } from "./shared-windows.js";
 import { realClock, type Clock } from "./virtual-clock.js";
-import { watchAbort } from "./abort-watch.js";
+import { watchAbort } from "../core/abort-watch.js";
 
 export type { GateCounters } from "./gate-waits.js";
 

@@ -1,7 +1,7 @@
 import type PQueue from "p-queue";
 import { InterruptedError, SyncError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
-import { linkedSignal } from "./abort-watch.js";
+import { linkedSignal } from "../core/abort-watch.js";
 import type { LaneOp, QueueEvent } from "./lanes.js";
 import type { RetryPolicy } from "./retry.js";
 import { isAmbiguous, retryDelay } from "./retry.js";

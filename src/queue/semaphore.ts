@@ -1,4 +1,4 @@
-import { watchAbort } from "./abort-watch.js";
+import { watchAbort } from "../core/abort-watch.js";
 
 /** At most `limit` holders at once; the others wait in order, each able to give up (abort). */
 interface Semaphore {

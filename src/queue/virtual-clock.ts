@@ -1,4 +1,5 @@
-import { watchAbort } from "./abort-watch.js";
+import { watchAbort } from "../core/abort-watch.js";
+import { sleep } from "../core/sleep.js";
 
 /** A clock the lanes can run on: `now` in ms and an abortable `sleep`. */
 export interface Clock {
@@ -71,25 +72,5 @@ export function createVirtualClock(start = 0): Clock {
   };
 }
 
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      unwatch();
-      resolve();
-    }, ms);
-    const unwatch =
-      signal === undefined
-        ? () => undefined
-        : watchAbort(signal, () => {
-            clearTimeout(timer);
-            reject(signal.reason as Error);
-          });
-  });
-}
-
 /** Wall-clock time: `Date.now` and an abortable `setTimeout`. */
-export const realClock: Clock = { now: Date.now, sleep: realSleep };
+export const realClock: Clock = { now: Date.now, sleep };

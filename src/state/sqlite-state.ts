@@ -9,6 +9,7 @@ import {
   type StateStoreOptions,
 } from "./sqlite-store.js";
 import type { StateData, StateStore } from "./store.js";
+import { sleep } from "../core/sleep.js";
 
 /** The data methods that map one to one onto the synchronous store (all but `links`). */
 const DATA_METHODS = [
@@ -73,8 +74,6 @@ function dataOf(sync: SyncStore, call: Call): StateData {
     }),
   };
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function openWithWait(options: StateStoreOptions): Promise<SyncStore> {
   const waitMs = options.waitForLockMs ?? 0;

@@ -45,24 +45,11 @@ import {
   updateComment,
   updateParams,
 } from "./writes.js";
+import { sleep } from "../../core/sleep.js";
 
 export type { LabelSpec } from "./repo-meta.js";
 export type { GithubTracker, GithubTrackerOptions, GithubRateLimitState } from "./types.js";
 export { ImportFailedError } from "./import-api.js";
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        reject(signal.reason as Error);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** The GitHub Issues adapter: one repository's issues as canonical work items. */
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {

@@ -1,5 +1,4 @@
 import { statusHistory, statusLeftSince } from "./status-history.js";
-import { setTimeout as delay } from "node:timers/promises";
 import type {
   ItemKind,
   ItemRef,
@@ -27,6 +26,7 @@ import { ensureSprint, listSprints, moveToSprint, toIteration } from "./sprints.
 import { listTransitions, transitionTo } from "./transition.js";
 import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
 import { toTimeEntry } from "./map.js";
+import { sleep } from "../../core/sleep.js";
 
 export interface JiraTrackerOptions {
   readonly baseUrl: string;
@@ -62,8 +62,6 @@ export interface JiraTrackerOptions {
 }
 
 function buildContext(options: JiraTrackerOptions): JiraContext {
-  const sleep = (ms: number, signal?: AbortSignal) =>
-    delay(ms, undefined, signal ? { signal } : {});
   const client = createJiraClient({
     baseUrl: options.baseUrl,
     email: options.email,
