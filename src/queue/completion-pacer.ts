@@ -49,8 +49,12 @@ interface CompletionPacerState {
 type CompletionRelease = () => void;
 
 interface CompletionPacer {
-  /** Waits for the next write slot and takes it; call the returned function once answered. */
-  acquire(signal?: AbortSignal): Promise<CompletionRelease>;
+  /**
+   * Waits for the next write slot and takes it; call the returned function once answered.
+   * `beforeWait` hears of each wait before it starts (the slot's time): it may refuse it by
+   * throwing (a wait longer than the run may spend), and the acquire rejects with that error.
+   */
+  acquire(signal?: AbortSignal, beforeWait?: (until: number) => void): Promise<CompletionRelease>;
   /** Real milliseconds until the next slot (at least; an unfinished write may add to it). */
   delayMs(): number;
   state(): CompletionPacerState;
@@ -165,14 +169,19 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
   let granted = 0;
 
   const untilFinished = (): Promise<void> => new Promise((resolve) => finished.push(resolve));
-  const take = async (signal?: AbortSignal): Promise<CompletionRelease> => {
+  const take = async (
+    signal?: AbortSignal,
+    beforeWait?: (until: number) => void,
+  ): Promise<CompletionRelease> => {
     let scheduled: number;
     for (;;) {
       const t = now();
       const slot = nextSlot({ now: t, slots, plan });
       if (slot === undefined) await untilFinished();
-      else if (slot > t) await sleep(slot - t, signal);
-      else {
+      else if (slot > t) {
+        beforeWait?.(slot);
+        await sleep(slot - t, signal);
+      } else {
         scheduled = slot;
         break;
       }
@@ -192,8 +201,8 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
     return slot === undefined ? plan.intervalMs : Math.max(0, slot - now());
   };
   return {
-    acquire(signal) {
-      const result = tail.then(() => take(signal));
+    acquire(signal, beforeWait) {
+      const result = tail.then(() => take(signal, beforeWait));
       tail = result.then(
         () => undefined,
         () => undefined,

@@ -174,6 +174,17 @@ describe("createGate", () => {
     expect(starts).toEqual([0]);
   });
 
+  it("holds writes sent at once to the run's budget too: the one the window cannot take stops", async () => {
+    const { gate, req, starts } = setup({ writesPerHour: 2 }, { maxWaitMs: 600_000 });
+    // All three see a free window when they arrive; the later ones find the slot taken by the
+    // write queued before them, and their waits (half an hour and more) are refused, not slept.
+    const results = await Promise.allSettled([1, 2, 3].map(() => gate.request(req("write"))));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected"]);
+    for (const r of results.slice(1))
+      expect(r.status === "rejected" ? r.reason : undefined).toBeInstanceOf(LimitWaitError);
+    expect(starts).toEqual([0]);
+  });
+
   it("bounds a request that gets no answer", async () => {
     const gate = createGate({ system: "tinypm", limits: { timeoutMs: 30 }, label: "tinyPM (x)" });
     const run = gate.forRun();

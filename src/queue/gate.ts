@@ -1,5 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { RateLimitError, RemoteUnavailableError, SyncError } from "../core/errors.js";
+import {
+  LimitWaitError,
+  RateLimitError,
+  RemoteUnavailableError,
+  SyncError,
+} from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
 import type { GateEvent, GateRequest, RequestGate, WaitReason } from "../core/request-gate.js";
 import type { WriteFence } from "../core/write-fence.js";
@@ -204,9 +209,14 @@ export function createGate(o: GateOptions): Gate {
       const until = clock.now() + ahead;
       const reason = windowReason(ahead);
       run.checkBudget(reason, until, req.name);
+      // Writes queued before this one may take the slots it expected: each further wait is
+      // held to the run's budget too.
+      const budget = (at: number): void => {
+        run.checkBudget(windowReason(at - clock.now()), at, req.name);
+      };
       done = await run.wait(reason, until, req.name).then(() =>
-        completionWrites.acquire(run.signal).catch((e: unknown) => {
-          throw run.interrupted(req.name, e);
+        completionWrites.acquire(run.signal, budget).catch((e: unknown) => {
+          throw e instanceof LimitWaitError ? e : run.interrupted(req.name, e);
         }),
       );
     } else {
