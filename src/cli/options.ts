@@ -4,6 +4,7 @@ import { Option, type Command } from "commander";
 import { UsageError } from "../core/errors.js";
 import type { ReportFormat } from "../report/types.js";
 import type { CliContext } from "./context.js";
+import { durationMs } from "../core/duration.js";
 
 /** The config file name looked for in the working directory when neither flag nor env var says. */
 export const DEFAULT_CONFIG_FILE = "tinypm-sync.json";
@@ -113,16 +114,12 @@ export function logOptions(cmd: Command): Command {
 
 /** Parses a duration such as `90s`, `5m`, `1h` into milliseconds. */
 export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) {
+  const ms = durationMs(text);
+  if (ms === undefined) {
     throw new UsageError(`Invalid duration "${text}".`, {
       hint: "Use a number with a unit: 30s, 5m, 1h.",
     });
   }
-  const n = Number(m[1]);
-  const unit = m[2] ?? "s";
-  const factor = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3_600_000;
-  const ms = n * factor;
   if (ms < 1000)
     throw new UsageError(`The interval ${text} is shorter than one second.`, {
       hint: "Use at least 1s.",

@@ -1,7 +1,7 @@
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { terminalOf } from "./terminal.js";
-import { duration } from "./duration.js";
+import { formatDuration as duration } from "../core/duration.js";
 import { longestWait, waitLine, type OpenWait } from "./wait-words.js";
 
 export interface Progress {

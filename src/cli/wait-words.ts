@@ -1,5 +1,5 @@
 import type { WaitReason } from "../core/request-gate.js";
-import { duration } from "./duration.js";
+import { formatDuration as duration } from "../core/duration.js";
 
 /** A wait the request gate announced (`wait_start`) and has not ended yet. */
 export interface OpenWait {

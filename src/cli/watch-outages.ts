@@ -1,5 +1,5 @@
 import { RateLimitError, RemoteUnavailableError } from "../core/errors.js";
-import { duration } from "./duration.js";
+import { formatDuration as duration } from "../core/duration.js";
 import { clockTime, systemName } from "./wait-words.js";
 
 /** How the watcher backs off from a system that is down, and how often it says so. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { envName, GithubConnectionSchema, JiraConnectionSchema } from "../core/connection.js";
+import { DURATION_PATTERN, durationMs } from "../core/duration.js";
 
 /** Request limits of one remote system (its token's request gate). Defaults are the vendor's published limits. */
 const LimitsSchema = z
@@ -34,9 +35,6 @@ const timeoutMs = z
     "Per-request timeout in milliseconds (default 30000): a server that does not answer fails fast.",
   );
 
-/** `30s`, `5m`, `1h`: the `every` of a schedule (at least one second). */
-export const DURATION_PATTERN = /^([1-9]\d*)(s|m|h)$/;
-
 /** When `serve` runs a job: every fixed interval, or on a cron expression. */
 const ScheduleSchema = z
   .union([
@@ -44,7 +42,8 @@ const ScheduleSchema = z
       .strictObject({
         every: z
           .string()
-          .regex(DURATION_PATTERN, "must be a whole number with a unit: 30s, 5m, 1h")
+          .regex(DURATION_PATTERN, "must be a duration such as 30s, 5m or 1h")
+          .refine((every) => (durationMs(every) ?? 0) >= 1000, "must be at least one second")
           .describe("Time between runs: 30s, 5m, 1h."),
       })
       .describe("A run every fixed interval."),

@@ -3,6 +3,7 @@ import type { SystemName } from "../core/model.js";
 import type { GateEvent, WaitReason } from "../core/request-gate.js";
 import { linkedSignal } from "../core/abort-watch.js";
 import type { Clock } from "./virtual-clock.js";
+import { formatDuration } from "../core/duration.js";
 
 /** Waits shorter than this are pacing, not waits: no event (GitHub's 750 ms write spacing). */
 const VISIBLE_WAIT_MS = 1_000;
@@ -86,7 +87,7 @@ export function createRunWaits(o: {
     if (reason === "retry" || ms <= o.maxWaitMs) return;
     const at = new Date(until).toISOString().replace(/\.\d+Z$/, "Z");
     throw new LimitWaitError(
-      `${o.label} is held back by ${WHY[reason]} until ${at} (${Math.ceil(ms / 60_000)} min), longer than the run's wait budget of ${Math.round(o.maxWaitMs / 1000)} s; stopped before ${name}.`,
+      `${o.label} is held back by ${WHY[reason]} until ${at} (${formatDuration(ms)}), longer than the run's wait budget of ${formatDuration(o.maxWaitMs)}; stopped before ${name}.`,
       {
         system,
         resumeAt: until,

@@ -1,4 +1,5 @@
 import type { ReportDurationEstimate } from "./types.js";
+import { aboutDuration } from "../core/duration.js";
 
 /** The write windows of one system, as configured (or the vendor's published defaults). */
 export interface WriteLimits {
@@ -48,15 +49,6 @@ export function writeSchedule(
 /** Below this, a migration is quick enough that the import API is not worth a hint. */
 export const IMPORT_HINT_FROM_MS = 10 * 60_000;
 
-/** `about 13 min`, `about 1 h 3 min`, `under a minute`. */
-export function aboutDuration(ms: number): string {
-  if (ms < 60_000) return "under a minute";
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return `about ${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  return `about ${h} h${minutes % 60 === 0 ? "" : ` ${minutes % 60} min`}`;
-}
-
 /**
  * How long a dry run's writes would take at the configured write limits (systems are written
  * one after another, so their times add up), which limit binds, and what would help: GitHub's
@@ -104,3 +96,5 @@ export function estimateDuration(o: {
       : {}),
   };
 }
+
+export { aboutDuration };

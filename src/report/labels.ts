@@ -8,6 +8,7 @@ import type {
 } from "./types.js";
 import { formatValue } from "./values.js";
 import { systemLabel } from "../core/system-label.js";
+import { formatDuration } from "../core/duration.js";
 
 export { systemLabel };
 
@@ -105,8 +106,7 @@ export function reportTitle(report: Report): string {
 export function durationLabel(report: Report): string | undefined {
   const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
   if (!Number.isFinite(ms) || ms < 0) return undefined;
-  const s = Math.round(ms / 1000);
-  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  return formatDuration(Math.round(ms / 1000) * 1000);
 }
 
 /**

@@ -1,16 +1,15 @@
 import { Cron } from "croner";
-import { DURATION_PATTERN, type ScheduleConfig } from "../config/schema.js";
+import type { ScheduleConfig } from "../config/schema.js";
+import { durationMs } from "../core/duration.js";
 
 /** A job's schedule when the config gives none: every 5 minutes. */
 export const DEFAULT_SCHEDULE: ScheduleConfig = { every: "5m" };
 
-const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };
-
 /** `30s` → 30, `5m` → 300, `1h` → 3600 (the config schema has checked the form). */
 export function everySeconds(every: string): number {
-  const m = DURATION_PATTERN.exec(every);
-  if (m === null) throw new RangeError(`"${every}" is not a duration such as 30s, 5m or 1h`);
-  return Number(m[1]) * (UNIT_SECONDS[m[2] ?? "s"] ?? 1);
+  const ms = durationMs(every);
+  if (ms === undefined) throw new RangeError(`"${every}" is not a duration such as 30s, 5m or 1h`);
+  return ms / 1000;
 }
 
 /** Words for a schedule, for the dashboard: `every 5m`, `cron 0 * * * *`. */
