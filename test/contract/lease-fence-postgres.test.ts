@@ -12,6 +12,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { openState } from "../../src/state/open-state.js";
 import type { LeaseTiming } from "../../src/state/postgres/pg-lease.js";
+import { LIVENESS_APPLICATION } from "../../src/state/postgres/pg-session.js";
 import type { JobLease, StateStore } from "../../src/state/store.js";
 import { runJob, type RunReport } from "../../src/sync/engine.js";
 import { guardStateWrites } from "../../src/sync/lease-guard.js";
@@ -109,10 +110,13 @@ describe.skipIf(postgresSkipReason !== undefined)(
         await state.putLink(link("1", "7"));
         expect(sent).toBe(1);
 
+        // A partition as the server sees it: A's liveness connection stays open (the server has
+        // not noticed anything), but nothing else of A gets through.
         await sql(
           url,
           `ALTER ROLE worker_a NOLOGIN;
-           SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'worker_a'`,
+           SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE usename = 'worker_a' AND application_name <> '${LIVENESS_APPLICATION}'`,
         );
         const cutAt = performance.now();
         try {

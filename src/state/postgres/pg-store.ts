@@ -35,7 +35,7 @@ export interface PostgresStateOptions {
    * database (the first store opened sets it). @default 4
    */
   readonly poolSize?: number | undefined;
-  /** Lease life and heartbeat (tests shorten them). @default 30 s and 10 s */
+  /** Lease life, heartbeat and clocks (tests shorten and drive them). @default 30 s and 10 s */
   readonly lease?: LeaseTiming | undefined;
 }
 
@@ -107,7 +107,7 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   const timing = options.lease ?? DEFAULT_TIMING;
   let membership: WorkerMembership | undefined;
   try {
-    membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
+    membership = readOnly ? undefined : await joinAsWorker(pool, location, timing, use.session);
   } catch (error) {
     await use.release();
     throw isConnectionError(error) ? unavailable(location, error) : error;
