@@ -37,6 +37,8 @@ export interface PostgresStateOptions {
   readonly poolSize?: number | undefined;
   /** Lease life, heartbeat and clocks (tests shorten and drive them). @default 30 s and 10 s */
   readonly lease?: LeaseTiming | undefined;
+  /** The shared rate budget's clock (epoch ms; tests drive it). @default the server's */
+  readonly budgetClock?: (() => number) | undefined;
 }
 
 function unavailable(location: string, cause: unknown): StateError {
@@ -114,7 +116,11 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   }
   const budget = readOnly
     ? undefined
-    : pgBudget(pool, (error) => (isConnectionError(error) ? unavailable(location, error) : error));
+    : pgBudget(
+        pool,
+        (error) => (isConnectionError(error) ? unavailable(location, error) : error),
+        options.budgetClock,
+      );
   // Runs are journalled with the process's worker id (`workers` rows carry it too).
   const worker: RunWorker = { host: hostname(), id: processWorkerId() };
   let closed = false;
