@@ -126,7 +126,6 @@ export function takeOverReason(
 /** Why a renewal found its lease no longer this worker's. */
 interface RenewRow {
   job: string;
-  renewed: boolean;
   worker_id: string | null;
   expired: boolean | null;
   host: string | null;
@@ -137,7 +136,9 @@ interface RenewRow {
 function notRenewedWhy(r: RenewRow, id: string, ttl: number): string {
   if (r.worker_id === null) return "its lease is gone from the database (deleted by someone else)";
   if (r.worker_id === id) {
-    return `it expired on the database before a renewal reached it (the lease lives ${ttl} ms)`;
+    return r.expired === true
+      ? `it expired on the database before a renewal reached it (the lease lives ${ttl} ms)`
+      : "the database did not renew it";
   }
   const who =
     r.pid === null || r.host === null ? "another worker" : `process ${r.pid} on ${r.host}`;
@@ -221,26 +222,40 @@ export async function joinAsWorker(
     try {
       // Only the leases this process still holds: one it gave up (lost while the database was
       // away) must expire on the server, even when the database comes back before it would.
-      // The leases not renewed are read as they were (the statement's snapshot), to say why.
-      const { rows } = await pool.query<RenewRow>(
-        `WITH t AS (SELECT coalesce($4::timestamptz, now()) AS now),
-         w AS (UPDATE workers SET heartbeat_at = (SELECT now FROM t) WHERE id = $1),
-         r AS (
-           UPDATE job_leases SET expires_at = (SELECT now FROM t) + $2 * interval '1 millisecond'
-           WHERE worker_id = $1 AND expires_at > (SELECT now FROM t) AND job = ANY($3::text[])
-           RETURNING job)
-         SELECT j.job, r.job IS NOT NULL AS renewed, l.worker_id,
-           l.expires_at <= (SELECT now FROM t) AS expired, o.host, o.pid, l.acquired_at
-         FROM unnest($3::text[]) AS j(job) LEFT JOIN r ON r.job = j.job
-           LEFT JOIN job_leases l ON l.job = j.job LEFT JOIN workers o ON o.id = l.worker_id`,
-        [id, ttl, [...held.keys()], dbNow()],
+      const at = dbNow();
+      const jobs = [...held.keys()];
+      const { rows } = await pool.query<{ job: string }>(
+        `WITH w AS (UPDATE workers SET heartbeat_at = coalesce($4::timestamptz, now()) WHERE id = $1)
+         UPDATE job_leases SET expires_at = coalesce($4::timestamptz, now()) + $2 * interval '1 millisecond'
+         WHERE worker_id = $1 AND expires_at > coalesce($4::timestamptz, now()) AND job = ANY($3::text[])
+         RETURNING job`,
+        [id, ttl, jobs, at],
       );
-      const outcome = new Map(rows.map((r) => [r.job, r]));
+      const renewed = new Set(rows.map((r) => r.job));
+      const lapsed = jobs.filter((job) => !renewed.has(job));
+      // Why a lease was not renewed, read after the renewal (a take-over it waited for included).
+      const why = new Map<string, string>();
+      if (lapsed.length > 0) {
+        const found = await pool
+          .query<RenewRow>(
+            `SELECT j.job, l.worker_id, l.expires_at <= coalesce($2::timestamptz, now()) AS expired,
+               o.host, o.pid, l.acquired_at
+             FROM unnest($1::text[]) AS j(job) LEFT JOIN job_leases l ON l.job = j.job
+               LEFT JOIN workers o ON o.id = l.worker_id`,
+            [lapsed, at],
+          )
+          .then(
+            (r) => r.rows,
+            () => [],
+          );
+        for (const r of found) why.set(r.job, notRenewedWhy(r, id, ttl));
+      }
+      const asked = new Set(jobs);
       for (const [job, h] of held) {
-        if (h.confirmedAt > sentAt) continue; // claimed while this beat was under way
-        const r = outcome.get(job);
-        if (r?.renewed === true) h.confirmedAt = sentAt;
-        else if (r !== undefined) lose(job, h, notRenewedWhy(r, id, ttl));
+        // Claimed while this beat was under way: not part of it.
+        if (!asked.has(job) || h.confirmedAt > sentAt) continue;
+        if (renewed.has(job)) h.confirmedAt = sentAt;
+        else lose(job, h, why.get(job) ?? "the database did not renew it");
       }
     } catch {
       // Unreachable: each lease stays held here until `confirmedAt + vouched` (checked below).
@@ -264,8 +279,8 @@ export async function joinAsWorker(
       // holds it (its holder's is closed), and it is let go again when this transaction ends.
       const { rows } = await db.query<HolderRow>(
         `SELECT l.worker_id, l.expires_at <= coalesce($3::timestamptz, now()) AS expired,
-           coalesce(w.liveness_lock IS NOT NULL AND l.worker_id <> $2
-             AND pg_try_advisory_xact_lock(w.liveness_lock), false) AS session_gone,
+           CASE WHEN w.liveness_lock IS NULL OR l.worker_id = $2 THEN false
+             ELSE pg_try_advisory_xact_lock(w.liveness_lock) END AS session_gone,
            w.host, w.pid, w.process_start, l.acquired_at
          FROM job_leases l LEFT JOIN workers w ON w.id = l.worker_id WHERE l.job = $1
          FOR UPDATE OF l`,
@@ -322,7 +337,12 @@ export async function joinAsWorker(
     async claim(job: string, waitMs: number): Promise<JobLease> {
       const started = Date.now();
       // The session lock first: no lease row names this worker before its liveness shows.
-      await holdSession();
+      await holdSession().catch(async () => {
+        // No liveness connection to be had (the server's connection slots full, say): the job
+        // is held all the same, judged by this process's pid and its lease's expiry only — the
+        // row must then not name a session lock that nothing holds.
+        await pool.query("UPDATE workers SET liveness_lock = NULL WHERE id = $1", [id]);
+      });
       for (;;) {
         let attempt: Attempt;
         try {
