@@ -41,9 +41,23 @@ export interface WorkerRecord {
   readonly jobs: readonly string[];
 }
 
+/**
+ * Why a claim took a job from its holder: its lease `expired` (no heartbeat reached the database
+ * for the lease's life), its process is gone from this host (`holder_dead`), or the database saw
+ * its connection close (`session_closed`).
+ */
+export type TakeOverReason = "expired" | "holder_dead" | "session_closed";
+
 /** The hold of one process on one job. */
 export interface JobLease {
   readonly job: string;
+  /** The holder this claim took the job from, and why (PostgreSQL; absent when it was free). */
+  readonly takenOver?:
+    | {
+        readonly reason: TakeOverReason;
+        readonly holder?: { readonly pid: number; readonly host: string; readonly since: string };
+      }
+    | undefined;
   /**
    * Aborted when the lease may have been lost (the database was unreachable for longer than the
    * lease lives, or another worker took it over): stop writing to any target, finish nothing.
@@ -72,7 +86,8 @@ export function jobLockedError(
     {
       hint:
         "Let that run finish, or set `state.waitForLockMs` in the config to wait for it. A job " +
-        `held by a process that died is free again within ${LEASE_TTL_MS / 1000} s.`,
+        "held by a process that died is free again at once (PostgreSQL: as soon as the database " +
+        `sees its connection close), at the latest ${LEASE_TTL_MS / 1000} s after its last heartbeat.`,
       details: { location, job, pid: holder?.pid, host: holder?.host, since: holder?.since },
     },
   );

@@ -57,6 +57,11 @@ function procStat(pid: number): { start: string; zombie: boolean } | undefined {
   }
 }
 
+/** The start time of a process (`/proc/<pid>/stat`), to tell a reused pid apart; Linux only. */
+export function processStart(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
 /** Whether the holder may still be running. Unknown (another host, no permission) counts as alive. */
 export function isHolderAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true;

@@ -21,6 +21,11 @@ export interface OpenStateOptions {
   readonly now?: (() => Date) | undefined;
   /** PostgreSQL: lease life and heartbeat (tests shorten them). */
   readonly lease?: LeaseTiming | undefined;
+  /**
+   * PostgreSQL: the clock of the shared rate budget (epoch ms), for the booked starts and the
+   * answers it records and compares. @default the server's `clock_timestamp()`
+   */
+  readonly budgetClock?: (() => number) | undefined;
 }
 
 /** A location given on a command line: a `postgres://` URL, else an SQLite file path. */
@@ -56,6 +61,7 @@ export function openState(
     readOnly: options.readOnly,
     now: options.now,
     lease: options.lease,
+    budgetClock: options.budgetClock,
   });
 }
 

@@ -140,5 +140,54 @@ describe.skipIf(postgresSkipReason !== undefined)(
         await close(w);
       }
     }, 60_000);
+
+    it("books and compares on one clock, the test's: slots, retries and answers to the millisecond", async () => {
+      if (server === undefined) throw new Error("no PostgreSQL server");
+      const url = await server.createDatabase(`budget_${(n += 1)}`);
+      // The budget's clock is the test's: the slots below do not depend on the machine's speed
+      // or on the database's clock.
+      const t0 = Date.parse("2026-01-01T00:00:00Z");
+      let t = t0;
+      const clock = (): number => t;
+      const stores: StateStore[] = [];
+      for (let i = 0; i < 2; i++) {
+        stores.push(await openState({ backend: "postgres", url }, { budgetClock: clock }));
+      }
+      const [a, b] = stores.map((s) => {
+        if (s.budget === undefined) throw new Error("a writable PostgreSQL state has a budget");
+        return s.budget;
+      });
+      if (a === undefined || b === undefined) throw new Error("two budgets");
+      const plan = {
+        intervalMs: 0,
+        windows: [{ count: 6, ms: 60_000 }],
+        answerBoundMs: 15_000,
+        pollMs: 100,
+      };
+      try {
+        const first = await a.reserveBlock("k", "write", plan, 3);
+        const second = await b.reserveBlock("k", "write", plan, 3);
+        if (!first.granted || !second.granted) throw new Error("six slots are free");
+        expect([...first.slots, ...second.slots].map((x) => x.at)).toEqual(Array(6).fill(t0));
+        // The sixth write back is still in flight: ask again when its window has passed.
+        t = t0 + 200;
+        expect(await a.reserveBlock("k", "write", plan, 1)).toEqual({
+          granted: false,
+          retryAt: t0 + 60_000,
+          now: t0 + 200,
+        });
+        // All answered at t0 + 500: the next slot is a window after the oldest answer.
+        t = t0 + 500;
+        await Promise.all([
+          ...first.slots.map((x) => a.answered(x.id)),
+          ...second.slots.map((x) => b.answered(x.id)),
+        ]);
+        t = t0 + 1_000;
+        const next = await b.reserve("k", "write", plan);
+        expect(next).toMatchObject({ granted: true, at: t0 + 60_500, now: t0 + 1_000 });
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
   },
 );

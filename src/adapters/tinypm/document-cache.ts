@@ -4,6 +4,7 @@ import type { Comment, Iteration, TimeEntry, UserRef } from "../../core/model.js
 import type { TinypmClient } from "./client.js";
 import { createSerial, mapOrdered, type Serial } from "./ordered.js";
 import {
+  localDay,
   toComment,
   toIteration,
   toTimeEntry,
@@ -129,6 +130,7 @@ export function createDocumentCache(
   client: TinypmClient,
   projectId: string,
   concurrency: number,
+  now: () => Date = () => new Date(),
 ): DocumentCache {
   const pid = encodeURIComponent(projectId);
   const parents = new Map<string, string>();
@@ -185,7 +187,9 @@ export function createDocumentCache(
       id: s.id.trim(),
       name: s.name ?? "",
     }));
-    const today = new Date().toISOString().slice(0, 10);
+    // tinyPM's dates are calendar days of its server's time zone (taken to be this host's, as
+    // the reference server does): today is the local day, never the UTC one.
+    const today = localDay(now());
     const iterations: Iteration[] = (its.iteration ?? []).map((i) => toIteration(i, today));
     return { version: v, statuses, iterations, users, webRoot: webRootOf(client.baseUrl) };
   }

@@ -52,6 +52,11 @@ export interface TinypmTrackerOptions {
    * CLI passes the token's shared gate. @default ungated (each request sent once)
    */
   readonly gate?: RequestGate | undefined;
+  /**
+   * The clock deciding which iteration is active (tinyPM's dates are calendar days of the
+   * server's time zone, taken to be this host's). @default the system clock
+   */
+  readonly now?: (() => Date) | undefined;
 }
 
 /** The tinyPM project as `getProject()` returns it. */
@@ -127,7 +132,7 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
     userAgent: options.userAgent,
     gate: options.gate,
   });
-  const session = createDocumentCache(client, String(options.projectId), concurrency);
+  const session = createDocumentCache(client, String(options.projectId), concurrency, options.now);
 
   async function* list(
     query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },

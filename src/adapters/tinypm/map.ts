@@ -130,6 +130,16 @@ function addDays(date: string, days: number): string | undefined {
   return new Date(t + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The local calendar day of `date` (`yyyy-MM-dd`), as tinyPM's dates are written. */
+export function localDay(date: Date): string {
+  const pad = (n: number): string => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
+ * An iteration, its state (`future`, `active`, `closed`) by `today`, the local calendar day
+ * (`localDay`): one time-zone rule with tinyPM's own dates and its current iteration.
+ */
 export function toIteration(raw: RawIteration, today?: string): Iteration {
   const duration = toNumber(raw.duration);
   const start = raw.startDate?.trim();

@@ -16,7 +16,7 @@ import { holdClient } from "./pg-db.js";
 const RATE_LOCK_CLASS = 0x72617465;
 
 /** The server's clock in epoch ms: one clock for every worker, whatever their hosts' say. */
-const NOW_MS = "extract(epoch from clock_timestamp()) * 1000";
+const SERVER_NOW_MS = "extract(epoch from clock_timestamp()) * 1000";
 
 /**
  * How long an answer waits to be recorded with others (or with the next booking): the other
@@ -55,7 +55,17 @@ function numberLiteral(value: number): string {
  * given back in the same tick together (or with the next booking), one statement each time. Errors (the server unreachable) reach the gate, which then sends nothing;
  * an answer that could not be recorded counts at its bound (safe).
  */
-export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): PgBudget {
+export function pgBudget(
+  pool: Pool,
+  unavailable: (cause: unknown) => unknown,
+  /**
+   * The budget's one clock (epoch ms) for the booked starts, the answers and every comparison
+   * of them. @default the server's (`clock_timestamp()`), as every worker must share it
+   */
+  clock?: () => number,
+): PgBudget {
+  /** Now on the budget's clock, as SQL. */
+  const nowSql = (): string => (clock === undefined ? SERVER_NOW_MS : numberLiteral(clock()));
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -102,7 +112,7 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
     const sql = [
       answered.length === 0
         ? ""
-        : `UPDATE rate_slots SET end_ms = ${NOW_MS} WHERE id IN (${idList(answered)}) AND end_ms IS NULL;`,
+        : `UPDATE rate_slots SET end_ms = ${nowSql()} WHERE id IN (${idList(answered)}) AND end_ms IS NULL;`,
       given.length === 0
         ? ""
         : `DELETE FROM rate_slots WHERE id IN (${idList(given)}) AND end_ms IS NULL;`,
@@ -158,7 +168,7 @@ export function pgBudget(pool: Pool, unavailable: (cause: unknown) => unknown): 
         // store's clock (read once the lock is held).
         const opened = (await client.query(
           `BEGIN; ${taken.sql} SELECT pg_advisory_xact_lock(${RATE_LOCK_CLASS}, hashtext(${key}));
-           SELECT (${NOW_MS})::float8 AS now`,
+           SELECT (${nowSql()})::float8 AS now`,
         )) as unknown as pg.QueryResult<{ now: number }>[];
         const now = opened.at(-1)?.rows[0]?.now ?? Date.now();
         try {

@@ -1,4 +1,5 @@
 import pg, { type CustomTypesConfig, type Pool } from "pg";
+import { createLivenessSession, LIVENESS_APPLICATION, type LivenessSession } from "./pg-session.js";
 
 /** Connections one process keeps at most per database and mode (shared by all its stores). */
 export const PG_POOL_SIZE = 4;
@@ -22,6 +23,8 @@ const types: CustomTypesConfig = {
 /** A use of a shared pool: `release` once, when the store using it closes. */
 export interface PoolUse {
   readonly pool: Pool;
+  /** The process's liveness connection to this database (writing pools only use it). */
+  readonly session: LivenessSession;
   /** The schema was found current on this database since its pools were (re)opened. */
   schemaKnown(): boolean;
   /** Records that the schema is current (after a migration or a version check). */
@@ -34,6 +37,7 @@ export interface PoolUse {
 
 interface Entry {
   readonly pool: Pool;
+  readonly session: LivenessSession;
   users: number;
 }
 
@@ -69,14 +73,26 @@ function createPool(url: string, readOnly: boolean, size: number): Pool {
  * created on the first use, ended when the last use is released. Every state store of a process
  * on one database shares it, so a process opening stores often (`serve`: every poll, every
  * dashboard read) reuses a few connections instead of setting up new ones each time. Nothing in
- * the stores holds a connection across calls except inside one call (a transaction, the
- * migration's session lock), so sharing changes no lock or lease.
+ * the stores holds a pool connection across calls except inside one call (a transaction, the
+ * migration's session lock), so sharing changes no lock or lease; the job leases' liveness locks
+ * live on the pool's own separate connection (`session`, see pg-session.ts).
  */
 export function usePgPool(url: string, readOnly: boolean, size = PG_POOL_SIZE): PoolUse {
   const key = keyOf(url, readOnly);
   let entry = pools.get(key);
   if (entry === undefined) {
-    entry = { pool: createPool(url, readOnly, size), users: 0 };
+    entry = {
+      pool: createPool(url, readOnly, size),
+      session: createLivenessSession(
+        () =>
+          new pg.Client({
+            connectionString: url,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+            application_name: LIVENESS_APPLICATION,
+          }),
+      ),
+      users: 0,
+    };
     pools.set(key, entry);
   }
   const held = entry;
@@ -84,6 +100,7 @@ export function usePgPool(url: string, readOnly: boolean, size = PG_POOL_SIZE): 
   let released = false;
   return {
     pool: held.pool,
+    session: held.session,
     schemaKnown: () => checked.has(url),
     schemaChecked: () => {
       checked.add(url);
@@ -99,6 +116,7 @@ export function usePgPool(url: string, readOnly: boolean, size = PG_POOL_SIZE): 
       if (pools.get(key) === held) pools.delete(key);
       // The last pool on the database gone: a store opened later checks the schema again.
       if (!pools.has(keyOf(url, !readOnly))) checked.delete(url);
+      await held.session.end();
       await held.pool.end().catch(() => undefined);
     },
   };

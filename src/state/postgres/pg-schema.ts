@@ -144,6 +144,12 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     description: "what identifies a create's copy where no marker can be written (tinyPM)",
     up: `ALTER TABLE intents ADD COLUMN anchor text;`,
   },
+  {
+    version: 7,
+    description:
+      "the liveness of each worker: the key of its session lock, its process's start (pid reuse)",
+    up: `ALTER TABLE workers ADD COLUMN liveness_lock bigint, ADD COLUMN process_start text;`,
+  },
 ];
 
 /** The PostgreSQL schema version this build writes. */

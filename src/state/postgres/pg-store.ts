@@ -35,8 +35,10 @@ export interface PostgresStateOptions {
    * database (the first store opened sets it). @default 4
    */
   readonly poolSize?: number | undefined;
-  /** Lease life and heartbeat (tests shorten them). @default 30 s and 10 s */
+  /** Lease life, heartbeat and clocks (tests shorten and drive them). @default 30 s and 10 s */
   readonly lease?: LeaseTiming | undefined;
+  /** The shared rate budget's clock (epoch ms; tests drive it). @default the server's */
+  readonly budgetClock?: (() => number) | undefined;
 }
 
 function unavailable(location: string, cause: unknown): StateError {
@@ -107,14 +109,18 @@ export async function openPostgresState(options: PostgresStateOptions): Promise<
   const timing = options.lease ?? DEFAULT_TIMING;
   let membership: WorkerMembership | undefined;
   try {
-    membership = readOnly ? undefined : await joinAsWorker(pool, location, timing);
+    membership = readOnly ? undefined : await joinAsWorker(pool, location, timing, use.session);
   } catch (error) {
     await use.release();
     throw isConnectionError(error) ? unavailable(location, error) : error;
   }
   const budget = readOnly
     ? undefined
-    : pgBudget(pool, (error) => (isConnectionError(error) ? unavailable(location, error) : error));
+    : pgBudget(
+        pool,
+        (error) => (isConnectionError(error) ? unavailable(location, error) : error),
+        options.budgetClock,
+      );
   // Runs are journalled with the process's worker id (`workers` rows carry it too).
   const worker: RunWorker = { host: hostname(), id: processWorkerId() };
   let closed = false;
