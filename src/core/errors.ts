@@ -11,6 +11,7 @@ export type ErrorCode =
   | "not_found"
   | "rate_limited"
   | "limit_wait"
+  | "mass_delete"
   | "payload_invalid"
   | "conflict"
   | "state_invalid"
@@ -177,6 +178,14 @@ export class LimitWaitError extends SyncError {
   }
 }
 
+/**
+ * A run's plan would delete or close more linked items on one side than the job's `maxDeletes`:
+ * the run stopped before its first write (`--allow-deletes` lets one run through).
+ */
+export class MassDeleteError extends SyncError {
+  readonly code = "mass_delete";
+}
+
 /** A remote payload failed our schema, or was hostile (DOCTYPE, entities, too large, too deep). */
 export class PayloadInvalidError extends RemoteErrorBase {
   readonly code = "payload_invalid";
@@ -237,6 +246,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "state_unavailable":
     case "rate_limited":
     case "limit_wait":
+    case "mass_delete":
     case "not_found":
     case "payload_invalid":
       return ExitCode.aborted;

@@ -46,6 +46,7 @@ import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import { claimLocation } from "./claim-location.js";
 import { markerOwner } from "../core/identity.js";
+import { assertDeletesAllowed } from "./mass-delete.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -74,6 +75,8 @@ export interface Prepared {
   readonly plan: (ctx: EngineContext) => Promise<Plan>;
   /** What the identity step found (after `plan`; undefined for a quiet run). */
   readonly identity: () => IdentityStats | undefined;
+  /** The links the plan saw: stored, and after `plan` those the identity step rebuilt. */
+  readonly links: () => readonly LinkView[];
 }
 
 /**
@@ -135,6 +138,7 @@ export async function prepare(
       ...read,
       plan: () => Promise.resolve(quietPlan),
       identity: () => undefined,
+      links: () => storedLinks,
     };
   }
   const { result: users } = await readAndMatchUsers({
@@ -176,6 +180,15 @@ export async function prepare(
     tinypmRead: checked.tinypmRead.info,
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
+      // The deletion guard, before the first write (settling interrupted creates writes): the
+      // plan a dry run would make from the stored links must not delete too much.
+      if (!dry)
+        assertDeletesAllowed(
+          job,
+          o.targetSystem,
+          planWith(mapping, undefined, checked),
+          storedLinks,
+        );
       const settled = dry
         ? undefined
         : await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
@@ -202,6 +215,7 @@ export async function prepare(
       return planWith(mapping, { ...found, links }, checked, claimed);
     },
     identity: () => found?.stats,
+    links: () => found?.links ?? storedLinks,
   };
 }
 
