@@ -14,6 +14,7 @@ export type ErrorCode =
   | "mass_delete"
   | "payload_invalid"
   | "conflict"
+  | "conflict_resolved"
   | "state_invalid"
   | "state_locked"
   | "state_unavailable"
@@ -191,6 +192,14 @@ export class PayloadInvalidError extends RemoteErrorBase {
   readonly code = "payload_invalid";
 }
 
+/**
+ * `conflicts resolve` on a conflict already resolved with the other side: refused, nothing
+ * changed; `--reopen` changes the decision on purpose.
+ */
+export class ConflictResolvedError extends SyncError {
+  readonly code = "conflict_resolved";
+}
+
 /** The item changed on the remote since the caller planned against it; nothing was written. */
 export class ConflictError extends RemoteErrorBase {
   readonly code = "conflict";
@@ -239,6 +248,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "usage":
     case "state_invalid":
     case "state_locked":
+    case "conflict_resolved":
       return ExitCode.nothingDone;
     case "auth_failed":
     case "permission_denied":
