@@ -3,7 +3,7 @@ import { createTinypm } from "../../src/adapters/registry.js";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Report } from "../../src/report/types.js";
 import { jobTarget, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
-import { editConfig } from "./serve-support.js";
+import { editConfig, eventually, getJson, startServe } from "./serve-support.js";
 import { runCliProcess } from "./spawn.js";
 
 /**
@@ -162,6 +162,59 @@ describe.each([
     expect(again.deleteGuard?.planned.tinypm).toBe(STORIES);
   });
 
+  it.runIf(job === "gh")(
+    "a config pointed at another repository is no deletion: the run stops, not_found",
+    async () => {
+      const before = await writes(w);
+      editConfig(w.config, (c) => {
+        const github = c.targets.github;
+        if (github?.type === "github") github.repo = "elsewhere";
+      });
+      try {
+        const run = await w.cli("sync", "--job", job, "--allow-deletes");
+        expect(run.code).toBe(3);
+        expect(run.stderr).toContain("error [not_found]");
+        expect(await tinypmStories(w)).toHaveLength(STORIES);
+        expect(await writes(w)).toEqual(before);
+      } finally {
+        editConfig(w.config, (c) => {
+          const github = c.targets.github;
+          if (github?.type === "github") github.repo = w.servers.github.repo;
+        });
+      }
+    },
+  );
+
+  it.runIf(job === "gh")(
+    "serve shows the guarded run as failed, with the mass_delete message",
+    async () => {
+      const served = await startServe(w.config, w.servers.env);
+      try {
+        const gh = await eventually(async () => {
+          const { jobs } = await getJson<{
+            jobs: {
+              name: string;
+              lastError: { error: string } | null;
+              lastRun: { outcome: string } | null;
+            }[];
+          }>(`${served.url}/api/jobs`);
+          const j = jobs.find((x) => x.name === job);
+          return j?.lastError === null ? undefined : j;
+        }, "the guarded startup run");
+        expect(gh.lastError?.error).toContain("[mass_delete]");
+        expect(gh.lastError?.error).toContain(`${STORIES} of its ${STORIES} linked items are gone`);
+        expect(gh.lastRun?.outcome).toBe("failed");
+        const html = await (await fetch(`${served.url}/`)).text();
+        expect(html).toContain("data-last-error");
+        expect(html).toContain("[mass_delete]");
+      } finally {
+        served.proc.kill("SIGTERM");
+        await served.proc.done;
+      }
+      expect(await tinypmStories(w)).toHaveLength(STORIES);
+    },
+  );
+
   it("--allow-deletes lets one run through", async () => {
     const run = await w.cli("sync", "--job", job, ...full, "--allow-deletes");
     expect(run.stderr).not.toContain("mass_delete");
@@ -213,6 +266,15 @@ describe("an emptied tinyPM project, onDelete: close", () => {
       `${STORIES - 1} of its ${STORIES - 1} linked items are gone from tinyPM`,
     );
     expect(run.stderr).toContain(`would close their ${STORIES - 1} counterparts on GitHub`);
+    expect(await writes(w)).toEqual(before);
+    expect(await closed()).toBe(1);
+  });
+
+  it("migrate is guarded too: exit 3, mass_delete, no issue closed", async () => {
+    const before = await writes(w);
+    const run = await w.cli("migrate", "--job", "gh");
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("error [mass_delete]");
     expect(await writes(w)).toEqual(before);
     expect(await closed()).toBe(1);
   });
