@@ -181,8 +181,11 @@ export async function prepare(
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
       // The deletion guard, before the first write (settling interrupted creates writes): the
-      // plan a dry run would make from the stored links must not delete too much.
-      if (!dry)
+      // plan a dry run would make from the stored links must not delete too much. Deletions are
+      // inferred only from a complete read or items read by id and gone: else nothing to count.
+      const mayDelete =
+        checked.tinypm.complete || checked.target.complete || (checked.target.gone?.size ?? 0) > 0;
+      if (!dry && mayDelete)
         assertDeletesAllowed(
           job,
           o.targetSystem,
