@@ -83,6 +83,8 @@ export interface RunJobOptions extends RunOptions {
   readonly fullScan?: boolean | undefined;
   /** Write missing or damaged hidden markers back now (`sync --repair-markers`). */
   readonly repairMarkers?: boolean | undefined;
+  /** Let the run delete or close more linked items than the job's `maxDeletes` (`--allow-deletes`). */
+  readonly allowDeletes?: boolean | undefined;
 }
 
 function jobOf(config: SyncConfig, name: string): ResolvedJob {
@@ -136,6 +138,7 @@ export function runJob(
     dryRun: false,
     fullScan: opts.fullScan,
     repairMarkers: opts.repairMarkers,
+    allowDeletes: opts.allowDeletes,
     onEvent: opts.onEvent,
     signal: opts.signal,
   });

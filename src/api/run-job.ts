@@ -14,6 +14,8 @@ export interface JobRunOptions {
   /** Plan only: nothing is written to any system or to the state (opened read-only). */
   readonly dryRun: boolean;
   readonly repairMarkers?: boolean | undefined;
+  /** Let the run delete or close more linked items than the job's `maxDeletes` (`--allow-deletes`). */
+  readonly allowDeletes?: boolean | undefined;
   /** Syncs: read all of tinyPM this run (`sync --full`). */
   readonly fullScan?: boolean | undefined;
   /** Syncs: only these target items and their tinyPM counterparts (a webhook's run). */
@@ -75,6 +77,8 @@ export async function runResolvedJob(
           project: String(resolved.job.tinypmProject),
           repairMarkers: opts.repairMarkers === true,
           importFrom: resolved.job.importFrom,
+          maxDeletes: resolved.job.maxDeletes,
+          allowDeletes: opts.allowDeletes === true,
         },
         targetSystem: job.targetSystem,
         targetLocation: targetLocation(resolved.target),

@@ -20,6 +20,8 @@ export async function runConfiguredJob(
     mode: RunMode;
     dryRun: boolean;
     repairMarkers?: boolean | undefined;
+    /** Let the run delete or close more than the job's `maxDeletes` (`--allow-deletes`). */
+    allowDeletes?: boolean | undefined;
     fullScan?: boolean | undefined;
     /** Syncs: only these target items and their tinyPM counterparts (a webhook's run). */
     targetItems?: readonly string[] | undefined;

@@ -61,9 +61,13 @@ export interface WriteRunFlags extends JobCommandFlags {
   json?: boolean;
   repairMarkers?: boolean;
   waitForLimits?: boolean;
+  allowDeletes?: boolean;
 }
 
-/** `--wait-for-limits` and `--repair-markers`: the commands that write (migrate, sync). */
+/**
+ * `--wait-for-limits`, `--repair-markers` and `--allow-deletes`: the commands that write
+ * (migrate, sync).
+ */
 export function writeRunOptions(cmd: Command): Command {
   return cmd
     .option(
@@ -73,6 +77,10 @@ export function writeRunOptions(cmd: Command): Command {
     .option(
       "--repair-markers",
       "write missing or damaged hidden blocks (markers) back now, not only on each item's next write",
+    )
+    .option(
+      "--allow-deletes",
+      "let this run delete or close more linked items than the job's maxDeletes (default: stop with exit 3, mass_delete, nothing written)",
     );
 }
 
@@ -81,11 +89,13 @@ export function writeRunSwitches(flags: WriteRunFlags): {
   dryRun: boolean;
   repairMarkers: boolean;
   waitForLimits: boolean;
+  allowDeletes: boolean;
 } {
   return {
     dryRun: flags.dryRun === true,
     repairMarkers: flags.repairMarkers === true,
     waitForLimits: flags.waitForLimits === true,
+    allowDeletes: flags.allowDeletes === true,
   };
 }
 

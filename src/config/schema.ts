@@ -127,6 +127,17 @@ const JobSchema = z
       .enum(["ignore", "close", "delete"])
       .default("close")
       .describe("What a deletion on one side does to the other."),
+    maxDeletes: z
+      .union([
+        z.number().int().min(0),
+        z
+          .string()
+          .regex(/^\d+(\.\d+)?%$/, 'expected a number such as 25, or a percentage such as "10%"'),
+      ])
+      .default("10%")
+      .describe(
+        'The most linked items one sync or migrate may delete or close on either side: a number (25), or a share of the job\'s links ("10%", never fewer than 5). A run whose plan goes over writes nothing and stops with mass_delete; --allow-deletes lets one run through.',
+      ),
     // No zod default: an absent value lets the user-map file's `policy:` decide (issue 14).
     unmappedUsers: z
       .enum(["skip", "placeholder", "fail"])

@@ -11,8 +11,10 @@ export type ErrorCode =
   | "not_found"
   | "rate_limited"
   | "limit_wait"
+  | "mass_delete"
   | "payload_invalid"
   | "conflict"
+  | "conflict_resolved"
   | "state_invalid"
   | "state_locked"
   | "state_unavailable"
@@ -177,9 +179,25 @@ export class LimitWaitError extends SyncError {
   }
 }
 
+/**
+ * A run's plan would delete or close more linked items on one side than the job's `maxDeletes`:
+ * the run stopped before its first write (`--allow-deletes` lets one run through).
+ */
+export class MassDeleteError extends SyncError {
+  readonly code = "mass_delete";
+}
+
 /** A remote payload failed our schema, or was hostile (DOCTYPE, entities, too large, too deep). */
 export class PayloadInvalidError extends RemoteErrorBase {
   readonly code = "payload_invalid";
+}
+
+/**
+ * `conflicts resolve` on a conflict already resolved with the other side: refused, nothing
+ * changed; `--reopen` changes the decision on purpose.
+ */
+export class ConflictResolvedError extends SyncError {
+  readonly code = "conflict_resolved";
 }
 
 /** The item changed on the remote since the caller planned against it; nothing was written. */
@@ -230,6 +248,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "usage":
     case "state_invalid":
     case "state_locked":
+    case "conflict_resolved":
       return ExitCode.nothingDone;
     case "auth_failed":
     case "permission_denied":
@@ -237,6 +256,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "state_unavailable":
     case "rate_limited":
     case "limit_wait":
+    case "mass_delete":
     case "not_found":
     case "payload_invalid":
       return ExitCode.aborted;

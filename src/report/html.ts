@@ -4,6 +4,7 @@
  * text from the report is escaped.
  */
 import { tinypmReadLine } from "./tinypm-read.js";
+import { deleteGuardWords } from "./delete-guard.js";
 import { createHash } from "node:crypto";
 import { escapeHtml as h } from "./escape.js";
 import { countActions, groupItems, isUnchanged } from "./group.js";
@@ -72,7 +73,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <body>
 <header>
 <h1>${h(title)}</h1>
-<p class="meta">${meta(report, target)}</p>
+<p class="meta">${meta(report, target)}</p>${guard(report)}
 </header>
 ${summary(report)}
 ${filter(rows)}
@@ -85,6 +86,13 @@ ${notes(report)}
 </body>
 </html>
 `;
+}
+
+function guard(report: Report): string {
+  const words = deleteGuardWords(report);
+  if (words === undefined) return "";
+  const hint = words.hint === undefined ? "" : `<br>Hint: ${h(words.hint)}`;
+  return `<p class="delete-guard ${words.stops ? "error" : "muted"}" data-delete-guard>${words.stops ? `<strong>${h(words.text)}</strong>` : h(words.text)}${hint}</p>`;
 }
 
 function meta(report: Report, target: string): string {

@@ -4,6 +4,7 @@
  * `@mentions` are neutralised, so pasting notifies no one.
  */
 import { tinypmReadLine } from "./tinypm-read.js";
+import { deleteGuardWords } from "./delete-guard.js";
 import { escapeMarkdown as md, markdownCode } from "./escape.js";
 import { groupItems, isForeign, isUnchanged } from "./group.js";
 import {
@@ -91,7 +92,15 @@ function header(report: Report, target: string): string[] {
     "",
     `${report.dryRun ? "**Dry run**: nothing was written. " : ""}Run ${md(report.runId)}, ${when}.`,
     "",
+    ...guardLines(report),
   ];
+}
+
+function guardLines(report: Report): string[] {
+  const guard = deleteGuardWords(report);
+  if (guard === undefined) return [];
+  const text = guard.stops ? `> **${md(guard.text)}**` : `> ${md(guard.text)}`;
+  return [text, ...(guard.hint === undefined ? [] : [">", `> Hint: ${md(guard.hint)}`]), ""];
 }
 
 function summary(report: Report): string[] {

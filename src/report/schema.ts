@@ -221,6 +221,28 @@ export const reportSchema = z
       })
       .optional()
       .describe("What was read of tinyPM: everything, or which tiers and why."),
+    deleteGuard: z
+      .object({
+        maxDeletes: z
+          .union([z.number(), z.string()])
+          .describe('The job\'s maxDeletes as configured: 25, or "10%".'),
+        limit: count.describe("The limit per side for this job."),
+        links: count.describe("The job's live links the percentage is taken of."),
+        planned: z
+          .object({ tinypm: count, target: count })
+          .describe("Linked items deleted or closed on each side."),
+        over: z.array(z.enum(["tinypm", "target"])).describe("The sides over the limit."),
+        allowed: z.boolean().describe("Over the limit and let through by --allow-deletes."),
+        message: z
+          .string()
+          .optional()
+          .describe("Over the limit: what the stopped run says (error mass_delete)."),
+        hint: z.string().optional().describe("Over the limit: what to do."),
+      })
+      .optional()
+      .describe(
+        "The deletion guard: over the limit, a real run writes nothing and stops with mass_delete.",
+      ),
     items: z.array(reportItemSchema),
     users: z.object({
       matches: z.array(

@@ -1,5 +1,6 @@
 /** The terminal report: grouped by story, field-level diffs, totals and API cost at the end. */
 import { tinypmReadLine } from "./tinypm-read.js";
+import { deleteGuardWords } from "./delete-guard.js";
 import { createPalette, type Palette } from "./color.js";
 import { escapeTerminal as safe } from "./escape.js";
 import { countActions, groupItems, isForeign, isUnchanged } from "./group.js";
@@ -96,11 +97,18 @@ function header(report: Report, { p, target }: Ctx): string[] {
   const what = `${reportTitle(report)} · job ${safe(report.job)} · tinyPM and ${safe(target)}`;
   const dry = report.dryRun ? " · dry run: nothing was written" : "";
   const took = durationLabel(report);
+  const guard = deleteGuardWords(report);
   return [
     p.bold(what) + dry,
     p.dim(
       `run ${safe(report.runId)} · ${safe(report.startedAt)} → ${safe(report.finishedAt)}${took === undefined ? "" : ` (${took})`}`,
     ),
+    ...(guard === undefined
+      ? []
+      : [
+          guard.stops ? p.bold(p.red(safe(guard.text))) : p.yellow(safe(guard.text)),
+          ...(guard.hint === undefined ? [] : [p.yellow(`Hint: ${safe(guard.hint)}`)]),
+        ]),
   ];
 }
 

@@ -163,6 +163,28 @@ export interface ReportDurationEstimate {
   readonly hint?: string | undefined;
 }
 
+/**
+ * The deletion guard: linked items the run deletes or closes on each side against the job's
+ * `maxDeletes`. Over the limit, a real run stops before its first write (`mass_delete`).
+ */
+export interface ReportDeleteGuard {
+  /** The job's `maxDeletes` as configured (`25`, `"10%"`). */
+  readonly maxDeletes: number | string;
+  /** The limit per side for this job. */
+  readonly limit: number;
+  /** The job's live links the percentage is taken of. */
+  readonly links: number;
+  /** Linked items deleted or closed on each side (where the deletion is mirrored). */
+  readonly planned: { readonly tinypm: number; readonly target: number };
+  /** The sides over the limit. */
+  readonly over: readonly ("tinypm" | "target")[];
+  /** Over the limit and let through by `--allow-deletes`. */
+  readonly allowed: boolean;
+  /** Over the limit: what the stopped run says (the `mass_delete` error), and what to do. */
+  readonly message?: string | undefined;
+  readonly hint?: string | undefined;
+}
+
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
   readonly runId: string;
@@ -190,6 +212,8 @@ export interface Report {
   readonly estimatedDuration?: ReportDurationEstimate | undefined;
   /** What was read of tinyPM (absent in reports made before tiered reads). */
   readonly tinypmRead?: ReportTinypmRead | undefined;
+  /** The deletion guard (absent in reports made before it). */
+  readonly deleteGuard?: ReportDeleteGuard | undefined;
   readonly items: readonly ReportItem[];
   readonly users: {
     readonly matches: readonly ReportUserMatch[];

@@ -254,7 +254,7 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           sendJson(res, 400, { message: "take must be tinypm or target" });
           return;
         }
-        const resolved = await resolve(res, id, take);
+        const resolved = await resolve(res, id, take, form.get("reopen") === "true");
         if (resolved !== undefined)
           redirect(res, `/?flash=resolved&conflict=${id}&take=${take}#conflicts`);
       }),
@@ -312,35 +312,60 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           unsupported(res);
           return;
         }
-        let take: unknown;
+        let body: { take?: unknown; reopen?: unknown } = {};
         try {
-          take = (
-            JSON.parse((await readBody(req, FORM_BODY_LIMIT)).toString("utf8")) as {
-              take?: unknown;
-            }
-          ).take;
+          body = JSON.parse((await readBody(req, FORM_BODY_LIMIT)).toString("utf8")) as {
+            take?: unknown;
+            reopen?: unknown;
+          };
         } catch {
-          take = undefined;
+          body = {};
         }
+        const { take, reopen } = body;
         const id = Number(params.id);
-        if ((take !== "tinypm" && take !== "target") || !Number.isInteger(id)) {
-          sendJson(res, 400, { message: 'send {"take":"tinypm"} or {"take":"target"}' });
+        if (
+          (take !== "tinypm" && take !== "target") ||
+          !Number.isInteger(id) ||
+          (reopen !== undefined && typeof reopen !== "boolean")
+        ) {
+          sendJson(res, 400, {
+            message:
+              'send {"take":"tinypm"} or {"take":"target"}, and "reopen": true to change a decision',
+          });
           return;
         }
-        const resolved = await resolve(res, id, take);
+        const resolved = await resolve(res, id, take, reopen === true);
         if (resolved !== undefined)
           sendJson(res, 200, { conflict: conflictApi(resolved), status: "resolved" });
       }),
     );
 
-  const resolve = async (res: ServerResponse, id: number, take: "tinypm" | "target") => {
+  const resolve = async (
+    res: ServerResponse,
+    id: number,
+    take: "tinypm" | "target",
+    reopen: boolean,
+  ) => {
     try {
-      const c = await service.resolveConflict(id, take);
-      logger.info({ conflict: id, take, job: c.job }, "conflict resolved from the dashboard");
+      const c = await service.resolveConflict(id, take, reopen);
+      logger.info(
+        { conflict: id, take, reopen, job: c.job },
+        "conflict resolved from the dashboard",
+      );
       return c;
     } catch (error) {
       if (error instanceof SyncError && error.code === "usage") {
         notFound(res, error.message);
+        return undefined;
+      }
+      // Resolved already with the other side: a change of mind must say so (`reopen`).
+      if (error instanceof SyncError && error.code === "conflict_resolved") {
+        sendJson(res, 409, {
+          code: error.code,
+          message: error.message,
+          hint: error.hint ?? null,
+          ...error.details,
+        });
         return undefined;
       }
       throw error;

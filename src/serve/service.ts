@@ -82,7 +82,8 @@ export interface Service {
   findRun(runId: string): FinishedRun | undefined;
   readState<T>(fn: (state: StateStore) => Promise<T>): Promise<T>;
   /** Resolves a conflict between runs (the state has one writer); the next run applies it. */
-  resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
+  /** Refused (`conflict_resolved`) when resolved already with the other side, unless `reopen`. */
+  resolveConflict(id: number, take: "tinypm" | "target", reopen?: boolean): Promise<ConflictRecord>;
   /** Resolves once no run is going on or waiting (tests, benchmarks). */
   idle(): Promise<void>;
   /** Starts probes, schedules, and a first run of every job. */
@@ -281,8 +282,10 @@ export function createService(deps: ServiceDeps): Service {
       return history.find((h) => h.runId === runId);
     },
     readState: (fn) => deps.readState(fn),
-    resolveConflict(id, take) {
-      return queue.exclusive(() => deps.writeState((state) => state.resolveConflict(id, take)));
+    resolveConflict(id, take, reopen) {
+      return queue.exclusive(() =>
+        deps.writeState((state) => state.resolveConflict(id, take, reopen === true)),
+      );
     },
     idle: () => queue.idle(),
     start() {

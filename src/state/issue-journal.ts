@@ -8,7 +8,12 @@ import type {
   FailureSide,
 } from "./records.js";
 import { opt, parseJson } from "./records.js";
-import { conflictAppliedError, failureWithoutItemError, noConflictError } from "./state-errors.js";
+import {
+  conflictAppliedError,
+  conflictResolvedError,
+  failureWithoutItemError,
+  noConflictError,
+} from "./state-errors.js";
 
 /** A `failures` row, as both backends store it. */
 export interface FailureRow {
@@ -27,6 +32,20 @@ export interface FailureRow {
 }
 
 /** A `conflicts` row, as both backends store it. */
+/** `conflicts resolve` with the other side on a conflict resolved already (both backends). */
+export function resolvedConflictError(row: ConflictRow, take: "tinypm" | "target"): Error {
+  return conflictResolvedError({
+    id: row.id,
+    job: row.job,
+    kind: row.kind,
+    tinypmId: row.tinypm_id,
+    field: row.field,
+    resolution: row.resolution,
+    resolvedAt: row.resolved_at,
+    take,
+  });
+}
+
 export interface ConflictRow {
   id: number;
   job: string;
@@ -103,6 +122,19 @@ export function createIssueJournal(db: Database, now: () => Date) {
     if (row !== undefined) return row;
     throw noConflictError(id);
   };
+  /** A decision taken (the same side again changes nothing; the other side needs `reopen`). */
+  const resolveRow = (id: number, take: "tinypm" | "target", reopen: boolean): ConflictRecord => {
+    const row = conflictOrThrow(id);
+    if (row.applied_at !== null) {
+      throw conflictAppliedError(id, row.resolution);
+    }
+    if (row.status === "resolved" && row.resolution === take) return toConflict(row);
+    if (row.status === "resolved" && !reopen) throw resolvedConflictError(row, take);
+    db.prepare(
+      "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ?, updated_at = ? WHERE id = ?",
+    ).run(take, stamp(), stamp(), id);
+    return toConflict(conflictOrThrow(id));
+  };
   return {
     parkFailure: db.transaction((f: FailureDraft): void => {
       const tinypmId = f.tinypmId ?? null;
@@ -173,16 +205,10 @@ export function createIssueJournal(db: Database, now: () => Date) {
         .all({ job: opts.job ?? null, status: opts.status ?? null })
         .map(toConflict);
     },
-    resolveConflict: db.transaction((id: number, take: "tinypm" | "target"): ConflictRecord => {
-      const row = conflictOrThrow(id);
-      if (row.applied_at !== null) {
-        throw conflictAppliedError(id, row.resolution);
-      }
-      db.prepare(
-        "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ?, updated_at = ? WHERE id = ?",
-      ).run(take, stamp(), stamp(), id);
-      return toConflict(conflictOrThrow(id));
-    }) as (id: number, take: "tinypm" | "target") => ConflictRecord,
+    resolveConflict: db.transaction(
+      (id: number, take: "tinypm" | "target", reopen?: boolean): ConflictRecord =>
+        resolveRow(id, take, reopen === true),
+    ) as (id: number, take: "tinypm" | "target", reopen?: boolean) => ConflictRecord,
     markConflictApplied(id: number): void {
       conflictOrThrow(id);
       db.prepare("UPDATE conflicts SET applied_at = ? WHERE id = ? AND status = 'resolved'").run(

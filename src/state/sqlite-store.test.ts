@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InternalError, UsageError } from "../core/errors.js";
+import { ConflictResolvedError, InternalError, UsageError } from "../core/errors.js";
 import type { LinkRecord, StateStore } from "./sqlite-store.js";
 import { openStateStore } from "./sqlite-store.js";
 
@@ -258,7 +258,11 @@ describe("failures and conflicts", () => {
       status: "resolved",
       resolution: "target",
     });
-    expect(store.resolveConflict(id, "tinypm").resolution).toBe("tinypm");
+    // A second decision for the other side is refused; the same side changes nothing; `reopen`
+    // changes it on purpose.
+    expect(() => store.resolveConflict(id, "tinypm")).toThrow(ConflictResolvedError);
+    expect(store.resolveConflict(id, "target").resolution).toBe("target");
+    expect(store.resolveConflict(id, "tinypm", true).resolution).toBe("tinypm");
     expect(store.openConflict(c)).not.toBe(id);
     store.markConflictApplied(id);
     expect(store.conflicts({ job: "widgets", status: "resolved" })[0]?.appliedAt).toBe(

@@ -142,8 +142,8 @@ export interface StateStore {
   /** Opens a conflict, or updates the values of the open one of (job, kind, tinypmId, field). */
   openConflict(c: ConflictDraft): number;
   conflicts(opts?: { job?: string; status?: "open" | "resolved" }): ConflictRecord[];
-  /** Marks a conflict resolved; the engine applies it on the next sync. Unknown id → UsageError. */
-  resolveConflict(id: number, take: "tinypm" | "target"): ConflictRecord;
+  /** Marks a conflict resolved (see StateStore.resolveConflict). Unknown id → UsageError. */
+  resolveConflict(id: number, take: "tinypm" | "target", reopen?: boolean): ConflictRecord;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): void;
   /** The live process holding the state file now (a run going on), if any. */

@@ -1,4 +1,4 @@
-import { InternalError, UsageError } from "../core/errors.js";
+import { ConflictResolvedError, InternalError, UsageError } from "../core/errors.js";
 import type { ItemKind } from "../core/model.js";
 import type { FailureDraft, LinkRecord } from "./records.js";
 
@@ -14,6 +14,37 @@ export function conflictAppliedError(id: number, resolution: string | null): Usa
   return new UsageError(
     `Conflict ${id} was resolved (take ${resolution ?? "?"}) and already applied.`,
     { hint: "Change the field on either side; the next sync picks it up." },
+  );
+}
+
+const SIDE_WORDS: Record<string, string> = { tinypm: "tinyPM's", target: "the target's" };
+
+/**
+ * A second `conflicts resolve` that would change a decision already taken (not yet applied):
+ * refused, naming when and how it was resolved and how to change one's mind on purpose.
+ */
+export function conflictResolvedError(c: {
+  id: number;
+  job: string;
+  kind: string;
+  tinypmId: string;
+  field: string;
+  resolution: string | null;
+  resolvedAt: string | null;
+  take: "tinypm" | "target";
+}): ConflictResolvedError {
+  const taken = SIDE_WORDS[c.resolution ?? ""] ?? "an unknown side's";
+  return new ConflictResolvedError(
+    `Conflict ${c.id} (job ${c.job}, ${c.kind} ${c.tinypmId}, field ${c.field}) was already ` +
+      `resolved at ${c.resolvedAt ?? "an unknown time"}: ${taken} value was taken ` +
+      `(--take ${c.resolution ?? "?"}). Nothing was changed.`,
+    {
+      hint:
+        `The next sync writes that choice. To change your mind before then, resolve it again ` +
+        `with --reopen: \`tinypm-sync conflicts resolve ${c.id} --take ${c.take} --reopen\` ` +
+        `(serve's API: {"take":"${c.take}","reopen":true}).`,
+      details: { id: c.id, resolution: c.resolution, resolvedAt: c.resolvedAt },
+    },
   );
 }
 

@@ -127,8 +127,12 @@ export interface StateData {
   /** Opens a conflict, or updates the values of the open one of (job, kind, tinypmId, field). */
   openConflict(c: ConflictDraft): Promise<number>;
   conflicts(opts?: { job?: string; status?: "open" | "resolved" }): Promise<ConflictRecord[]>;
-  /** Marks a conflict resolved; the engine applies it on the next sync. Unknown id → UsageError. */
-  resolveConflict(id: number, take: "tinypm" | "target"): Promise<ConflictRecord>;
+  /**
+   * Marks a conflict resolved; the engine applies it on the next sync. Unknown id → UsageError.
+   * Resolved already with the other side → ConflictResolvedError unless `reopen` (a deliberate
+   * change of mind); with the same side it changes nothing.
+   */
+  resolveConflict(id: number, take: "tinypm" | "target", reopen?: boolean): Promise<ConflictRecord>;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): Promise<void>;
   /**

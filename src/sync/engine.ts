@@ -19,6 +19,7 @@ import type { PlanJob } from "./plan/plan-input.js";
 import type { JobLease } from "../state/store.js";
 import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
+import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -45,6 +46,11 @@ export interface RunReport {
   readonly events: readonly SyncEvent[];
   /** Links rebuilt from markers or content, foreign items, ambiguous matches, missing blocks. */
   readonly identity: IdentityStats;
+  /**
+   * Linked items the plan deletes or closes on each side against the job's `maxDeletes`: a dry
+   * run over the limit shows that the real run would stop (`mass_delete`).
+   */
+  readonly deleteGuard?: RunDeleteGuard | undefined;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
@@ -116,6 +122,11 @@ async function runHeld(
       tinypmFloors: prepared.tinypmFloors,
     };
     const plan = await prepared.plan(ctx);
+    // Settling and rebuilding links may have changed the plan: the guard looks again, before
+    // the plan's first write (a dry run only reports what it finds).
+    const deleteGuard = dry
+      ? deleteGuardOf(job, o.targetSystem, plan, prepared.links())
+      : assertDeletesAllowed(job, o.targetSystem, plan, prepared.links());
     if (dry) {
       countPlan(plan, summary);
     } else {
@@ -141,6 +152,7 @@ async function runHeld(
       users,
       events,
       identity,
+      deleteGuard,
       startedAt,
       now,
     });
@@ -229,6 +241,7 @@ function finish(a: {
   users: RunReport["users"];
   events: SyncEvent[];
   identity: IdentityStats;
+  deleteGuard: RunDeleteGuard;
   startedAt: string;
   now: () => Date;
 }): RunReport {
@@ -245,6 +258,7 @@ function finish(a: {
     users: a.users,
     events: a.events,
     identity: a.identity,
+    deleteGuard: a.deleteGuard,
     startedAt: a.startedAt,
     finishedAt: a.now().toISOString(),
   };

@@ -47,6 +47,7 @@ import type { PlanJob } from "./plan/plan-input.js";
 import { claimLocation } from "./claim-location.js";
 import { markerOwner } from "../core/identity.js";
 import { systemLabel } from "../core/system-label.js";
+import { assertDeletesAllowed } from "./mass-delete.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -75,6 +76,8 @@ export interface Prepared {
   readonly plan: (ctx: EngineContext) => Promise<Plan>;
   /** What the identity step found (after `plan`; undefined for a quiet run). */
   readonly identity: () => IdentityStats | undefined;
+  /** The links the plan saw: stored, and after `plan` those the identity step rebuilt. */
+  readonly links: () => readonly LinkView[];
 }
 
 /**
@@ -136,6 +139,7 @@ export async function prepare(
       ...read,
       plan: () => Promise.resolve(quietPlan),
       identity: () => undefined,
+      links: () => storedLinks,
     };
   }
   const { result: users } = await readAndMatchUsers({
@@ -177,6 +181,18 @@ export async function prepare(
     tinypmRead: checked.tinypmRead.info,
     async plan(ctx) {
       ctx.emit({ type: "phase", phase: "planning" });
+      // The deletion guard, before the first write (settling interrupted creates writes): the
+      // plan a dry run would make from the stored links must not delete too much. Deletions are
+      // inferred only from a complete read or items read by id and gone: else nothing to count.
+      const mayDelete =
+        checked.tinypm.complete || checked.target.complete || (checked.target.gone?.size ?? 0) > 0;
+      if (!dry && mayDelete)
+        assertDeletesAllowed(
+          job,
+          o.targetSystem,
+          planWith(mapping, undefined, checked),
+          storedLinks,
+        );
       const settled = dry
         ? undefined
         : await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
@@ -203,6 +219,7 @@ export async function prepare(
       return planWith(mapping, { ...found, links }, checked, claimed);
     },
     identity: () => found?.stats,
+    links: () => found?.links ?? storedLinks,
   };
 }
 

@@ -4,6 +4,7 @@ import type { JsonValue } from "../core/model.js";
 import {
   REPORT_SCHEMA_VERSION,
   type Report,
+  type ReportDeleteGuard,
   type ReportDescription,
   type ReportItem,
   type ReportValue,
@@ -248,6 +249,7 @@ export function toReport(run: RunReport): Report {
       fetched: run.tinypmRead.fetched,
       ...(run.tinypmRead.listings === undefined ? {} : { listings: run.tinypmRead.listings }),
     },
+    ...(run.deleteGuard !== undefined && { deleteGuard: reportGuard(run.deleteGuard) }),
     items: run.plan.actions.map((a) => withStory(item(a, input), a, titles)),
     users: {
       matches: run.users.matches.map((m) => ({
@@ -265,6 +267,19 @@ export function toReport(run: RunReport): Report {
       }),
     },
     notes: [...waitNotes(run.events), ...identityNotes(run), ...claimNotes(run)],
+  };
+}
+
+function reportGuard(g: NonNullable<RunReport["deleteGuard"]>): ReportDeleteGuard {
+  return {
+    maxDeletes: g.maxDeletes,
+    limit: g.limit,
+    links: g.links,
+    planned: { ...g.planned },
+    over: [...g.over],
+    allowed: g.allowed,
+    ...(g.message !== undefined && { message: g.message }),
+    ...(g.hint !== undefined && { hint: g.hint }),
   };
 }
 

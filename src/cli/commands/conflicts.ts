@@ -50,13 +50,21 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
         "resolve a conflict: the next sync writes the chosen side's value to the other side",
       )
       .argument("<id>", "the conflict id from `conflicts list`"),
-  ).addOption(
-    new Option("--take <side>", "the side whose value wins")
-      .choices(["tinypm", "target"])
-      .makeOptionMandatory(),
-  );
+  )
+    .addOption(
+      new Option("--take <side>", "the side whose value wins")
+        .choices(["tinypm", "target"])
+        .makeOptionMandatory(),
+    )
+    .option(
+      "--reopen",
+      "change a decision already taken (not yet applied by a sync): without it, resolving a resolved conflict with the other side is refused (exit 2, conflict_resolved)",
+    );
   logOptions(resolve).action(
-    async (id: string, flags: { config?: string; take: "tinypm" | "target" } & LogFlags) => {
+    async (
+      id: string,
+      flags: { config?: string; take: "tinypm" | "target"; reopen?: boolean } & LogFlags,
+    ) => {
       const n = Number(id);
       if (!Number.isInteger(n) || n <= 0)
         throw new UsageError(`"${id}" is not a conflict id.`, {
@@ -69,9 +77,17 @@ export const registerConflicts: RegisterCommand = (program, ctx) => {
       });
       const state = await openState(loaded, false);
       try {
-        const c = await state.resolveConflict(n, flags.take);
+        const before = (await state.conflicts()).find((x) => x.id === n);
+        const c = await state.resolveConflict(n, flags.take, flags.reopen === true);
+        const was = before?.status === "resolved" ? before.resolution : undefined;
+        const how =
+          was === flags.take
+            ? `already resolved at ${c.resolvedAt ?? "?"}: ${flags.take} wins (nothing changed)`
+            : was !== undefined
+              ? `reopened and resolved again: ${flags.take} wins (was ${was})`
+              : `resolved: ${flags.take} wins`;
         ctx.stdout.write(
-          `Conflict #${c.id} (${c.kind} ${c.tinypmId}, field ${c.field}) resolved: ${flags.take} wins. The next sync applies it.\n`,
+          `Conflict #${c.id} (${c.kind} ${c.tinypmId}, field ${c.field}) ${how}. The next sync applies it.\n`,
         );
       } finally {
         await state.close();

@@ -1,6 +1,12 @@
 import type { ItemKind } from "../../core/model.js";
 import type { Checkpoint } from "../../core/tracker.js";
-import { toConflict, toFailure, type ConflictRow, type FailureRow } from "../issue-journal.js";
+import {
+  resolvedConflictError,
+  toConflict,
+  toFailure,
+  type ConflictRow,
+  type FailureRow,
+} from "../issue-journal.js";
 import type {
   ConflictDraft,
   ConflictRecord,
@@ -139,10 +145,17 @@ export function pgJournal(db: Db, now: () => Date, worker: RunWorker) {
       );
       return rows.map(toConflict);
     },
-    resolveConflict: (id: number, take: "tinypm" | "target"): Promise<ConflictRecord> =>
+    resolveConflict: (
+      id: number,
+      take: "tinypm" | "target",
+      reopen = false,
+    ): Promise<ConflictRecord> =>
       db.atomic(async (tx) => {
         const row = await conflictOrThrow(tx, id, true);
         if (row.applied_at !== null) throw conflictAppliedError(id, row.resolution);
+        // The same side again changes nothing; the other side needs `reopen` (a change of mind).
+        if (row.status === "resolved" && row.resolution === take) return toConflict(row);
+        if (row.status === "resolved" && !reopen) throw resolvedConflictError(row, take);
         await tx.query(
           `UPDATE conflicts SET status = 'resolved', resolution = $1, resolved_at = $2,
              updated_at = $2 WHERE id = $3`,

@@ -25,6 +25,13 @@ export interface PlanJob {
    * field a person changed is kept there, not absorbed into the base (see `MergeInput`).
    */
   readonly keepTargetEdits?: boolean | undefined;
+  /**
+   * The most linked items one run may delete or close on either side (a number, or a share of
+   * the job's links such as `"10%"`; delete-guard.ts). @default "10%", at least 5
+   */
+  readonly maxDeletes?: number | string | undefined;
+  /** Let this run through even when it deletes or closes more than `maxDeletes` (`--allow-deletes`). */
+  readonly allowDeletes?: boolean | undefined;
 }
 
 export type RichTextPolicy = "merge" | "overwrite" | "keep-target";

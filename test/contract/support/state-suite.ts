@@ -1,6 +1,11 @@
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InternalError, StateError, UsageError } from "../../../src/core/errors.js";
+import {
+  ConflictResolvedError,
+  InternalError,
+  StateError,
+  UsageError,
+} from "../../../src/core/errors.js";
 import type { ItemKind } from "../../../src/core/model.js";
 import { processWorkerId } from "../../../src/core/worker-id.js";
 import { openState, type StateLocation } from "../../../src/state/open-state.js";
@@ -743,6 +748,13 @@ export function stateContract(backend: () => BackendUnderTest): void {
       const resolved = await s.resolveConflict(id, "target");
       expect(resolved).toMatchObject({ id, status: "resolved", resolution: "target" });
       expect(resolved.resolvedAt).toBeDefined();
+      const refused = await s.resolveConflict(id, "tinypm").catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConflictResolvedError);
+      expect((refused as ConflictResolvedError).message).toContain(
+        `was already resolved at ${resolved.resolvedAt ?? "?"}: the target's value was taken`,
+      );
+      expect((await s.resolveConflict(id, "target")).resolvedAt).toBe(resolved.resolvedAt);
+      expect((await s.resolveConflict(id, "tinypm", true)).resolution).toBe("tinypm");
       expect(await s.openConflict(c)).not.toBe(id); // a resolved conflict does not hold the field
       await s.markConflictApplied(id);
       expect((await s.conflicts({ job: "w", status: "resolved" }))[0]?.appliedAt).toBeDefined();
