@@ -7,6 +7,7 @@ import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
+import { unreadableIndex, unreadableSkip } from "./unreadable.js";
 import type {
   CreateAction,
   LinkView,
@@ -32,6 +33,7 @@ export function planJob(input: PlanInput): Plan {
   const others: PlanAction[] = [];
   const deletes: PlanAction[] = [];
   const adopted = new Set<string>();
+  const unreadable = unreadableIndex(input.tinypm.unreadable);
 
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
@@ -121,8 +123,15 @@ export function planJob(input: PlanInput): Plan {
     others.push(pairAction(input, link, item, targetItem));
   }
 
+  for (const u of unreadable.items) {
+    if (tinypm.has(byKey(u.kind, u.id))) continue;
+    others.push(unreadableSkip(u, linkByTinypm.get(byKey(u.kind, u.id)), input.targetSystem));
+  }
+
   for (const link of input.links) {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
+    // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
+    if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
     deletes.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
