@@ -269,7 +269,8 @@ function pairAction(
     !repairNow &&
     !settles &&
     sameSnapshot(t, link.baseTinypm) &&
-    sameSnapshot(g, link.baseTarget)
+    sameSnapshot(g, link.baseTarget) &&
+    !labelsLag(input, item, targetItem)
   )
     return skip(input.target.complete ? "unchanged" : "echo");
   // Nothing to write but a stale base (both sides made the same change, or an update was
@@ -290,6 +291,17 @@ function pairAction(
     resolvedDescription: input.resolved?.get(byKey(item.kind, item.id))?.description,
     canTinypm: input.job.direction !== "to-target",
   });
+}
+
+/**
+ * Whether the target item lacks the labels of the values both sides agree on (a stale family
+ * label left by an earlier change, a second label of a single-valued family): then the pair is
+ * planned as an update that rewrites only its labels (plan-update.ts), never skipped.
+ */
+function labelsLag(input: PlanInput, item: WorkItem, targetItem: WorkItem): boolean {
+  if (input.job.direction === "to-tinypm") return false;
+  const desired = input.mapping.toTarget(item).labels;
+  return input.mapping.followLabels(item.kind, desired, targetItem.labels) !== undefined;
 }
 
 /** `g` with every field it lacks taken from `t`. */
