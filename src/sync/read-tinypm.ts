@@ -111,7 +111,9 @@ export async function readTinypmTiers(o: {
       fetched: 0,
       listings: scan.listings(),
     },
-    save: encodeTierState(nextTierState(scan.sections, o.stored, decision)),
+    save: encodeTierState(
+      rereadAfterUnreadable(nextTierState(scan.sections, o.stored, decision), unreadable),
+    ),
     scan,
   };
 }
@@ -166,7 +168,12 @@ export async function readRest(
           s.reason === "skipped" ? { ...s, reason: "full" } : s,
         ),
       },
-      save: encodeTierState({ runsSinceFull: 0, signatures }),
+      save: encodeTierState(
+        rereadAfterUnreadable({ runsSinceFull: 0, signatures }, [
+          ...(read.side.unreadable ?? []),
+          ...unreadable,
+        ]),
+      ),
     },
   };
 }
@@ -242,6 +249,15 @@ export async function readCounterparts(o: {
     },
     info: { ...o.read.info, fetched: o.read.info.fetched + fetched.length },
   };
+}
+
+/**
+ * After a read that met unreadable items, closed sections are not remembered as read: the next
+ * run reads them again, so that a story that reads again comes back with its tasks (a story is
+ * read by id as a parked failure, but a closed section's tasks only with their section).
+ */
+function rereadAfterUnreadable(state: TierState, unreadable: readonly UnreadableItem[]): TierState {
+  return unreadable.length === 0 ? state : { ...state, signatures: {} };
 }
 
 /** The unreadable items of two reads, for a `SideRead` (nothing when there are none). */
