@@ -80,6 +80,30 @@ describe("a story tinyPM sends unreadable is parked, the rest goes on", () => {
 
   const tasksOfBad = (): number => w.tinypm.store.tasksOf(bad.id).length;
 
+  it("plan --migrate: the bad story listed as failed with its id, the rest planned, nothing written", async () => {
+    corrupt();
+    const writes = w.writes();
+    const r = await runCli(
+      ["plan", "--migrate", "--config", w.config(), "--job", "gh", "--json", "--detailed-exitcode"],
+      { env: w.env, cwd: w.dir },
+    );
+    expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 4 });
+    const report = JSON.parse(r.stdout) as {
+      summary: Record<string, number>;
+      items: { action: string; kind: string; tinypmId?: string; error?: { code: string } }[];
+    };
+    expect(report.summary).toMatchObject({ failed: 1 });
+    expect(report.summary.created).toBeGreaterThan(0);
+    expect(report.items.filter((i) => i.action === "failed")).toEqual([
+      expect.objectContaining({
+        kind: "story",
+        tinypmId: String(bad.id),
+        error: expect.objectContaining({ code: "payload_invalid" }) as unknown,
+      }),
+    ]);
+    expect(w.writes()).toEqual(writes);
+  });
+
   it("migrate: exit 4, the other stories and their tasks created, the bad one parked with a hint", async () => {
     corrupt();
     const r = await run("migrate");
