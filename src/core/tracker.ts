@@ -16,10 +16,29 @@ import type {
   WorkItemFields,
   WorkItemPatch,
 } from "./model.js";
+import type { SyncError } from "./errors.js";
 
 /** Per-call options every adapter method accepts. */
 export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Reads of many items: an item whose own document cannot be read (malformed or hostile XML, a
+   * payload that fails validation) is handed here and left out, and the read goes on. Without it,
+   * the read fails with the item's error. A listing that cannot be read still fails the read.
+   */
+  readonly onUnreadable?: ((item: UnreadableItem) => void) | undefined;
+}
+
+/** An item whose own document could not be read: parked for a person, never taken for deleted. */
+export interface UnreadableItem {
+  readonly kind: ItemKind;
+  readonly id: ExternalId;
+  /** A task's story, when known. */
+  readonly parentId?: ExternalId | undefined;
+  /** Its title as a listing named it, when one did. */
+  readonly title?: string | undefined;
+  /** What was wrong (a `payload_invalid` error: what, where). */
+  readonly error: SyncError;
 }
 
 /** What `list` returns. With no `kind`, stories and tasks both; with `parentId`, that story's tasks. */

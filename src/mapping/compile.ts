@@ -66,6 +66,19 @@ export interface CompiledMapping {
   iterationToTinypm(iteration: Iteration): IterationDraft;
   /** The labels the target must have (GitHub "ensure labels"), with colours. */
   labels(): readonly LabelDefinition[];
+  /**
+   * Labels follow values: `current` (a target item's labels) with every label family
+   * (`priority: …`, `acceptance: …`, `color-…`) that does not carry exactly the label of the value
+   * in `desired` (the labels `toTarget` gives the values the item holds) rewritten to it — a stale
+   * label removed, a missing one added, one label per family. A label that reads as the same
+   * value in another form (`estimate: 3.0`, `Priority: Must Have`) is left as it is, and so are
+   * labels no family owns (tags, the target's own). `undefined` when nothing is to rewrite.
+   */
+  followLabels(
+    kind: ItemKind,
+    desired: readonly string[],
+    current: readonly string[],
+  ): string[] | undefined;
   /** The comparable fields of an item (defined ones only), for per-field comparison. */
   fieldsOf(item: WorkItemFields): Partial<WorkItemFields>;
   /** The fields the mapping syncs for a kind. */
@@ -205,6 +218,7 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
     iterationToTarget: (it) => iterationCodec.toTarget(it),
     iterationToTinypm: (it) => iterationCodec.toTinypm(it),
     labels: () => uniqueLabels([...kinds.story.codecs, ...kinds.task.codecs]),
+    followLabels: (kind, desired, current) => followLabels(kinds[kind], desired, current),
     fieldsOf,
     fieldNames: (kind) => kinds[kind].codecs.map((c) => c.field),
     composeDescription: (target, next, park) =>
@@ -220,6 +234,44 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
         park,
       ),
   };
+}
+
+/** See `CompiledMapping.followLabels`. */
+function followLabels(
+  kind: KindCodec,
+  desired: readonly string[],
+  current: readonly string[],
+): string[] | undefined {
+  const stale: FieldCodec[] = [];
+  for (const c of kind.codecs) {
+    if (c.prefix === undefined) continue;
+    const have = current.filter((l) => c.owns(l));
+    const want = desired.filter((l) => c.owns(l));
+    const [h, w] = [have[0], want[0]];
+    const same =
+      have.length === want.length &&
+      (h === undefined || w === undefined || sameLabelValue(c, c.prefix, h, w));
+    if (!same) stale.push(c);
+  }
+  if (stale.length === 0) return undefined;
+  const rewritten = (l: string): boolean => stale.some((c) => c.owns(l));
+  const fresh = desired.filter(rewritten);
+  const spelled = new Map(current.map((l) => [l.toLowerCase(), l]));
+  return [
+    ...current.filter((l) => !rewritten(l)),
+    ...fresh.map((l) => spelled.get(l.toLowerCase()) ?? l),
+  ];
+}
+
+/** Two labels of one family that name the same value (in any case, or in another form: `3.0`). */
+function sameLabelValue(c: FieldCodec, prefix: string, a: string, b: string): boolean {
+  const [va, vb] = [a.slice(prefix.length), b.slice(prefix.length)];
+  if (va.toLowerCase() === vb.toLowerCase()) return true;
+  // A value label (`estimate: 3`) is compared as the value it reads as; an extra label next to
+  // a native value (`acceptance: …`) by its text only.
+  if (Array.isArray(c.encode(undefined))) return false;
+  const [da, db] = [c.decode(va), c.decode(vb)];
+  return da !== undefined && JSON.stringify(da) === JSON.stringify(db);
 }
 
 function uniqueLabels(codecs: readonly FieldCodec[]): LabelDefinition[] {

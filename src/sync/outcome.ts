@@ -7,6 +7,8 @@ import { hasWrites, type PlanAction } from "./plan/plan-types.js";
  * rows, `--json`, `status`, `serve` and the exit code all derive from.
  * - `conflict`: a field is parked for a person (`conflicts resolve`), new or still open — even
  *   when the same update wrote other fields: the item needs someone, and the run exits 4;
+ * - `failed`: an error parked the item (`tinypm-sync status`), among them an item tinyPM sent
+ *   that cannot be read (a `skip` for `unreadable`: planned as failed, dry run or not);
  * - `kept`: a one-way `migrate` left a person's edits on the target for `sync`, writing nothing;
  * - `unchanged`: nothing to write (a base moved at most).
  */
@@ -23,7 +25,7 @@ export function plannedOutcome(action: PlanAction): ItemOutcome {
     case "delete":
       return "deleted";
     case "skip":
-      return "unchanged";
+      return action.reason === "unreadable" ? "failed" : "unchanged";
     case "update":
       if (action.conflicts.some((c) => c.resolution === "parked")) return "conflict";
       if (hasWrites(action)) return "updated";

@@ -1,5 +1,11 @@
 import type { ItemKind, WorkItem } from "../core/model.js";
-import type { Checkpoint, ListingForm, TieredScan, Tracker } from "../core/tracker.js";
+import type {
+  Checkpoint,
+  ListingForm,
+  TieredScan,
+  Tracker,
+  UnreadableItem,
+} from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { LinkView } from "./plan/plan-types.js";
@@ -77,18 +83,21 @@ export async function readTinypmTiers(o: {
     fullScanEvery: o.fullScanEvery,
     force: o.force,
   });
+  const unreadable: UnreadableItem[] = [];
   const items = await o.lanes.run("tinypm", {
     name: `read tinypm ${decision.complete ? "project" : "open and changed sections"}`,
     kind: "read",
     idempotent: true,
     run: async (signal) => {
+      unreadable.length = 0;
       const out: WorkItem[] = [];
-      for await (const item of scan.read(decision.read, { signal })) out.push(item);
+      const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
+      for await (const item of scan.read(decision.read, { signal, onUnreadable })) out.push(item);
       return out;
     },
   });
   return {
-    side: { items, complete: decision.complete },
+    side: { items, complete: decision.complete, ...withUnreadable([], unreadable) },
     info: {
       complete: decision.complete,
       fullReason: decision.fullReason,
@@ -102,7 +111,9 @@ export async function readTinypmTiers(o: {
       fetched: 0,
       listings: scan.listings(),
     },
-    save: encodeTierState(nextTierState(scan.sections, o.stored, decision)),
+    save: encodeTierState(
+      rereadAfterUnreadable(nextTierState(scan.sections, o.stored, decision), unreadable),
+    ),
     scan,
   };
 }
@@ -123,13 +134,16 @@ export async function readRest(
   if (read.side.complete || scan === undefined) return { read, added: [] };
   const rest = read.info.sections.filter((s) => s.reason === "skipped").map((s) => s.key);
   const have = new Set(read.side.items.map((i) => key(i.kind, i.id)));
+  const unreadable: UnreadableItem[] = [];
   const more = await lanes.run("tinypm", {
     name: "read the rest of tinypm",
     kind: "read",
     idempotent: true,
     run: async (signal) => {
+      unreadable.length = 0;
       const out: WorkItem[] = [];
-      for await (const item of scan.read(rest, { signal })) out.push(item);
+      const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
+      for await (const item of scan.read(rest, { signal, onUnreadable })) out.push(item);
       return out;
     },
   });
@@ -141,7 +155,11 @@ export async function readRest(
     added,
     read: {
       ...read,
-      side: { items: [...read.side.items, ...added], complete: true },
+      side: {
+        items: [...read.side.items, ...added],
+        complete: true,
+        ...withUnreadable(read.side.unreadable, unreadable),
+      },
       info: {
         ...read.info,
         complete: true,
@@ -150,7 +168,12 @@ export async function readRest(
           s.reason === "skipped" ? { ...s, reason: "full" } : s,
         ),
       },
-      save: encodeTierState({ runsSinceFull: 0, signatures }),
+      save: encodeTierState(
+        rereadAfterUnreadable({ runsSinceFull: 0, signatures }, [
+          ...(read.side.unreadable ?? []),
+          ...unreadable,
+        ]),
+      ),
     },
   };
 }
@@ -172,7 +195,10 @@ export async function readCounterparts(o: {
 }): Promise<TinypmRead> {
   const scan = o.read.scan;
   if (o.read.side.complete || scan === undefined) return o.read;
-  const have = new Set(o.read.side.items.map((i) => key(i.kind, i.id)));
+  // An item found unreadable this run is not read again: it is parked once.
+  const have = new Set(
+    [...o.read.side.items, ...(o.read.side.unreadable ?? [])].map((i) => key(i.kind, i.id)),
+  );
   const byTarget = new Map(o.links.map((l) => [key(l.kind, l.targetId), l]));
   const refs: { kind: ItemKind; id: string; parentId?: string | undefined }[] = [];
   const wanted = new Set<string>();
@@ -204,17 +230,43 @@ export async function readCounterparts(o: {
     refs.push({ ...ref, parentId: parentOf.get(k) });
   }
   if (refs.length === 0) return o.read;
+  const unreadable: UnreadableItem[] = [];
   const fetched = await o.lanes.run("tinypm", {
     name: `get ${refs.length} tinypm items changed on the target`,
     kind: "read",
     idempotent: true,
-    run: (signal) => scan.readItems(refs, { signal }),
+    run: (signal) => {
+      unreadable.length = 0;
+      return scan.readItems(refs, { signal, onUnreadable: (u) => unreadable.push(u) });
+    },
   });
   return {
     ...o.read,
-    side: { ...o.read.side, items: [...o.read.side.items, ...fetched] },
+    side: {
+      ...o.read.side,
+      items: [...o.read.side.items, ...fetched],
+      ...withUnreadable(o.read.side.unreadable, unreadable),
+    },
     info: { ...o.read.info, fetched: o.read.info.fetched + fetched.length },
   };
+}
+
+/**
+ * After a read that met unreadable items, closed sections are not remembered as read: the next
+ * run reads them again, so that a story that reads again comes back with its tasks (a story is
+ * read by id as a parked failure, but a closed section's tasks only with their section).
+ */
+function rereadAfterUnreadable(state: TierState, unreadable: readonly UnreadableItem[]): TierState {
+  return unreadable.length === 0 ? state : { ...state, signatures: {} };
+}
+
+/** The unreadable items of two reads, for a `SideRead` (nothing when there are none). */
+function withUnreadable(
+  before: readonly UnreadableItem[] | undefined,
+  more: readonly UnreadableItem[],
+): { unreadable?: readonly UnreadableItem[] } {
+  const all = [...(before ?? []), ...more];
+  return all.length === 0 ? {} : { unreadable: all };
 }
 
 /** The target item holds what was last synced (an echo of our own write, or no change). */

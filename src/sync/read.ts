@@ -1,5 +1,5 @@
 import type { ItemKind, WorkItem } from "../core/model.js";
-import type { Checkpoint, Tracker } from "../core/tracker.js";
+import type { Checkpoint, Tracker, UnreadableItem } from "../core/tracker.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { SystemName } from "../core/model.js";
 
@@ -20,6 +20,11 @@ export interface SideRead {
    * deletions are planned as after a complete read.
    */
   readonly gone?: ReadonlySet<string> | undefined;
+  /**
+   * Items whose own document could not be read (tinyPM): each is parked with its error, and
+   * neither it nor (for a story) its tasks are taken for deleted; their links stay as they are.
+   */
+  readonly unreadable?: readonly UnreadableItem[] | undefined;
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
@@ -34,13 +39,18 @@ export async function readAll(
   system: SystemName,
   tracker: Tracker,
 ): Promise<SideRead> {
+  const unreadable: UnreadableItem[] = [];
   const items = await lanes.run(system, {
     name: `list ${system} items`,
     kind: "read",
     idempotent: true,
-    run: () => collect(tracker.list({})),
+    run: () => {
+      // A retried read starts again: what the failed attempt found unreadable is found again.
+      unreadable.length = 0;
+      return collect(tracker.list({}, { onUnreadable: (u) => unreadable.push(u) }));
+    },
   });
-  return { items, complete: true };
+  return { items, complete: true, ...(unreadable.length > 0 && { unreadable }) };
 }
 
 /**

@@ -194,6 +194,15 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
         reason: `deleted on ${action.side === "target" ? "tinyPM" : "the target"}; ${action.mode === "none" ? "recorded only" : `${action.mode} on the other side${action.comment === undefined ? "" : ", with a comment saying why"}`}`,
       };
     case "skip":
+      if (action.reason === "unreadable")
+        return {
+          ...base,
+          action: "failed",
+          tinypmId: action.tinypmId,
+          targetId: action.targetId,
+          reason: "unreadable on tinyPM",
+          error: action.failure ?? failures.get(actionKey(action)),
+        };
       return {
         ...base,
         action: "skip",

@@ -1,4 +1,5 @@
 import type { ItemKind, WorkItem } from "../core/model.js";
+import type { UnreadableItem } from "../core/tracker.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { fetchOne, type SideRead } from "./read.js";
@@ -55,8 +56,15 @@ export async function readTargeted(
     fresh.add(key(item.kind, item.id));
     counterparts.push(link);
   }
-  const tinypmItems = await readCounterpartsById(o.lanes, o.tinypm, counterparts);
-  const side: SideRead = { items: tinypmItems, complete: false };
+  const unreadable: UnreadableItem[] = [];
+  const tinypmItems = await readCounterpartsById(o.lanes, o.tinypm, counterparts, (u) =>
+    unreadable.push(u),
+  );
+  const side: SideRead = {
+    items: tinypmItems,
+    complete: false,
+    ...(unreadable.length > 0 && { unreadable }),
+  };
   return {
     tinypm: side,
     target: { items, complete: false, fresh, gone },
@@ -72,6 +80,7 @@ async function readCounterpartsById(
   lanes: Lanes,
   tinypm: RunJobOptions["tinypm"],
   links: readonly LinkView[],
+  onUnreadable: (item: UnreadableItem) => void,
 ): Promise<WorkItem[]> {
   const out: WorkItem[] = [];
   const seen = new Set<string>();
@@ -83,7 +92,14 @@ async function readCounterpartsById(
       name: `get tinypm ${l.kind} ${l.tinypmId}`,
       kind: "read",
       idempotent: true,
-      run: () => tinypm.get({ kind: l.kind, id: l.tinypmId, parentId: l.parentTinypmId }),
+      run: async () => {
+        // One item per call: an attempt that found it unreadable says so only once it ended.
+        let bad: UnreadableItem | undefined;
+        const ref = { kind: l.kind, id: l.tinypmId, parentId: l.parentTinypmId };
+        const got = await tinypm.get(ref, { onUnreadable: (u) => (bad = u) });
+        if (bad !== undefined) onUnreadable(bad);
+        return got;
+      },
     });
     if (item !== undefined) out.push(item);
   }

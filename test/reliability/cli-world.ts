@@ -21,12 +21,13 @@ export const SECRETS = {
   jira: "tok-SECRET-jira-0987654321",
 } as const;
 
-/** What a hostile tinyPM proxy answers for a route (a RegExp on the path). */
-export interface Hostile {
-  readonly route: RegExp;
-  readonly body: string | Buffer;
-  readonly status?: number;
-}
+/**
+ * What a hostile tinyPM proxy answers for a route (a RegExp on the path): a body of its own, or
+ * the server's answer rewritten (`rewrite`, e.g. one story's XML broken).
+ */
+export type Hostile =
+  | { readonly route: RegExp; readonly body: string | Buffer; readonly status?: number }
+  | { readonly route: RegExp; readonly rewrite: (body: string) => string };
 
 /** A forwarding proxy in front of the reference server that answers chosen routes itself. */
 export interface HostileProxy {
@@ -41,7 +42,8 @@ export async function startHostileProxy(upstream: ReferenceServer): Promise<Host
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
     const path = req.url ?? "/";
-    if (hostile?.route.test(path) === true) {
+    const rewrite = hostile !== undefined && "rewrite" in hostile ? hostile : undefined;
+    if (hostile !== undefined && !("rewrite" in hostile) && hostile.route.test(path)) {
       req.resume();
       res.writeHead(hostile.status ?? 200, { "content-type": "application/xml" });
       res.end(hostile.body);
@@ -50,8 +52,20 @@ export async function startHostileProxy(upstream: ReferenceServer): Promise<Host
     const fwd = http.request(
       { host: up.hostname, port: up.port, method: req.method, path, headers: req.headers, agent },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        if (rewrite?.route.test(path) !== true) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => {
+          const body = Buffer.from(rewrite.rewrite(Buffer.concat(chunks).toString("utf8")));
+          const headers = { ...answer.headers, "content-length": String(body.length) };
+          delete headers["transfer-encoding"];
+          res.writeHead(answer.statusCode ?? 502, headers);
+          res.end(body);
+        });
       },
     );
     fwd.on("error", () => {

@@ -7,12 +7,15 @@ const TABLES = ["links", "checkpoints", "intents", "failures", "conflicts"] as c
  * The state's content, run journal and lock row aside (an aborted run is recorded as a run):
  * links, checkpoints, intents, parked failures and conflicts, as JSON.
  */
-export function stateDigest(path: string): string {
+export function stateDigest(
+  path: string,
+  tables: readonly (typeof TABLES)[number][] = TABLES,
+): string {
   if (!existsSync(path)) return "absent";
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const version = String(db.pragma("user_version", { simple: true }));
-    const rows = TABLES.map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all());
+    const rows = tables.map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all());
     return JSON.stringify({ version, rows });
   } finally {
     db.close();

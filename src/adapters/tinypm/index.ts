@@ -20,6 +20,7 @@ import {
   type ApiVersion,
   type TaskStatus,
 } from "./map.js";
+import { type OnUnreadable } from "./unreadable.js";
 import { readItem, readStory, readTask, readTasksOf, scanProject } from "./reads.js";
 import { rawProjects } from "./schema.js";
 import { createDocumentCache, type DocumentCache } from "./document-cache.js";
@@ -137,12 +138,14 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
   async function* list(
     query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },
     signal?: AbortSignal,
+    onUnreadable?: OnUnreadable,
   ): AsyncGenerator<WorkItem> {
     if (query.parentId !== undefined) {
       if (query.kind !== "story") yield* await readTasksOf(session, query.parentId, signal);
       return;
     }
-    for await (const tree of scanProject(session, { signal, withTasks: query.kind !== "story" })) {
+    const withTasks = query.kind !== "story";
+    for await (const tree of scanProject(session, { signal, withTasks, onUnreadable })) {
       if (query.kind !== "task") yield tree.story;
       if (query.kind !== "story") yield* tree.tasks;
     }
@@ -162,8 +165,8 @@ export function createTinypmTracker(options: TinypmTrackerOptions): TinypmTracke
       return session.knownVersion() === "2.5" ? CAPABILITIES_25 : CAPABILITIES;
     },
     session,
-    list: (query, opts) => list(query, opts?.signal),
-    get: (ref, opts) => readItem(session, ref, opts?.signal),
+    list: (query, opts) => list(query, opts?.signal, opts?.onUnreadable),
+    get: (ref, opts) => readItem(session, ref, opts?.signal, opts?.onUnreadable),
     create: (draft, opts) => createItem(session, draft, opts?.signal),
     async createMany(drafts, opts) {
       const out: (WorkItem | Error)[] = [];

@@ -6,6 +6,7 @@ import { storyToItem, taskToItem } from "./map.js";
 import { rawStory, rawTask } from "./schema.js";
 import type { RawDoc, StorySummary, TaskSummary, DocumentCache } from "./document-cache.js";
 import type { XmlNode } from "./wire.js";
+import { orUnreadable, type OnUnreadable } from "./unreadable.js";
 
 /** A story with its tasks, each carrying comments and time entries. */
 interface StoryTree {
@@ -48,10 +49,13 @@ export async function readItem(
   session: DocumentCache,
   ref: ItemRef & { readonly parentId?: string | undefined },
   signal?: AbortSignal,
+  onUnreadable?: OnUnreadable,
 ): Promise<WorkItem | undefined> {
-  return ref.kind === "story"
-    ? readStory(session, ref.id, signal)
-    : readTask(session, ref.id, ref.parentId, signal);
+  return orUnreadable({ kind: ref.kind, id: ref.id, parentId: ref.parentId }, onUnreadable, () =>
+    ref.kind === "story"
+      ? readStory(session, ref.id, signal)
+      : readTask(session, ref.id, ref.parentId, signal),
+  );
 }
 
 /** Reads the tasks of a story, concurrently (the request gate bounds the HTTP calls). */
@@ -147,26 +151,53 @@ async function readListedTask(
   return taskToItem(doc.data, ctx, { storyId: story.id, comments, timeEntries });
 }
 
-/** A listed story and its tasks; `undefined` when the story vanished during the read. */
+/** What a read of story trees is told: its signal, whether tasks are wanted, where unreadable items go. */
+interface TreeOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly withTasks?: boolean | undefined;
+  readonly onUnreadable?: OnUnreadable;
+}
+
+/**
+ * A listed story and its tasks; `undefined` when the story vanished during the read, or when it
+ * cannot be read (`onUnreadable`): then its tasks are left out with it — a task read without its
+ * story could be taken for an orphan. A task that cannot be read is left out alone.
+ */
 async function readStoryTree(
   session: DocumentCache,
   run: ReadRun,
   listed: StorySummary,
-  opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
+  opts: TreeOptions = {},
 ): Promise<StoryTree | undefined> {
+  const taskFailures: Parameters<NonNullable<OnUnreadable>>[0][] = [];
+  const onTask: OnUnreadable =
+    opts.onUnreadable === undefined ? undefined : (u) => taskFailures.push(u);
   const readTasks = async (): Promise<WorkItem[]> => {
     if (opts.withTasks === false) return [];
+    // The story's task list is the story's own document: unreadable, it fails the story.
     const tasks = await session.listTasks(listed.id, opts.signal);
     const items = await Promise.all(
-      tasks.map((t) => readListedTask(session, run, t, listed, opts.signal)),
+      tasks.map((t) =>
+        orUnreadable({ kind: "task", id: t.id, parentId: listed.id }, onTask, () =>
+          readListedTask(session, run, t, listed, opts.signal),
+        ),
+      ),
     );
     return items.filter((t): t is WorkItem => t !== undefined);
   };
-  const [story, tasks] = await Promise.all([
-    readListedStory(session, run, listed, opts.signal),
-    readTasks(),
-  ]);
-  return story && { story, tasks };
+  const tree = await orUnreadable(
+    { kind: "story", id: listed.id, title: listed.name },
+    opts.onUnreadable,
+    async () => {
+      const [story, tasks] = await Promise.all([
+        readListedStory(session, run, listed, opts.signal),
+        readTasks(),
+      ]);
+      return story && { story, tasks };
+    },
+  );
+  if (tree !== undefined) for (const u of taskFailures) opts.onUnreadable?.(u);
+  return tree;
 }
 
 /**
@@ -177,7 +208,7 @@ export async function* readStoryTrees(
   session: DocumentCache,
   run: ReadRun,
   stories: readonly StorySummary[],
-  opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
+  opts: TreeOptions = {},
 ): AsyncGenerator<StoryTree> {
   const window = Math.max(2, session.concurrency * 2);
   for await (const tree of mapOrdered(stories, window, (s) =>
@@ -190,7 +221,7 @@ export async function* readStoryTrees(
 /** Every story tree of the project (a full scan), in listing order. */
 export async function* scanProject(
   session: DocumentCache,
-  opts: { signal?: AbortSignal | undefined; withTasks?: boolean } = {},
+  opts: TreeOptions = {},
 ): AsyncGenerator<StoryTree> {
   const stories = await session.listStories(opts.signal);
   yield* readStoryTrees(session, createReadRun(), stories, opts);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { WorkItem } from "../../core/model.js";
 import type { ScanSection, TieredScan } from "../../core/tracker.js";
 import { mapOrdered } from "./ordered.js";
-import { createReadRun, readStory, readStoryTrees, readTask } from "./reads.js";
+import { createReadRun, readItem, readStoryTrees } from "./reads.js";
 import type { StorySummary, DocumentCache } from "./document-cache.js";
 
 const OPEN_SECTION = "open";
@@ -91,7 +91,10 @@ export async function startTieredScan(
     async *read(keys, opts) {
       const wanted = new Set(keys);
       const stories = all.filter((s) => wanted.has(sectionOf.get(s.id) ?? OPEN_SECTION));
-      for await (const tree of readStoryTrees(session, run, stories, { signal: opts?.signal })) {
+      for await (const tree of readStoryTrees(session, run, stories, {
+        signal: opts?.signal,
+        onUnreadable: opts?.onUnreadable,
+      })) {
         yield tree.story;
         yield* tree.tasks;
       }
@@ -99,9 +102,7 @@ export async function startTieredScan(
     async readItems(refs, opts) {
       const out: WorkItem[] = [];
       for await (const item of mapOrdered(refs, session.concurrency, (ref) =>
-        ref.kind === "story"
-          ? readStory(session, ref.id, opts?.signal)
-          : readTask(session, ref.id, ref.parentId, opts?.signal),
+        readItem(session, ref, opts?.signal, opts?.onUnreadable),
       )) {
         if (item) out.push(item);
       }

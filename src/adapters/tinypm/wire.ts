@@ -151,7 +151,7 @@ function scanStructure(text: string, maxDepth: number): void {
     }
     const end = text.indexOf(">", i);
     if (end === -1) throw new XmlRejection("malformed XML (unclosed tag)", snippetOf(text));
-    checkTag(text.slice(i + 1, end), open, maxDepth, text);
+    checkTag(text.slice(i + 1, end), open, maxDepth, text, i);
     i = text.indexOf("<", end);
   }
   if (open.length > 0) {
@@ -162,14 +162,21 @@ function scanStructure(text: string, maxDepth: number): void {
   }
 }
 
-function checkTag(tag: string, open: string[], maxDepth: number, text: string): void {
+/** The line (from 1) of the character at `at`, for messages that point into a document. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+function checkTag(tag: string, open: string[], maxDepth: number, text: string, at: number): void {
   if (tag.startsWith("?") || tag.startsWith("!")) return;
   if (tag.startsWith("/")) {
     const name = tag.slice(1).trim();
     const expected = open.pop();
     if (expected !== name) {
       throw new XmlRejection(
-        `malformed XML (</${name}> closes <${expected ?? "nothing"}>)`,
+        `malformed XML (</${name}> closes <${expected ?? "nothing"}>, line ${lineAt(text, at)})`,
         snippetOf(text),
       );
     }

@@ -10,7 +10,7 @@ import type { RunSummary } from "../events.js";
 import { eachConcurrently } from "./concurrent.js";
 import { isFatal } from "./fatal.js";
 import { linkRecord } from "../plan/links.js";
-import type { CreateAction, Plan, PlanAction } from "../plan/plan-types.js";
+import type { CreateAction, Plan, PlanAction, SkipAction } from "../plan/plan-types.js";
 import { actionIds, actionKey, count, plannedOutcome } from "../outcome.js";
 import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot } from "../plan/snapshot.js";
 
@@ -27,7 +27,7 @@ export async function applyPlan(
 ): Promise<void> {
   // The items parked before this point (by earlier runs, or by this run's identity step): an
   // applied action clears its item's failure only when there is one, without a call per item.
-  const parked = await parkedItems(ctx);
+  const { parked, unreadable } = await parkedItems(ctx);
   // Creates the state refused to confirm (see confirm-group.ts): reported failed, never cleared.
   const refused = new Set<string>();
   const confirms = confirmGroup(ctx.state, {
@@ -42,7 +42,7 @@ export async function applyPlan(
   });
   const grouped: EngineContext = { ...ctx, confirms };
   try {
-    await applyActions(grouped, plan, summary, { parked, refused });
+    await applyActions(grouped, plan, summary, { parked, refused, unreadable });
   } catch (error) {
     // What was confirmed before the error is recorded; should the state be gone, the intents of
     // those creates stay and the next run links each created item by its marker.
@@ -56,8 +56,13 @@ async function applyActions(
   ctx: EngineContext,
   plan: Plan,
   summary: RunSummary,
-  { parked, refused }: { parked: Set<string>; refused: ReadonlySet<string> },
+  {
+    parked,
+    refused,
+    unreadable,
+  }: { parked: Set<string>; refused: ReadonlySet<string>; unreadable: ReadonlySet<string> },
 ): Promise<void> {
+  const skipped = (a: SkipAction): Promise<void> => settleSkip(ctx, summary, a, parked, unreadable);
   const total = plan.actions.filter((a) => a.type !== "skip").length;
   let done = 0;
   // The total first, so that the first phase shown (`creating stories`) already says `0/N items`.
@@ -76,7 +81,7 @@ async function applyActions(
       const action = actions[i];
       if (action === undefined) break;
       if (action.type === "skip") {
-        count(summary, plannedOutcome(action));
+        await skipped(action);
         i++;
         continue;
       }
@@ -126,7 +131,7 @@ async function applyActions(
       // story's removal takes its sub-tasks along on Jira) keep the plan's order.
       const group = independentRun(actions, i);
       if (group.length > 0) {
-        for (const a of group.skipped) count(summary, plannedOutcome(a));
+        for (const a of group.skipped) await skipped(a);
         await eachConcurrently(group.actions, one);
         i += group.length;
         continue;
@@ -179,6 +184,28 @@ export function phaseOf(action: PlanAction): string {
           ? "re-linking"
           : "updating";
   return `${verb} ${action.kind === "story" ? "stories" : "tasks"}`;
+}
+
+/**
+ * Counts a skipped item. One tinyPM could not read is parked with its error; one parked earlier
+ * for that reason and read again with nothing to write is cleared (nothing is left to do).
+ */
+async function settleSkip(
+  ctx: EngineContext,
+  summary: RunSummary,
+  action: SkipAction,
+  parked: Set<string>,
+  unreadable: ReadonlySet<string>,
+): Promise<void> {
+  count(summary, plannedOutcome(action));
+  if (action.reason === "unreadable") {
+    const failure = action.failure ?? { code: "payload_invalid", message: action.title };
+    await park(ctx, action, failure, parked, "tinypm");
+    return;
+  }
+  const key = action.tinypmId === undefined ? undefined : `${action.kind}:${action.tinypmId}`;
+  if ((action.reason === "unchanged" || action.reason === "echo") && key !== undefined)
+    if (unreadable.has(key)) await clearParked(ctx, action, parked);
 }
 
 /** Counts an applied action, or parks it with its error. */
@@ -271,14 +298,22 @@ async function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkI
   );
 }
 
-/** `kind:id` of either side's id of every item the job has parked now. */
-async function parkedItems(ctx: EngineContext): Promise<Set<string>> {
+/**
+ * `kind:id` of either side's id of every item the job has parked now, and `kind:tinypmId` of
+ * those parked because tinyPM sent them unreadable.
+ */
+async function parkedItems(
+  ctx: EngineContext,
+): Promise<{ parked: Set<string>; unreadable: Set<string> }> {
   const parked = new Set<string>();
+  const unreadable = new Set<string>();
   for (const f of await ctx.state.failures(ctx.job.name)) {
     if (f.tinypmId !== undefined) parked.add(`${f.kind}:${f.tinypmId}`);
     if (f.targetId !== undefined) parked.add(`${f.kind}:${f.targetId}`);
+    if (f.side === "tinypm" && f.code === "payload_invalid" && f.tinypmId !== undefined)
+      unreadable.add(`${f.kind}:${f.tinypmId}`);
   }
-  return parked;
+  return { parked, unreadable };
 }
 
 async function park(
@@ -286,14 +321,16 @@ async function park(
   action: PlanAction,
   error: unknown,
   parked: Set<string>,
+  failedOn?: "tinypm" | "target",
 ): Promise<void> {
   const { tinypmId, targetId } = actionIds(action);
   // Before the write: should it land and the call still fail, the clear is still tried.
   if (tinypmId !== undefined) parked.add(`${action.kind}:${tinypmId}`);
   if (targetId !== undefined) parked.add(`${action.kind}:${targetId}`);
-  const code = error instanceof SyncError ? error.code : "internal";
-  const message = error instanceof Error ? error.message : String(error);
-  const side = action.type === "create" ? action.toSide : "target";
+  const given = isFailure(error) ? error : undefined;
+  const code = given?.code ?? (error instanceof SyncError ? error.code : "internal");
+  const message = given?.message ?? (error instanceof Error ? error.message : String(error));
+  const side = failedOn ?? (action.type === "create" ? action.toSide : "target");
   await ctx.state.parkFailure({
     runId: ctx.runId,
     job: ctx.job.name,
@@ -311,6 +348,17 @@ async function park(
     code,
     message,
   });
+}
+
+/** A failure already put in words (an unreadable item's), not an error thrown. */
+function isFailure(e: unknown): e is { code: string; message: string } {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    !(e instanceof Error) &&
+    typeof (e as { code?: unknown }).code === "string" &&
+    typeof (e as { message?: unknown }).message === "string"
+  );
 }
 
 async function clearParked(

@@ -1,4 +1,5 @@
 import type { SystemName, WorkItem, WorkItemFieldName } from "../../core/model.js";
+import type { UnreadableItem } from "../../core/tracker.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { ConflictPolicy, Direction, MergeResult, Side } from "./merge.js";
 import type { LinkView } from "./plan-types.js";
@@ -40,8 +41,13 @@ export interface PlanInput {
   readonly job: PlanJob;
   readonly mapping: CompiledMapping;
   readonly targetSystem: SystemName;
-  /** Every tinyPM item (tinyPM is always read in full). */
-  readonly tinypm: { readonly items: readonly WorkItem[]; readonly complete: boolean };
+  /** The tinyPM items read: all of them (`complete`), or the sections and items a tiered read took. */
+  readonly tinypm: {
+    readonly items: readonly WorkItem[];
+    readonly complete: boolean;
+    /** Items tinyPM sent that could not be read: parked, never taken for deleted. */
+    readonly unreadable?: readonly UnreadableItem[] | undefined;
+  };
   /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
   readonly target: {
     readonly items: readonly WorkItem[];

@@ -148,7 +148,9 @@ export type SkipReason =
   /** Matched by content to more than one item: parked, never guessed. */
   | "ambiguous"
   /** A person's target item another job sharing the target claimed to import (`claimedBy`). */
-  | "claimed";
+  | "claimed"
+  /** tinyPM sent it but it cannot be read (`failure`): parked, its link and copy left alone. */
+  | "unreadable";
 
 export interface SkipAction {
   readonly type: "skip";
@@ -159,6 +161,8 @@ export interface SkipAction {
   readonly reason: SkipReason;
   /** For `claimed`: the job that imports the item. */
   readonly claimedBy?: string | undefined;
+  /** For `unreadable`: the error the item is parked with (what is wrong, where, what to do). */
+  readonly failure?: { readonly code: string; readonly message: string } | undefined;
 }
 
 export type PlanAction = CreateAction | UpdateAction | AdoptAction | DeleteAction | SkipAction;

@@ -162,13 +162,21 @@ function targetWrites(
   const written = needed || resolvedForTarget || fieldFlows > 0 || p.repairMarker === true;
   const stale = p.markerMissing === true || markerStale(p.targetItem.marker, wanted);
   const marker = written && stale ? wanted : undefined;
+  const desired = p.mapping.toTarget(merged);
+  // Labels follow values: whatever moved, and whichever way, the target ends up carrying exactly
+  // the labels of the values it holds (a status closed by hand rewrites its acceptance label).
+  const follows = (labels: readonly string[]): string[] | undefined =>
+    p.job.direction === "to-tinypm"
+      ? undefined
+      : p.mapping.followLabels(p.item.kind, desired.labels, labels);
   if (!needed && !resolvedForTarget) {
-    if (marker === undefined) return { set: {}, metadata: undefined };
+    const labels = follows(p.targetItem.labels);
+    const set = labels === undefined ? {} : { labels };
+    if (marker === undefined) return { set, metadata: undefined };
     // Only the block is written: with the metadata the merged item gives (a missing block's
     // values were filled from tinyPM, so nothing it carried is lost).
-    return { set: {}, metadata: p.mapping.toTarget(merged).metadata ?? {}, marker };
+    return { set, metadata: desired.metadata ?? {}, marker };
   }
-  const desired = p.mapping.toTarget(merged);
   const untouched = p.mapping.toTarget(withoutFlowingChanges(p, merged, timeMoves));
   const set: Record<string, unknown> = {};
   const mapped = p.mapping.fieldNames(p.item.kind);
@@ -181,6 +189,8 @@ function targetWrites(
     if (!sameJson(normalizeField(f, desired[f]), normalizeField(f, p.targetItem[f])))
       set[f] = desired[f];
   }
+  const labels = follows((set.labels as readonly string[] | undefined) ?? p.targetItem.labels);
+  if (labels !== undefined) set.labels = labels;
   const metadata = desired.metadata ?? {};
   const composed =
     "description" in set

@@ -13,6 +13,7 @@ import {
   TEST_JOB,
   tinypmStory,
 } from "../../../test/support/work-items.js";
+import { PayloadInvalidError } from "../../core/errors.js";
 
 const mapping = bundledMapping("github");
 const JOB = TEST_JOB.name;
@@ -57,6 +58,7 @@ function plan(o: {
   tinypmComplete?: boolean;
   resolved?: PlanInput["resolved"];
   claimed?: PlanInput["claimed"];
+  unreadable?: PlanInput["tinypm"]["unreadable"];
 }): PlanAction[] {
   return [
     ...planJob({
@@ -68,7 +70,11 @@ function plan(o: {
       },
       mapping,
       targetSystem: "github",
-      tinypm: { items: o.tinypm ?? [], complete: o.tinypmComplete ?? true },
+      tinypm: {
+        items: o.tinypm ?? [],
+        complete: o.tinypmComplete ?? true,
+        unreadable: o.unreadable,
+      },
       target: { items: o.target ?? [], complete: o.targetComplete ?? true },
       links: o.links ?? [],
       resolved: o.resolved,
@@ -331,5 +337,66 @@ describe("planJob", () => {
     const g = copyOf(withComment, "101");
     const after = plan({ tinypm: [withComment], target: [g], links: [linkOf(withComment, g)] });
     expect(after).toEqual([expect.objectContaining({ type: "skip", reason: "unchanged" })]);
+  });
+});
+
+describe("planJob with an item tinyPM sent unreadable (issue 31)", () => {
+  const broken = new PayloadInvalidError(
+    "tinyPM GET /userstory/{id} (id 1) returned a refused document: malformed XML (</descripton> closes <description>, line 4) (<userStory>…).",
+    { system: "tinypm", operation: "GET /userstory/{id}", id: "1" },
+  );
+  const t1: WorkItem = { ...story("5"), kind: "task", parentId: "1", status: "TO DO" };
+  const gt1 = copyOf(t1, "105", { parentId: "101" });
+  const links = [linkOf(s1, g1), { ...linkOf(t1, gt1), parentTinypmId: "1" }];
+
+  it("parks the story as failed, with its ids and a hint; neither it nor its task is deleted", () => {
+    const actions = plan({
+      tinypm: [],
+      target: [g1, gt1],
+      links,
+      unreadable: [{ kind: "story", id: "1", title: "Story 1", error: broken }],
+    });
+    expect(actions.map((a) => [a.type, a.kind, plannedOutcome(a)])).toEqual([
+      ["skip", "story", "failed"],
+    ]);
+    expect(actions[0]).toMatchObject({
+      reason: "unreadable",
+      tinypmId: "1",
+      targetId: "101",
+      failure: {
+        code: "payload_invalid",
+        message: expect.stringMatching(
+          /^tinyPM story 1 "Story 1" cannot be read: .*line 4.*Fix the story in tinyPM.*GitHub issue and its link are left as they are\.$/,
+        ) as unknown,
+      },
+    });
+  });
+
+  it("parks an unreadable task alone: its story is planned as usual", () => {
+    const actions = plan({
+      tinypm: [story("1", { title: "Edited" })],
+      target: [g1, gt1],
+      links,
+      unreadable: [{ kind: "task", id: "5", parentId: "1", error: broken }],
+    });
+    expect(actions.map((a) => [a.type, a.kind, plannedOutcome(a)])).toEqual([
+      ["update", "story", "updated"],
+      ["skip", "task", "failed"],
+    ]);
+  });
+
+  it("creates nothing for an unlinked unreadable story (a migration): it is created once it reads", () => {
+    const actions = plan({
+      tinypm: [],
+      unreadable: [{ kind: "story", id: "7", error: broken }],
+    });
+    expect(actions).toEqual([
+      expect.objectContaining({
+        type: "skip",
+        reason: "unreadable",
+        tinypmId: "7",
+        title: "story 7",
+      }),
+    ]);
   });
 });

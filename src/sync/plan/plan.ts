@@ -7,6 +7,7 @@ import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
+import { unreadableIndex, unreadableSkip } from "./unreadable.js";
 import type {
   CreateAction,
   LinkView,
@@ -32,6 +33,7 @@ export function planJob(input: PlanInput): Plan {
   const others: PlanAction[] = [];
   const deletes: PlanAction[] = [];
   const adopted = new Set<string>();
+  const unreadable = unreadableIndex(input.tinypm.unreadable);
 
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
@@ -121,8 +123,15 @@ export function planJob(input: PlanInput): Plan {
     others.push(pairAction(input, link, item, targetItem));
   }
 
+  for (const u of unreadable.items) {
+    if (tinypm.has(byKey(u.kind, u.id))) continue;
+    others.push(unreadableSkip(u, linkByTinypm.get(byKey(u.kind, u.id)), input.targetSystem));
+  }
+
   for (const link of input.links) {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
+    // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
+    if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
     deletes.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
@@ -260,7 +269,8 @@ function pairAction(
     !repairNow &&
     !settles &&
     sameSnapshot(t, link.baseTinypm) &&
-    sameSnapshot(g, link.baseTarget)
+    sameSnapshot(g, link.baseTarget) &&
+    !labelsLag(input, item, targetItem)
   )
     return skip(input.target.complete ? "unchanged" : "echo");
   // Nothing to write but a stale base (both sides made the same change, or an update was
@@ -281,6 +291,17 @@ function pairAction(
     resolvedDescription: input.resolved?.get(byKey(item.kind, item.id))?.description,
     canTinypm: input.job.direction !== "to-target",
   });
+}
+
+/**
+ * Whether the target item lacks the labels of the values both sides agree on (a stale family
+ * label left by an earlier change, a second label of a single-valued family): then the pair is
+ * planned as an update that rewrites only its labels (plan-update.ts), never skipped.
+ */
+function labelsLag(input: PlanInput, item: WorkItem, targetItem: WorkItem): boolean {
+  if (input.job.direction === "to-tinypm") return false;
+  const desired = input.mapping.toTarget(item).labels;
+  return input.mapping.followLabels(item.kind, desired, targetItem.labels) !== undefined;
 }
 
 /** `g` with every field it lacks taken from `t`. */

@@ -1,0 +1,73 @@
+import type { ItemKind, SystemName } from "../../core/model.js";
+import type { UnreadableItem } from "../../core/tracker.js";
+import type { LinkView, SkipAction } from "./plan-types.js";
+
+const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
+
+const KIND_WORD: Readonly<Record<ItemKind, string>> = { story: "story", task: "task" };
+
+function targetWord(system: SystemName): string {
+  return system === "github" ? "GitHub issue" : system === "jira" ? "Jira issue" : "copy";
+}
+
+/**
+ * What a person reads about an item tinyPM sent but the run could not read: what is wrong and
+ * where (the error's own words), and what to do — fix it in tinyPM and run again.
+ */
+export function unreadableMessage(u: UnreadableItem, targetSystem: SystemName): string {
+  const what = `tinyPM ${KIND_WORD[u.kind]} ${u.id}${u.title ? ` "${u.title}"` : ""}`;
+  const because = u.error.message.replace(/\.$/, "");
+  return (
+    `${what} cannot be read: ${because}. ` +
+    `Fix the ${KIND_WORD[u.kind]} in tinyPM (edit or re-save it there), then run again: ` +
+    `the next run picks it up once it reads; until then its ${targetWord(targetSystem)} and ` +
+    `its link are left as they are.`
+  );
+}
+
+/**
+ * The items tinyPM sent but the run could not read, and whether a link is theirs: an unreadable
+ * item, or a task of an unreadable story (left out with it). Such links are neither updated nor
+ * taken for deleted: their items were not read, not found gone.
+ */
+export function unreadableIndex(unreadable: readonly UnreadableItem[] | undefined): {
+  readonly items: readonly UnreadableItem[];
+  readonly covers: (link: LinkView) => boolean;
+} {
+  const byId = new Map<string, UnreadableItem>();
+  for (const u of unreadable ?? [])
+    if (!byId.has(byKey(u.kind, u.id))) byId.set(byKey(u.kind, u.id), u);
+  const stories = new Set([...byId.values()].filter((u) => u.kind === "story").map((u) => u.id));
+  return {
+    items: [...byId.values()],
+    covers: (link) =>
+      byId.has(byKey(link.kind, link.tinypmId)) ||
+      (link.kind === "task" &&
+        link.parentTinypmId !== undefined &&
+        stories.has(link.parentTinypmId)),
+  };
+}
+
+/** The plan's entry for an unreadable item: left alone, counted and parked as failed. */
+export function unreadableSkip(
+  u: UnreadableItem,
+  link: LinkView | undefined,
+  targetSystem: SystemName,
+): SkipAction {
+  const base = link?.baseTinypm.fields.title ?? link?.baseTarget.fields.title;
+  const title =
+    u.title !== undefined && u.title !== ""
+      ? u.title
+      : typeof base === "string" && base !== ""
+        ? base
+        : `${KIND_WORD[u.kind]} ${u.id}`;
+  return {
+    type: "skip",
+    kind: u.kind,
+    title,
+    tinypmId: u.id,
+    ...(link !== undefined && { targetId: link.targetId }),
+    reason: "unreadable",
+    failure: { code: u.error.code, message: unreadableMessage(u, targetSystem) },
+  };
+}
