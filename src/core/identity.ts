@@ -42,7 +42,8 @@ type MarkerOwner = "none" | "ours" | "foreign";
  */
 export function markerOwner(marker: Marker | undefined, job: JobIdentity): MarkerOwner {
   if (marker === undefined) return "none";
-  if (marker.job !== job.name) return "foreign";
+  // An item `undo` closed instead of deleting is no job's any more: left alone like another's.
+  if (marker.job !== job.name || marker.undone !== undefined) return "foreign";
   const differs = (a: string | undefined, b: string | undefined): boolean =>
     a !== undefined && b !== undefined && a !== b;
   if (differs(marker.instance, job.instance) || differs(marker.project, job.project))

@@ -13,6 +13,7 @@ import { registerServe } from "./serve.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 import { registerUsers } from "./users.js";
+import { registerUndo } from "./undo.js";
 import { registerVerify } from "./verify.js";
 
 /** Adds one command to the program. Each command lives in its own file beside this one. */
@@ -27,6 +28,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerMigrate,
   registerSync,
   registerVerify,
+  registerUndo,
   registerServe,
   registerStatus,
   registerConflicts,

@@ -1,6 +1,5 @@
 import type { SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
-import { compileMapping } from "../../mapping/compile.js";
 import type { MappingSpec } from "../../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
 import type { Lanes } from "../../queue/lanes.js";
@@ -9,10 +8,9 @@ import type { StateData } from "../../state/store.js";
 import type { SyncEvent } from "../events.js";
 import { linkView } from "../plan/links.js";
 import type { LinkView } from "../plan/plan-types.js";
-import { laneRead } from "../prepare.js";
 import { readAll } from "../read.js";
-import { readAndMatchUsers } from "../user-read.js";
 import { compareSides } from "./compare.js";
+import { compileJobMapping } from "./job-mapping.js";
 
 /** What `verifyJob` is given: the job's trackers, mapping, users and its state, opened read-only. */
 export interface VerifyOptions {
@@ -38,22 +36,10 @@ export interface VerifyOptions {
 export async function verifyJob(o: VerifyOptions): Promise<VerifyReport> {
   const now = o.now ?? (() => new Date());
   o.emit?.({ type: "phase", phase: "reading tinyPM" });
-  const [tinypmUsers, iterations] = await Promise.all([
-    laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
-    laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
-  ]);
+  const mapping = await compileJobMapping(o);
   const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
   o.emit?.({ type: "phase", phase: `reading ${o.targetSystem}` });
   const target = await readAll(o.lanes, o.targetSystem, o.target);
-  const { result: users } = await readAndMatchUsers({
-    tinypmUsers,
-    target: o.target,
-    userMap: o.userMap,
-    policy: o.unmappedUsers,
-    read: (name, run) =>
-      laneRead(o.lanes, o.targetSystem, `${o.targetSystem}: ${name}`, () => run({})),
-  });
-  const mapping = compileMapping(o.mappingSpec, { users: users.table, iterations });
   const links: LinkView[] = [];
   for await (const l of o.state.links(o.job.name)) links.push(linkView(l));
   o.emit?.({ type: "phase", phase: "comparing" });
