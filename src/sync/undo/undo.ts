@@ -91,6 +91,7 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
     // The intent first: a crash between the removal and the record leaves it for the rerun.
     await saveProgress(o, { pending: key, kept: [...keptBefore, ...kept.map(itemKey)] });
     if (item !== undefined && !alreadyUndone(o, item)) await remove(o, c, item);
+    if (c.side === "tinypm") await releaseImported(o, c);
     await o.state.deleteLink(o.job, c.kind, c.tinypmId);
     await saveProgress(o, { pending: "", kept: [...keptBefore, ...kept.map(itemKey)] });
   }
@@ -194,6 +195,33 @@ async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void
         if (!(error instanceof NotFoundError)) throw error;
       }
     },
+  });
+}
+
+/**
+ * The person's target item an undone import came from: its marker is rewritten as undone, so the
+ * item counts as unmarked again and a later import brings it back (once).
+ */
+async function releaseImported(o: UndoOptions, c: Creation): Promise<void> {
+  const ref = { kind: c.kind, id: c.targetId };
+  const source = await o.lanes.run(o.targetSystem, {
+    name: `get ${c.kind} ${c.targetId}`,
+    kind: "read",
+    idempotent: true,
+    run: () => o.target.get(ref),
+  });
+  const marker = source?.marker;
+  if (source === undefined || marker === undefined || marker.undone !== undefined) return;
+  await o.lanes.run(o.targetSystem, {
+    name: `release ${c.kind} ${c.targetId}`,
+    kind: "write",
+    idempotent: true,
+    run: () =>
+      o.target.update(ref, {
+        set: {},
+        marker: { ...marker, undone: o.runId },
+        metadata: source.metadata,
+      }),
   });
 }
 
