@@ -83,26 +83,30 @@ export function compareSides(o: {
 export function fieldDifferences(
   t: Snapshot,
   g: Snapshot,
-  baseT: Snapshot = t,
-  baseG: Snapshot = g,
+  baseT?: Snapshot,
+  baseG?: Snapshot,
 ): VerifyField[] {
   const out: VerifyField[] = [];
-  const differ = (
+  const inStep = (
     a: JsonValue | undefined,
     b: JsonValue | undefined,
-    ba: JsonValue | undefined,
-    bb: JsonValue | undefined,
-  ): boolean => !sameJson(a, b) && !(sameJson(a, ba) && sameJson(b, bb));
+    base: (s: Snapshot) => JsonValue | undefined,
+  ): boolean =>
+    sameJson(a, b) ||
+    (baseT !== undefined &&
+      baseG !== undefined &&
+      sameJson(a, base(baseT)) &&
+      sameJson(b, base(baseG)));
   const names = [...new Set([...Object.keys(t.fields), ...Object.keys(g.fields)])];
   for (const field of names) {
     const a = t.fields[field];
     const b = g.fields[field];
-    if (differ(a, b, baseT.fields[field], baseG.fields[field]))
+    if (!inStep(a, b, (s) => s.fields[field]))
       out.push({ field, tinypm: a ?? null, target: b ?? null });
   }
-  if (differ([...t.comments], [...g.comments], [...baseT.comments], [...baseG.comments]))
+  if (!inStep([...t.comments], [...g.comments], (s) => [...s.comments]))
     out.push({ field: "comments", tinypm: [...t.comments], target: [...g.comments] });
-  if (differ(t.timeEntries, g.timeEntries, baseT.timeEntries, baseG.timeEntries))
+  if (!inStep(t.timeEntries, g.timeEntries, (s) => s.timeEntries))
     out.push({ field: "timeEntries", tinypm: t.timeEntries, target: g.timeEntries });
   return out;
 }
