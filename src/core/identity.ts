@@ -43,11 +43,22 @@ type MarkerOwner = "none" | "ours" | "foreign";
 export function markerOwner(marker: Marker | undefined, job: JobIdentity): MarkerOwner {
   if (marker === undefined) return "none";
   if (marker.job !== job.name) return "foreign";
+  // A copy `undo` closed instead of deleting is no job's any more: left alone like another's.
+  // A person's item whose import `undo` took back is theirs again, as if never marked.
+  if (marker.undone !== undefined) return marker.origin === "tinypm" ? "foreign" : "none";
   const differs = (a: string | undefined, b: string | undefined): boolean =>
     a !== undefined && b !== undefined && a !== b;
   if (differs(marker.instance, job.instance) || differs(marker.project, job.project))
     return "foreign";
   return "ours";
+}
+
+/**
+ * The marker that still counts: none for a person's target item whose import `undo` took back
+ * (it is imported again like an unmarked item); the marker itself otherwise.
+ */
+export function liveMarker(marker: Marker | undefined): Marker | undefined {
+  return marker?.undone !== undefined && marker.origin !== "tinypm" ? undefined : marker;
 }
 
 /** A short digest of one normalised field value (`undefined` and `null` are one value). */

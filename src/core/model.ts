@@ -161,6 +161,11 @@ export interface Marker {
    * Markers without it are read as "the target held `base`".
    */
   readonly target?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The id of the run whose creation `undo` took back, on an item it could only close (GitHub):
+   * the item is no one's any more, never linked, adopted or found by marker again.
+   */
+  readonly undone?: string | undefined;
 }
 
 /**

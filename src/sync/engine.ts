@@ -20,6 +20,7 @@ import type { JobLease } from "../state/store.js";
 import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
+import { recordCreations } from "./undo/creations.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -134,6 +135,8 @@ async function runHeld(
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
       lease?.assertHeld();
+      // What the run created, for `undo` (src/sync/undo/creations.ts).
+      await recordCreations(o.state, job.name, runId, events);
       if (target.checkpoint !== undefined && o.mode === "sync") {
         await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
         emit({ type: "checkpoint_saved", system: o.targetSystem });
@@ -174,6 +177,8 @@ async function runHeld(
       // stays `running` until the next holder's claim marks it interrupted.
       const lost = lease?.signal.aborted === true;
       const outcome = error instanceof InterruptedError && !lost ? "interrupted" : "failed";
+      // The creates it made before it stopped can be taken back too.
+      if (!lost) await recordCreations(journal, job.name, runId, events).catch(() => undefined);
       await journal
         .finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) })
         .catch((journalError: unknown) => {

@@ -84,7 +84,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     const index = new Map<string, RawIssue>();
     for await (const raw of listRawIssues(ctx, signal)) {
       const block = parseIssueBody(raw.body).block;
-      if (block === undefined) continue;
+      // An issue `undo` took back is found by no marker: a later create makes a new one.
+      if (block === undefined || block.marker.undone !== undefined) continue;
       index.set(markerKey(block.marker), raw);
       // A query that names no tinyPM instance (a version-1 caller) finds the job's item whatever
       // instance its block names, as the Jira adapter's property search does.

@@ -44,7 +44,7 @@ function join(text: string, hidden: string): string {
 
 /** The body for an issue: the description, then the hidden block at the end. */
 export function withIssueMarker(description: string, data: IssueMarkerBlock): string {
-  const { job, origin, originKind, originId, instance, project, tinypmId, base, target } =
+  const { job, origin, originKind, originId, instance, project, tinypmId, base, target, undone } =
     data.marker;
   const json = {
     job,
@@ -56,6 +56,7 @@ export function withIssueMarker(description: string, data: IssueMarkerBlock): st
     ...(tinypmId !== undefined && { tinypmId }),
     ...(base !== undefined && { base }),
     ...(target !== undefined && { target }),
+    ...(undone !== undefined && { undone }),
     meta: withoutPersonalData(data.meta as JsonValue),
   };
   return join(description, block(safeJson(json)));
@@ -89,8 +90,19 @@ export function parseIssueBody(body: string | null | undefined): {
 } {
   const { text, json } = splitBody(body);
   if (!isRecord(json)) return { description: text };
-  const { job, origin, originKind, originId, instance, project, tinypmId, base, target, meta } =
-    json;
+  const {
+    job,
+    origin,
+    originKind,
+    originId,
+    instance,
+    project,
+    tinypmId,
+    base,
+    target,
+    undone,
+    meta,
+  } = json;
   if (
     typeof job !== "string" ||
     typeof origin !== "string" ||
@@ -111,6 +123,7 @@ export function parseIssueBody(body: string | null | undefined): {
     ...(typeof tinypmId === "string" && { tinypmId }),
     ...(isDigests(base) && { base }),
     ...(isDigests(target) && { target }),
+    ...(typeof undone === "string" && { undone }),
   };
   const metadata = isRecord(meta) ? (meta as Record<string, JsonValue>) : {};
   return { description: text, block: { marker, meta: metadata } };

@@ -262,6 +262,7 @@ export const rawMarkerProperty = z.looseObject({
       tinypmId: z.string().optional(),
       base: z.record(z.string(), z.string()).optional(),
       target: z.record(z.string(), z.string()).optional(),
+      undone: z.string().optional(),
     })
     .optional(),
   meta: z.record(z.string(), z.json()).optional(),

@@ -13,6 +13,8 @@ import { registerServe } from "./serve.js";
 import { registerStatus } from "./status.js";
 import { registerSync } from "./sync.js";
 import { registerUsers } from "./users.js";
+import { registerUndo } from "./undo.js";
+import { registerVerify } from "./verify.js";
 
 /** Adds one command to the program. Each command lives in its own file beside this one. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -25,6 +27,8 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerPlan,
   registerMigrate,
   registerSync,
+  registerVerify,
+  registerUndo,
   registerServe,
   registerStatus,
   registerConflicts,

@@ -70,6 +70,12 @@ export function statusText(status: StatusJson, gone: ReadonlySet<string> = new S
     lines.push(
       `  last successful run: ${success === null ? "never" : success.id === last?.id ? "the last run" : runLine(asRecord(success, j.job, gone), success.outcome)}`,
     );
+    if (j.lastRuns.length > 0)
+      lines.push("  recent runs (newest first; `undo --run ID` takes back what one created):");
+    for (const r of j.lastRuns)
+      lines.push(
+        `    - ${r.id} ${r.mode} ${r.outcome}: ${r.counts.created ?? 0} created, ${r.counts.updated ?? 0} updated`,
+      );
     const rebuilt = last?.counts.linksRebuilt ?? 0;
     if (last !== undefined)
       lines.push(

@@ -1,5 +1,5 @@
 import type { ItemKind, WorkItem } from "../../core/model.js";
-import { markerOwner } from "../../core/identity.js";
+import { liveMarker, markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
 import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
@@ -42,7 +42,7 @@ export function planJob(input: PlanInput): Plan {
       others.push(skipOf(item, "ambiguous", { targetId: item.id }));
       continue;
     }
-    const m = item.marker;
+    const m = liveMarker(item.marker);
     const owner = markerOwner(m, input.job);
     const importable = owner === "foreign" && input.job.importFrom?.includes(m?.job ?? "") === true;
     if (owner === "foreign" && !importable) {

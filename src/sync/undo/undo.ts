@@ -1,0 +1,239 @@
+import { NotFoundError, UsageError } from "../../core/errors.js";
+import type { SystemName, WorkItem } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { Lanes } from "../../queue/lanes.js";
+import type { StateData } from "../../state/store.js";
+import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
+import { changedSince } from "./changed-since.js";
+import { readCreations, type Creation } from "./creations.js";
+import type { UndoItem, UndoKept, UndoReport } from "./undo-types.js";
+
+/** What `undoRun` is given: the job's trackers and mapping, and its state (held, unless a dry run). */
+export interface UndoOptions {
+  readonly job: string;
+  readonly runId: string;
+  readonly dryRun: boolean;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mapping: CompiledMapping;
+  readonly state: Pick<
+    StateData,
+    "runs" | "getCheckpoint" | "setCheckpoint" | "getLinkByTinypm" | "deleteLink" | "links"
+  >;
+  readonly lanes: Lanes;
+}
+
+/** Where an undo stands: the removal under way (its intent) and the items decided to be kept. */
+interface Progress {
+  readonly pending: string;
+  readonly kept: readonly string[];
+}
+
+const progressKey = (runId: string): string => `undo:${runId}`;
+const itemKey = (c: Pick<Creation, "kind" | "tinypmId">): string => `${c.kind}:${c.tinypmId}`;
+
+/**
+ * Takes back what one run created: tasks first, then stories; each item a person changed since
+ * (any synced field, a comment, a time entry) is kept and listed with the reason, and so is a
+ * story one of whose tasks stays. Before each removal its intent is recorded; after it, the link
+ * goes and the intent is cleared: a rerun after a crash finds the item gone (or closed and marked
+ * undone) and only finishes the record. A rerun removes nothing twice and keeps nothing twice.
+ */
+export async function undoRun(o: UndoOptions): Promise<UndoReport> {
+  const run = (await o.state.runs({ job: o.job })).find((r) => r.id === o.runId);
+  if (run === undefined)
+    throw new UsageError(`Job "${o.job}" has no run ${o.runId}.`, {
+      hint: `List the job's runs with \`tinypm-sync status --config FILE\` and pass one of their ids to --run.`,
+    });
+  const creations = await readCreations(o.state, o.job, o.runId);
+  if (creations === undefined) {
+    if ((run.counts.created ?? 0) > 0)
+      throw new UsageError(
+        `Run ${o.runId} of job "${o.job}" created ${run.counts.created} item(s), but the state holds no record of which: it ran before undo existed.`,
+        { hint: "Remove its items by hand, or restore the state from before the run." },
+      );
+    return report(o, [], []);
+  }
+  const progress = await readProgress(o);
+  const keptBefore = new Set(progress.kept);
+  const removed: UndoItem[] = [];
+  const kept: UndoKept[] = [];
+  const mine = new Set(creations.map(itemKey));
+  const order = [...creations].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "task" ? -1 : 1));
+  // Tasks linked under a story of the run that the run did not create (a later sync's).
+  const laterTasks = new Map<string, string>();
+  for await (const l of o.state.links(o.job, "task"))
+    if (l.parentTinypmId !== undefined && !mine.has(`task:${l.tinypmId}`))
+      laterTasks.set(l.parentTinypmId, l.tinypmId);
+  const keptTasksOf = new Map<string, string>();
+  for (const c of order) {
+    const key = itemKey(c);
+    if (keptBefore.has(key)) continue;
+    const link = await o.state.getLinkByTinypm(o.job, c.kind, c.tinypmId);
+    // Already taken back (a rerun), or relinked to another item since: not this run's any more.
+    if (link?.targetId !== c.targetId) continue;
+    const item = await current(o, c);
+    const reason = keepReason(o, c, item, keptTasksOf, laterTasks);
+    const named = itemOf(o, c);
+    if (reason !== undefined) {
+      kept.push({ ...named, reason });
+      if (c.kind === "task" && c.parentTinypmId !== undefined)
+        keptTasksOf.set(c.parentTinypmId, c.tinypmId);
+      if (!o.dryRun)
+        await saveProgress(o, { ...progress, kept: [...keptBefore, ...kept.map(itemKey)] });
+      continue;
+    }
+    const how = o.targetSystem === "github" && c.side === "target" ? "closed" : "deleted";
+    removed.push({ ...named, how });
+    if (o.dryRun) continue;
+    // The intent first: a crash between the removal and the record leaves it for the rerun.
+    await saveProgress(o, { pending: key, kept: [...keptBefore, ...kept.map(itemKey)] });
+    if (item !== undefined && !alreadyUndone(o, item)) await remove(o, c, item);
+    if (c.side === "tinypm") await releaseImported(o, c);
+    await o.state.deleteLink(o.job, c.kind, c.tinypmId);
+    await saveProgress(o, { pending: "", kept: [...keptBefore, ...kept.map(itemKey)] });
+  }
+  return report(o, removed, kept);
+}
+
+function report(o: UndoOptions, removed: UndoItem[], kept: UndoKept[]): UndoReport {
+  return {
+    runId: o.runId,
+    job: o.job,
+    dryRun: o.dryRun,
+    summary: { removed: removed.length, kept: kept.length },
+    removed,
+    kept,
+  };
+}
+
+function itemOf(o: UndoOptions, c: Creation): UndoItem {
+  return {
+    kind: c.kind,
+    side: c.side,
+    tinypmId: c.tinypmId,
+    targetId: c.targetId,
+    title: c.title,
+    ...(c.url === undefined ? {} : { url: c.url }),
+  };
+}
+
+/** Why an item stays, or undefined when it may go. */
+function keepReason(
+  o: UndoOptions,
+  c: Creation,
+  item: WorkItem | undefined,
+  keptTasksOf: ReadonlyMap<string, string>,
+  laterTasks: ReadonlyMap<string, string>,
+): string | undefined {
+  if (item !== undefined && !alreadyUndone(o, item)) {
+    const snapshot =
+      c.side === "target" ? targetSnapshot(o.mapping, item) : tinypmSnapshot(o.mapping, item);
+    const fields = changedSince(snapshot, c.base);
+    if (fields.length > 0) return `changed since the run: ${fields.join(", ")}`;
+  }
+  if (c.kind !== "story") return undefined;
+  const task = keptTasksOf.get(c.tinypmId);
+  if (task !== undefined) return `its task ${task} (tinyPM) is kept`;
+  const later = laterTasks.get(c.tinypmId);
+  if (later !== undefined) return `its task ${later} (tinyPM) was linked after the run`;
+  return undefined;
+}
+
+/** An item this undo already closed and marked (GitHub), before a crash kept it from the record. */
+function alreadyUndone(o: UndoOptions, item: WorkItem): boolean {
+  return item.marker?.undone === o.runId;
+}
+
+function trackerOf(o: UndoOptions, c: Creation): Tracker {
+  return c.side === "target" ? o.target : o.tinypm;
+}
+
+function systemOf(o: UndoOptions, c: Creation): SystemName {
+  return c.side === "target" ? o.targetSystem : "tinypm";
+}
+
+/** The created item as it is now; undefined when it is gone. */
+async function current(o: UndoOptions, c: Creation): Promise<WorkItem | undefined> {
+  const id = c.side === "target" ? c.targetId : c.tinypmId;
+  return o.lanes.run(systemOf(o, c), {
+    name: `get ${c.kind} ${id}`,
+    kind: "read",
+    idempotent: true,
+    run: () => trackerOf(o, c).get({ kind: c.kind, id }),
+  });
+}
+
+/**
+ * Removes one item: deleted where the system allows it (Jira, tinyPM); on GitHub, whose issues a
+ * token cannot delete through the REST API, closed as not planned with its marker saying undone,
+ * so that it is never linked, adopted or found by marker again.
+ */
+async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void> {
+  const ref = { kind: c.kind, id: item.id };
+  const tracker = trackerOf(o, c);
+  const github = o.targetSystem === "github" && c.side === "target";
+  await o.lanes.run(systemOf(o, c), {
+    name: `undo ${c.kind} ${item.id}`,
+    kind: "write",
+    idempotent: true,
+    run: async () => {
+      if (github && item.marker !== undefined) {
+        await tracker.update(ref, {
+          set: { status: "closed:not_planned" },
+          marker: { ...item.marker, undone: o.runId },
+          metadata: item.metadata,
+        });
+        return;
+      }
+      try {
+        await tracker.delete(ref);
+      } catch (error) {
+        // Gone already (a rerun after a crash): what the removal wanted.
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    },
+  });
+}
+
+/**
+ * The person's target item an undone import came from: its marker is rewritten as undone, so the
+ * item counts as unmarked again and a later import brings it back (once).
+ */
+async function releaseImported(o: UndoOptions, c: Creation): Promise<void> {
+  const ref = { kind: c.kind, id: c.targetId };
+  const source = await o.lanes.run(o.targetSystem, {
+    name: `get ${c.kind} ${c.targetId}`,
+    kind: "read",
+    idempotent: true,
+    run: () => o.target.get(ref),
+  });
+  const marker = source?.marker;
+  if (source === undefined || marker === undefined || marker.undone !== undefined) return;
+  await o.lanes.run(o.targetSystem, {
+    name: `release ${c.kind} ${c.targetId}`,
+    kind: "write",
+    idempotent: true,
+    run: () =>
+      o.target.update(ref, {
+        set: {},
+        marker: { ...marker, undone: o.runId },
+        metadata: source.metadata,
+      }),
+  });
+}
+
+async function readProgress(o: UndoOptions): Promise<Progress> {
+  const cp = await o.state.getCheckpoint(o.job, progressKey(o.runId));
+  const kept = typeof cp?.kept === "string" ? (JSON.parse(cp.kept) as string[]) : [];
+  return { pending: typeof cp?.pending === "string" ? cp.pending : "", kept };
+}
+
+async function saveProgress(o: UndoOptions, p: Progress): Promise<void> {
+  await o.state.setCheckpoint(o.job, progressKey(o.runId), {
+    pending: p.pending,
+    kept: JSON.stringify([...new Set(p.kept)]),
+  });
+}

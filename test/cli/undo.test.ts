@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunSummaryJson } from "../../src/cli/json-output.js";
+import { jobTarget, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { runCliProcess } from "./spawn.js";
+
+/**
+ * `undo` takes back what one migration created: everything but the story a person retitled
+ * since (kept, exit 4), on GitHub by closing as not planned with the marker saying undone, on
+ * Jira by deleting. A rerun does nothing; a later migration creates the removed items again,
+ * exactly once.
+ */
+let servers: Servers;
+let config: string;
+const tmp = tempDir();
+
+beforeAll(async () => {
+  servers = await startServers("stories=3,tasks=1,comments=1");
+  config = writeConfig(tmp.dir, servers);
+}, 60_000);
+afterAll(async () => {
+  await servers.close();
+  tmp.cleanup();
+});
+
+const cli = (...args: string[]) =>
+  runCliProcess([...args, "--config", config, "--log-level", "warn"], {
+    env: { ...servers.env },
+  });
+
+interface UndoJson {
+  runId: string;
+  dryRun: boolean;
+  summary: { removed: number; kept: number };
+  removed: { kind: string; tinypmId: string; targetId: string; how: string }[];
+  kept: { kind: string; tinypmId: string; targetId: string; reason: string }[];
+}
+
+describe.each(["gh", "jr"] as const)("undo of a migration of job %s", (job) => {
+  it("removes what the run created but a person's edit, once, and a migration brings it back", async () => {
+    const migrated = await cli("migrate", "--job", job, "--json");
+    expect(migrated.code).toBe(0);
+    const run = RunSummaryJson.parse(JSON.parse(migrated.stdout));
+    expect(run.summary.created).toBe(6);
+    // `status` names the run, so that a person can pass it to --run.
+    expect((await cli("status")).stdout).toContain(run.runId);
+
+    const target = jobTarget(servers, job);
+    try {
+      const copy = await target.findByMarker({
+        job,
+        origin: "tinypm",
+        originKind: "story",
+        originId: "1",
+      });
+      if (copy === undefined) throw new Error("story 1 has no copy");
+      await target.update({ kind: "story", id: copy.id }, { set: { title: "Kept by a person" } });
+
+      const stateFile = join(tmp.dir, "state.db");
+      const before = readFileSync(stateFile);
+      const writes = servers.github.stats().writes + servers.jira.stats().writes;
+      const dry = await cli("undo", "--job", job, "--run", run.runId, "--dry-run", "--json");
+      expect(dry.code).toBe(4);
+      const planned = JSON.parse(dry.stdout) as UndoJson;
+      expect(planned).toMatchObject({ dryRun: true, summary: { removed: 5, kept: 1 } });
+      expect(servers.github.stats().writes + servers.jira.stats().writes).toBe(writes);
+      expect(readFileSync(stateFile).equals(before)).toBe(true);
+
+      const undone = await cli("undo", "--job", job, "--run", run.runId, "--json");
+      expect(undone.code).toBe(4);
+      const result = JSON.parse(undone.stdout) as UndoJson;
+      expect(result.summary).toEqual({ removed: 5, kept: 1 });
+      expect(result.removed.map((r) => r.tinypmId).sort()).toEqual(
+        planned.removed.map((r) => r.tinypmId).sort(),
+      );
+      expect(result.kept).toEqual([
+        expect.objectContaining({
+          kind: "story",
+          tinypmId: "1",
+          targetId: copy.id,
+          reason: "changed since the run: title",
+        }),
+      ]);
+      const after = await Promise.all(
+        result.removed.map((r) => target.get({ kind: r.kind as "story", id: r.targetId })),
+      );
+      // Jira's are deleted; GitHub's closed as not planned, their marker saying undone by the run.
+      expect(after.map((i) => [i?.status, i?.marker?.undone])).toEqual(
+        result.removed.map(() =>
+          job === "jr" ? [undefined, undefined] : ["closed:not_planned", run.runId],
+        ),
+      );
+      expect(result.removed.every((r) => r.how === (job === "jr" ? "deleted" : "closed"))).toBe(
+        true,
+      );
+
+      const again = await cli("undo", "--job", job, "--run", run.runId, "--json");
+      expect(again.code).toBe(0);
+      expect((JSON.parse(again.stdout) as UndoJson).summary).toEqual({ removed: 0, kept: 0 });
+
+      const remigrated = await cli("migrate", "--job", job, "--json");
+      expect(remigrated.code).toBe(0);
+      expect(RunSummaryJson.parse(JSON.parse(remigrated.stdout)).summary.created).toBe(5);
+      const once = await cli("migrate", "--job", job, "--json");
+      expect(RunSummaryJson.parse(JSON.parse(once.stdout)).summary.created).toBe(0);
+    } finally {
+      await target.close();
+    }
+  }, 180_000);
+});
+
+describe("undo of a run that is not the job's", () => {
+  it("says which runs there are (exit 2)", async () => {
+    const r = await cli("undo", "--job", "gh", "--run", "20260101T000000Z-000000");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("has no run 20260101T000000Z-000000");
+  });
+});
