@@ -16,6 +16,7 @@ import { isHolderAlive, processStart, type LockHolder } from "../lock.js";
 import type { LivenessSession } from "./pg-session.js";
 import { inTransaction } from "./pg-db.js";
 import { processWorkerId } from "../../core/worker-id.js";
+import { sleep } from "../../core/sleep.js";
 
 /** The clocks of the leases: tests drive them; by default the server's and a monotonic one. */
 export interface LeaseClock {
@@ -89,8 +90,6 @@ export interface WorkerMembership {
   stop(): void;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Held {
   readonly controller: AbortController;
