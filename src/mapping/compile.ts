@@ -70,7 +70,8 @@ export interface CompiledMapping {
    * Labels follow values: `current` (a target item's labels) with every label family
    * (`priority: …`, `acceptance: …`, `color-…`) that does not carry exactly the label of the value
    * in `desired` (the labels `toTarget` gives the values the item holds) rewritten to it — a stale
-   * label removed, a missing one added, one label per family. A label that reads as the same
+   * label replaced, one label per family; a family the target carries no label of is its own
+   * "none" and is left alone. A label that reads as the same
    * value in another form (`estimate: 3.0`, `Priority: Must Have`) is left as it is, and so are
    * labels no family owns (tags, the target's own). `undefined` when nothing is to rewrite.
    */
@@ -246,6 +247,9 @@ function followLabels(
   for (const c of kind.codecs) {
     if (c.prefix === undefined) continue;
     const have = current.filter((l) => c.owns(l));
+    // No label of the family is how the target holds "none" its own way (an issue opened by hand
+    // without a priority): a value, not a stale label. A cleared value flows as an edit instead.
+    if (have.length === 0) continue;
     const want = desired.filter((l) => c.owns(l));
     const [h, w] = [have[0], want[0]];
     const same =
