@@ -51,10 +51,13 @@ type CompletionRelease = () => void;
 interface CompletionPacer {
   /**
    * Waits for the next write slot and takes it; call the returned function once answered.
-   * `beforeWait` hears of each wait before it starts (the slot's time): it may refuse it by
-   * throwing (a wait longer than the run may spend), and the acquire rejects with that error.
+   * `waitUntil` does each wait instead of the pacer's own sleep (the caller's: it may announce
+   * the wait, or refuse one longer than the run may spend by rejecting).
    */
-  acquire(signal?: AbortSignal, beforeWait?: (until: number) => void): Promise<CompletionRelease>;
+  acquire(
+    signal?: AbortSignal,
+    waitUntil?: (until: number) => Promise<void>,
+  ): Promise<CompletionRelease>;
   /** Real milliseconds until the next slot (at least; an unfinished write may add to it). */
   delayMs(): number;
   state(): CompletionPacerState;
@@ -171,17 +174,15 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
   const untilFinished = (): Promise<void> => new Promise((resolve) => finished.push(resolve));
   const take = async (
     signal?: AbortSignal,
-    beforeWait?: (until: number) => void,
+    waitUntil?: (until: number) => Promise<void>,
   ): Promise<CompletionRelease> => {
     let scheduled: number;
     for (;;) {
       const t = now();
       const slot = nextSlot({ now: t, slots, plan });
       if (slot === undefined) await untilFinished();
-      else if (slot > t) {
-        beforeWait?.(slot);
-        await sleep(slot - t, signal);
-      } else {
+      else if (slot > t) await (waitUntil ? waitUntil(slot) : sleep(slot - t, signal));
+      else {
         scheduled = slot;
         break;
       }
@@ -201,8 +202,8 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
     return slot === undefined ? plan.intervalMs : Math.max(0, slot - now());
   };
   return {
-    acquire(signal, beforeWait) {
-      const result = tail.then(() => take(signal, beforeWait));
+    acquire(signal, waitUntil) {
+      const result = tail.then(() => take(signal, waitUntil));
       tail = result.then(
         () => undefined,
         () => undefined,

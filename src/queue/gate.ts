@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import {
+  InterruptedError,
   LimitWaitError,
   RateLimitError,
   RemoteUnavailableError,
@@ -209,14 +210,15 @@ export function createGate(o: GateOptions): Gate {
       const until = clock.now() + ahead;
       const reason = windowReason(ahead);
       run.checkBudget(reason, until, req.name);
-      // Writes queued before this one may take the slots it expected: each further wait is
-      // held to the run's budget too.
-      const budget = (at: number): void => {
-        run.checkBudget(windowReason(at - clock.now()), at, req.name);
-      };
+      // Writes queued before this one may take the slots it expected: each further wait is the
+      // run's too (announced, held to its budget, cut short by its signal).
+      const waitUntil = (at: number): Promise<void> =>
+        run.wait(windowReason(at - clock.now()), at, req.name);
       done = await run.wait(reason, until, req.name).then(() =>
-        completionWrites.acquire(run.signal, budget).catch((e: unknown) => {
-          throw e instanceof LimitWaitError ? e : run.interrupted(req.name, e);
+        completionWrites.acquire(run.signal, waitUntil).catch((e: unknown) => {
+          throw e instanceof LimitWaitError || e instanceof InterruptedError
+            ? e
+            : run.interrupted(req.name, e);
         }),
       );
     } else {
