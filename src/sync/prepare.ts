@@ -40,7 +40,7 @@ import { statusTouchedSinceBase, withStatusUnknown } from "./status-touched.js";
 import { reconcileIntents } from "./apply/reconcile.js";
 import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { readTargeted } from "./targeted-read.js";
-import { readAndMatchUsers } from "./user-read.js";
+import { readAndMatchUsers, type ReadUsersResult } from "./user-read.js";
 import { recheckTargetRead, rechecks } from "./verify-target.js";
 import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
 import type { PlanJob } from "./plan/plan-input.js";
@@ -57,6 +57,25 @@ export function laneRead<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   return lanes.run(system, { name, kind: "read", idempotent: true, run });
+}
+
+/**
+ * The target's users matched with tinyPM's (the user map, then the policy for the unmatched),
+ * read through the target's lane: what a run and `verify` compile the mapping with.
+ */
+export async function matchJobUsers(
+  o: Pick<RunJobOptions, "target" | "targetSystem" | "userMap" | "unmappedUsers" | "lanes">,
+  tinypmUsers: readonly UserRef[],
+): Promise<ReadUsersResult["result"]> {
+  const { result } = await readAndMatchUsers({
+    tinypmUsers,
+    target: o.target,
+    userMap: o.userMap,
+    policy: o.unmappedUsers,
+    read: (name, run) =>
+      laneRead(o.lanes, o.targetSystem, `${o.targetSystem}: ${name}`, () => run({})),
+  });
+  return result;
 }
 
 export interface Prepared {
@@ -142,14 +161,7 @@ export async function prepare(
       links: () => storedLinks,
     };
   }
-  const { result: users } = await readAndMatchUsers({
-    tinypmUsers,
-    target: o.target,
-    userMap: o.userMap,
-    policy: o.unmappedUsers,
-    read: (name, run) =>
-      laneRead(o.lanes, o.targetSystem, `${o.targetSystem}: ${name}`, () => run({})),
-  });
+  const users = await matchJobUsers(o, tinypmUsers);
   const loss =
     job.direction === "to-tinypm"
       ? NO_ASSIGNEE_LOSS

@@ -4,8 +4,7 @@ import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import type { MappingSpec } from "../../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
 import type { Lanes } from "../../queue/lanes.js";
-import { laneRead } from "../prepare.js";
-import { readAndMatchUsers } from "../user-read.js";
+import { laneRead, matchJobUsers } from "../prepare.js";
 
 /**
  * The job's mapping compiled as a run compiles it: with tinyPM's iterations and the users matched
@@ -24,13 +23,6 @@ export async function compileJobMapping(o: {
     laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
   ]);
-  const { result: users } = await readAndMatchUsers({
-    tinypmUsers,
-    target: o.target,
-    userMap: o.userMap,
-    policy: o.unmappedUsers,
-    read: (name, run) =>
-      laneRead(o.lanes, o.targetSystem, `${o.targetSystem}: ${name}`, () => run({})),
-  });
+  const users = await matchJobUsers(o, tinypmUsers);
   return compileMapping(o.mappingSpec, { users: users.table, iterations });
 }
