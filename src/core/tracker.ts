@@ -144,6 +144,11 @@ export interface Tracker {
    * terms. Absent when a created item holds what it was sent.
    */
   createDefaults?(kind: ItemKind, opts?: CallOptions): Promise<Partial<WorkItemFields>>;
+  /**
+   * Now on the service's clock, for comparisons with the change times it stamps (the host's clock
+   * may be off). Undefined before the service answered with its time, or when it tells none.
+   */
+  serverNow?(): Date | undefined;
   /** Missing → `NotFoundError`; changed since `patch.base` → `ConflictError`. */
   update(ref: ItemRef, patch: WorkItemPatch, opts?: CallOptions): Promise<WorkItem>;
   /** Per `capabilities.delete`: a hard delete, or closing/marking the item. */

@@ -17,9 +17,16 @@ export async function startHttpServer(opts: {
   port?: number | undefined;
   handler: Handler;
   onError?: (error: unknown, res: ServerResponse) => void;
+  /**
+   * The server's clock (epoch ms) for every answer's `Date` header, as a real service's answers
+   * carry its own clock's time. @default the host's (node:http's own header)
+   */
+  now?: (() => number) | undefined;
 }): Promise<RunningServer> {
   const sockets = new Set<Socket>();
+  const now = opts.now;
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
+    if (now !== undefined) res.setHeader("date", new Date(now()).toUTCString());
     Promise.resolve(opts.handler(req, res)).catch((error: unknown) => {
       if (opts.onError) opts.onError(error, res);
       else if (!res.headersSent) res.writeHead(500).end();

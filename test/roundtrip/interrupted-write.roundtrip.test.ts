@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { RemoteUnavailableError, StateError } from "../../src/core/errors.js";
 import type { ItemRef } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
@@ -49,7 +49,9 @@ describe.each(["github", "jira"] as const)(
     // server's: a test needing a later second moves it on instead of waiting for the real one,
     // which made the test's outcome hang on the machine's speed.
     let ahead = 0;
-    const now = (): number => Date.now() + ahead;
+    // A test may stop the clock (`frozen`: its real time) to place events in exact seconds.
+    let frozen: number | undefined;
+    const now = (): number => (frozen ?? Date.now()) + ahead;
     const run = (mode: RunMode, job: Parameters<World["run"]>[1] = {}): Promise<RunReport> =>
       world.run(mode, { now: () => new Date(now()), ...job });
 
@@ -264,6 +266,53 @@ describe.each(["github", "jira"] as const)(
       expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
       expect(openConflicts(link.tinypmId)).toEqual([]);
       expect(stored(link.tinypmId)?.pendingWrites).toBeUndefined();
+    }, 120_000);
+
+    it("tells a write that never landed by the service's clock, not the host's", async () => {
+      const { link, t, g } = refs(6);
+      frozen = Date.now();
+      onTestFinished(() => {
+        frozen = undefined;
+      });
+      // The target item changes in second S of the service's clock…
+      ahead += 1_000;
+      await person.update(g, { set: { title: "Renamed on the target" } });
+      await tinypm.update(t, { set: { status: "ACCEPTED" } });
+      // …the write starts in second S + 1, on a host whose clock is a second behind: on the
+      // host's clock the write started in the item's own second.
+      ahead += 1_000;
+      const host = (): Date => new Date(now() - 1_000);
+      let refused = 0;
+      await run("sync", {
+        ...FULL,
+        now: host,
+        wrapTarget: (tracker) => {
+          const update: Tracker["update"] = async (ref, patch, opts) => {
+            if (ref.id !== link.targetId) return tracker.update(ref, patch, opts);
+            refused++;
+            throw new RemoteUnavailableError(
+              "stopped before the write (test)",
+              { system: kind, operation: "update" },
+              { transient: false },
+            );
+          };
+          return new Proxy(tracker, {
+            get: (target, prop, receiver) =>
+              prop === "update" ? update : (Reflect.get(target, prop, receiver) as unknown),
+          });
+        },
+      }).catch(() => undefined);
+      expect(refused).toBe(1);
+      const pending = stored(link.tinypmId)?.pendingWrites?.find((w) => w.side === "target");
+      expect(pending?.updatedAt).toBeDefined();
+      // Recorded on the service's clock: a second past the item's change time.
+      expect(Math.floor(Date.parse(pending?.startedAt ?? "") / 1000)).toBeGreaterThan(
+        Math.floor(Date.parse(pending?.updatedAt ?? "") / 1000),
+      );
+
+      await run("sync", { ...FULL, now: host });
+      expect(await targetStatus(g)).toBe(TARGET_STATUS[kind].ACCEPTED);
+      expect(openConflicts(link.tinypmId)).toEqual([]);
     }, 120_000);
   },
 );

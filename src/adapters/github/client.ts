@@ -1,6 +1,7 @@
 import { Octokit } from "@octokit/rest";
 import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
+import { createServerClock } from "../../core/server-clock.js";
 import { asHttpError, toSyncError } from "./errors.js";
 import { readRateLimit, type Headers, type RateLimitSnapshot } from "./rate-limit.js";
 
@@ -61,6 +62,8 @@ export interface GithubClient {
   /** One request; `"not-modified"` when a conditional GET was answered 304. */
   request(req: GithubRequest): Promise<GithubResponse | "not-modified">;
   rateLimit(): RateLimitSnapshot;
+  /** Now on GitHub's clock, as its answers' `Date` headers tell it (core/server-clock.ts). */
+  serverNow(): Date | undefined;
 }
 
 /**
@@ -86,8 +89,10 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     options: Record<string, unknown>,
   ) => Promise<{ status: number; headers: unknown; data: unknown }>;
   let snapshot: RateLimitSnapshot = {};
+  const serverClock = createServerClock(now);
   const remember = (headers: Headers | undefined): void => {
     if (headers?.["x-ratelimit-remaining"] !== undefined) snapshot = readRateLimit(headers);
+    serverClock.observe(headers?.date);
   };
   return {
     async request(req) {
@@ -106,6 +111,7 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       return notModified(res) ? "not-modified" : res;
     },
     rateLimit: () => snapshot,
+    serverNow: () => serverClock.now(),
   };
 
   /** One attempt; `undefined` when a conditional GET was answered 304. */

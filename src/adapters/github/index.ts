@@ -252,6 +252,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     rateLimitState: (): GithubRateLimitState => ({
       core: client.rateLimit(),
     }),
+    serverNow: () => client.serverNow(),
   } satisfies GithubTracker;
 
   return tracker;

@@ -5,9 +5,11 @@ import type { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
+import { createServerClock } from "../../core/server-clock.js";
 import { installDcDialect } from "./dc-transport.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
+import { watchServerDate } from "./server-date.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per call). */
 export interface JiraLogger {
@@ -60,6 +62,8 @@ export interface JiraClient {
     data: unknown,
     ctx: { operation: string; id?: string | undefined },
   ): z.infer<S>;
+  /** Now on the site's clock, as its answers' `Date` headers tell it (core/server-clock.ts). */
+  serverNow(): Date | undefined;
   close(): void;
 }
 
@@ -101,6 +105,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         authentication: { basic: { email: options.email, apiToken: options.token } },
         baseRequestConfig: { timeout, ...agents },
       };
+  const serverClock = createServerClock();
   // Each block's wiki source, shared by both clients (dc-dialect.ts).
   const wikiSources = new Map<string, string>();
   // jira.js (and its axios) is a third of the CLI's start-up: loaded on the first call, so
@@ -115,6 +120,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     }
     logHttpRequests(loaded.v3, options.logger);
     logHttpRequests(loaded.agile, options.logger);
+    watchServerDate(loaded.v3, serverClock);
+    watchServerDate(loaded.agile, serverClock);
     return loaded;
   };
   const gate = options.gate ?? ungated;
@@ -169,6 +176,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         },
       );
     },
+    serverNow: () => serverClock.now(),
     close() {
       agents.httpAgent.destroy();
       agents.httpsAgent.destroy();

@@ -162,6 +162,7 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     },
     listUsers: (): Promise<readonly UserRef[]> => listAssignableUsers(ctx),
     probe: (): Promise<ProbeResult> => probeSite(ctx),
+    serverNow: () => ctx.client.serverNow(),
     async close() {
       ctx.client.close();
       return Promise.resolve();

@@ -164,6 +164,7 @@ export async function startGithubSandbox(
     host: options.host,
     port: options.port,
     handler: (req, res) => handleRequest(app, req, res),
+    now: clock.now,
     onError: (_error, res) => {
       if (res.headersSent) {
         res.destroy();

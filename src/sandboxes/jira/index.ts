@@ -160,6 +160,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     host: options.host,
     port: options.port,
     handler,
+    now: clock,
     onError: internalError(stats),
   });
   origin = server.origin;

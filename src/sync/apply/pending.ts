@@ -1,4 +1,5 @@
 import type { WorkItem } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
 import type { PendingWrite } from "../../state/store.js";
 import type { EngineContext } from "../context.js";
 import { pendingWriteOf } from "../plan/pending-writes.js";
@@ -10,10 +11,13 @@ import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
  * (what the base update after the writes will also take in). A run stopped between a write and
  * that base update leaves them in the state; the next plan tells from them whether the write
  * landed, never did, or may have been undone by a person (pending-writes.ts). The records of
- * an earlier interrupted run stay in front until a base update clears them all.
+ * an earlier interrupted run stay in front until a base update clears them all. Each record's
+ * start is on its side's clock (`Tracker.serverNow`), the clock of the change times it is
+ * compared with; the host's when the side tells none.
  */
 export async function recordPendingWrites(ctx: EngineContext, a: UpdateAction): Promise<void> {
-  const startedAt = ctx.now().toISOString();
+  // On each side's own clock where it tells it: the side's change times are compared with it.
+  const startedOn = (side: Tracker): string => (side.serverNow?.() ?? ctx.now()).toISOString();
   const names = ctx.mapping.fieldNames(a.kind);
   const writes: PendingWrite[] = [];
   if (Object.keys(a.tinypmSet).length > 0) {
@@ -25,7 +29,7 @@ export async function recordPendingWrites(ctx: EngineContext, a: UpdateAction): 
       other: targetSnapshot(ctx.mapping, a.targetItem),
       names,
       item: a.tinypmItem,
-      startedAt,
+      startedAt: startedOn(ctx.tinypm),
     });
     if (w !== undefined) writes.push(w);
   }
@@ -43,7 +47,7 @@ export async function recordPendingWrites(ctx: EngineContext, a: UpdateAction): 
       other: tinypmSnapshot(ctx.mapping, a.tinypmItem),
       names,
       item: a.targetItem,
-      startedAt,
+      startedAt: startedOn(ctx.target),
     });
     if (w !== undefined) writes.push(w);
   }

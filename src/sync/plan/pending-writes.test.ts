@@ -100,6 +100,13 @@ describe("settlePendingWrites", () => {
     const same = { ...moved, updatedAt: "2026-11-24T10:00:05Z" };
     const w = targetWrite("2026-11-24T10:00:05Z");
     expect(settlePendingWrites(link([w]), t, same).baseTarget.fields.status).toEqual(UNKNOWN_BASE);
+    // A change time past the write's start says the start was not on the item's clock: the
+    // write may have landed in the item's second, so nothing tells it from a revert.
+    const ahead = { ...moved, updatedAt: "2026-11-24T10:00:07Z" };
+    const early = targetWrite("2026-11-24T10:00:07Z");
+    expect(settlePendingWrites(link([early]), t, ahead).baseTarget.fields.status).toEqual(
+      UNKNOWN_BASE,
+    );
     // tinyPM keeps no change times: a tinyPM write not found there is always unknown.
     const tw: PendingWrite = { side: "tinypm", fields: { title: "b" }, startedAt: "x" };
     const out = settlePendingWrites(

@@ -74,11 +74,16 @@ function setField(
   else fields[name] = value;
 }
 
-/** The item has not changed since the read before the write, as far as its change time says. */
+/**
+ * The item has not changed since the read before the write, as far as its change time says: the
+ * same change time, from a second before the one the write started in (`startedAt` is on the
+ * side's clock, at or before its true time). A write that landed would have stamped a later
+ * second; in the write's own second a landed write and a person's revert would leave it as is.
+ */
 function untouched(w: PendingWrite, now: SideNow): boolean {
   if (w.updatedAt === undefined || now.updatedAt === undefined) return false;
   if (Date.parse(now.updatedAt) !== Date.parse(w.updatedAt)) return false;
-  return secondOf(w.updatedAt) !== secondOf(w.startedAt);
+  return secondOf(w.updatedAt) < secondOf(w.startedAt);
 }
 
 function secondOf(iso: string): number {
