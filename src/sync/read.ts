@@ -90,16 +90,22 @@ export async function readChanges(o: {
   };
 }
 
+/**
+ * One item by id: undefined when the service no longer has it. With `onUnreadable`, an item the
+ * service no longer shows but may still have (GitHub's 404 where a deleted issue is a 410) is
+ * handed there, and undefined returned; without, it reads as gone.
+ */
 export function fetchOne(
   lanes: Lanes,
   system: SystemName,
   tracker: Tracker,
   ref: { kind: ItemKind; id: string },
+  onUnreadable?: (item: UnreadableItem) => void,
 ): Promise<WorkItem | undefined> {
   return lanes.run(system, {
     name: `get ${ref.kind} ${ref.id}`,
     kind: "read",
     idempotent: true,
-    run: () => tracker.get(ref),
+    run: () => tracker.get(ref, onUnreadable === undefined ? {} : { onUnreadable }),
   });
 }

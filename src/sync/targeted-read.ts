@@ -36,12 +36,23 @@ export async function readTargeted(
   const fresh = new Set<string>();
   const gone = new Set<string>();
   const counterparts: LinkView[] = [];
+  const invisible: UnreadableItem[] = [];
   for (const id of new Set(named)) {
     const known = byTargetId.get(id) ?? [];
-    const item = await fetchOne(o.lanes, o.targetSystem, o.target, {
-      kind: known[0]?.kind ?? "story",
-      id,
-    });
+    const seen = invisible.length;
+    const item = await fetchOne(
+      o.lanes,
+      o.targetSystem,
+      o.target,
+      { kind: known[0]?.kind ?? "story", id },
+      (u) => {
+        for (const l of known) invisible.push({ ...u, kind: l.kind });
+      },
+    );
+    if (item === undefined && invisible.length > seen) {
+      counterparts.push(...known);
+      continue;
+    }
     if (item === undefined) {
       for (const l of known) {
         gone.add(key(l.kind, l.targetId));
@@ -67,7 +78,13 @@ export async function readTargeted(
   };
   return {
     tinypm: side,
-    target: { items, complete: false, fresh, gone },
+    target: {
+      items,
+      complete: false,
+      fresh,
+      gone,
+      ...(invisible.length > 0 && { unreadable: invisible }),
+    },
     tinypmRead: {
       side,
       info: { complete: false, sections: [], fetched: tinypmItems.length },

@@ -1,5 +1,5 @@
 import type { ItemKind, SystemName, WorkItem } from "../core/model.js";
-import type { Tracker } from "../core/tracker.js";
+import type { Tracker, UnreadableItem } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { Lanes } from "../queue/lanes.js";
 import type { LinkView } from "./plan/plan-types.js";
@@ -67,7 +67,9 @@ export function rechecks(o: {
 /**
  * Reads the items `rechecks` names one by one (a single issue's `GET` is current on both
  * services) and puts them in place of their listed copies. An item the service no longer has is
- * dropped from the read: after a complete read that is what marks it deleted.
+ * dropped from the read: after a complete read that is what marks it deleted. One it no longer
+ * shows but may still have (GitHub's 404) is dropped too and named in `unreadable`: the plan
+ * parks it instead.
  */
 export async function recheckTargetRead(o: {
   lanes: Lanes;
@@ -77,8 +79,11 @@ export async function recheckTargetRead(o: {
   rechecks: readonly Recheck[];
 }): Promise<SideRead> {
   if (o.rechecks.length === 0) return o.read;
+  const unreadable: UnreadableItem[] = [...(o.read.unreadable ?? [])];
   const fresh = await Promise.all(
-    o.rechecks.map((r) => fetchOne(o.lanes, o.system, o.tracker, { kind: r.kind, id: r.id })),
+    o.rechecks.map((r) =>
+      fetchOne(o.lanes, o.system, o.tracker, { kind: r.kind, id: r.id }, (u) => unreadable.push(u)),
+    ),
   );
   const byKey = new Map(o.read.items.map((i) => [key(i.kind, i.id), i]));
   const freshKeys = new Set(o.read.fresh);
@@ -89,5 +94,10 @@ export async function recheckTargetRead(o: {
     if (item === undefined) byKey.delete(k);
     else byKey.set(k, item);
   });
-  return { ...o.read, items: [...byKey.values()], fresh: freshKeys };
+  return {
+    ...o.read,
+    items: [...byKey.values()],
+    fresh: freshKeys,
+    ...(unreadable.length > 0 && { unreadable }),
+  };
 }

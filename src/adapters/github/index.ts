@@ -126,7 +126,19 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       }
     },
     async get(ref: ItemRef, o?: CallOptions) {
-      const raw = await getRawIssue(ctx, ref.id, o?.signal);
+      const onUnreadable = o?.onUnreadable;
+      // A deleted issue answers 410; a 404 is one the token cannot see (moved to a repository it
+      // cannot read, access lost): told apart where the caller asks.
+      const raw = await getRawIssue(
+        ctx,
+        ref.id,
+        o?.signal,
+        onUnreadable === undefined
+          ? undefined
+          : (error) => {
+              onUnreadable({ ...ref, error });
+            },
+      );
       return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {

@@ -61,6 +61,8 @@ export async function getRawIssue(
   ctx: GithubContext,
   number: string,
   signal?: AbortSignal,
+  /** Given, a 404 (not seen, where a deleted issue is a 410) is handed here, not taken for gone. */
+  onInvisible?: (error: NotFoundError) => void,
 ): Promise<RawIssue | undefined> {
   if (!/^\d+$/.test(number)) return undefined;
   const operation = "issues.get";
@@ -75,8 +77,9 @@ export async function getRawIssue(
     });
     return readIssue(ctx, res.data, operation);
   } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
+    if (!(err instanceof NotFoundError)) throw err;
+    if (err.status === 404) onInvisible?.(err);
+    return undefined;
   }
 }
 

@@ -21,7 +21,7 @@ import { metaRoutes } from "./routes-meta.js";
 import { milestoneRoutes } from "./routes-milestones.js";
 import { searchRoutes } from "./routes-search.js";
 import { subIssueRoutes } from "./routes-sub-issues.js";
-import { createStore } from "./store.js";
+import { createStore, removeIssue } from "./store.js";
 import { sandboxUsers, type GithubSandboxUser } from "./users.js";
 
 export type { GithubSandboxUser } from "./users.js";
@@ -158,13 +158,18 @@ export async function startGithubSandbox(
       { token, login: admin, access: "admin" },
       { token: readToken, login: READER, access: "read" },
     ],
-    control: (req, res, path) => control(req, res, path, { stats: () => stats.snapshot(), reset }),
+    control: (req, res, path) =>
+      control(req, res, path, {
+        stats: () => stats.snapshot(),
+        reset,
+        remove: (n, how) => removeIssue(store, n, how),
+      }),
   };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
     handler: (req, res) => handleRequest(app, req, res),
-    now: clock.now,
+    now: () => clock.now(),
     onError: (_error, res) => {
       if (res.headersSent) {
         res.destroy();
@@ -195,12 +200,19 @@ export async function startGithubSandbox(
   };
 }
 
-/** `GET /_sandbox/stats` and `POST /_sandbox/reset`, outside the API and without auth. */
+/**
+ * `GET /_sandbox/stats`, `POST /_sandbox/reset` and `POST /_sandbox/issues/{n}/delete|transfer`,
+ * outside the API and without auth.
+ */
 function control(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
-  ops: { stats: () => SandboxStats; reset: () => void },
+  ops: {
+    stats: () => SandboxStats;
+    reset: () => void;
+    remove: (number: number, how: "deleted" | "transferred") => boolean;
+  },
 ): boolean {
   const send = (status: number, body: unknown): void => {
     res
@@ -214,6 +226,16 @@ function control(
   if (path === "/_sandbox/reset" && req.method === "POST") {
     ops.reset();
     send(200, { reset: true });
+    return true;
+  }
+  // A person deleting an issue (GitHub answers 410 for it after), or transferring it to a
+  // repository the token cannot see (404): what the UI or GraphQL does, outside the REST API.
+  const removal = /^\/_sandbox\/issues\/(\d+)\/(delete|transfer)$/.exec(path);
+  if (removal !== null && req.method === "POST") {
+    const number = Number(removal[1]);
+    const how = removal[2] === "delete" ? "deleted" : "transferred";
+    if (ops.remove(number, how)) send(200, { number, [how]: true });
+    else send(404, { message: `no issue #${String(number)}` });
     return true;
   }
   return false;

@@ -1,4 +1,4 @@
-import { notFound, validationFailed } from "./errors.js";
+import { GithubError, notFound, validationFailed } from "./errors.js";
 import {
   collaboratorLogin,
   ensureLabel,
@@ -16,8 +16,10 @@ import {
 export function issueOr404(store: Store, numberText: string | undefined): IssueRecord {
   const n = Number(numberText);
   const issue = Number.isInteger(n) ? findIssue(store, n) : undefined;
-  if (!issue) throw notFound();
-  return issue;
+  if (issue) return issue;
+  // GitHub tells a deleted issue (410) from one it does not show (404).
+  if (store.removed.get(n) === "deleted") throw new GithubError(410, "This issue was deleted");
+  throw notFound();
 }
 
 export function checkBodyLength(body: string | null | undefined, resource: string): void {

@@ -121,6 +121,11 @@ export interface Store {
   labels: LabelRecord[];
   milestones: MilestoneRecord[];
   issues: IssueRecord[];
+  /**
+   * Numbers of issues no longer in the repository: `deleted` (GitHub answers 410) or
+   * `transferred` to a repository the caller cannot see (404). Never given out again.
+   */
+  removed: Map<number, "deleted" | "transferred">;
   comments: CommentRecord[];
   /** Issue events (labeled, assigned, closed, …) for the events and timeline endpoints. */
   eventLog: EventLog;
@@ -162,6 +167,7 @@ export function createStore(opts: StoreOptions): Store {
     labels: [],
     milestones: [],
     issues: [],
+    removed: new Map(),
     comments: [],
     eventLog: createEventLog(),
     consistency: createConsistency(opts.listingLagMs ?? 0),
@@ -173,6 +179,7 @@ export function createStore(opts: StoreOptions): Store {
       Object.assign(seq, ID_BASE);
       store.milestones = [];
       store.issues = [];
+      store.removed = new Map();
       store.comments = [];
       store.eventLog = createEventLog();
       store.consistency = createConsistency(store.consistency.lagMs);
@@ -219,7 +226,26 @@ export function findMilestone(store: Store, number: number): MilestoneRecord | u
 
 /** Issue (and pull request) numbers share one sequence per repository. */
 export function nextIssueNumber(store: Store): number {
-  return store.issues.reduce((max, i) => Math.max(max, i.number), 0) + 1;
+  const taken = store.issues.reduce((max, i) => Math.max(max, i.number), 0);
+  return Math.max(taken, ...store.removed.keys()) + 1;
+}
+
+/**
+ * Takes an issue out of the repository, as a person deleting it (`deleted`) or transferring it
+ * to a repository the caller cannot see (`transferred`) does: its comments go with it, its
+ * parent no longer lists it, and its number is never given out again. False when there is none.
+ */
+export function removeIssue(store: Store, number: number, how: "deleted" | "transferred"): boolean {
+  const issue = findIssue(store, number);
+  if (issue === undefined) return false;
+  store.issues = store.issues.filter((i) => i !== issue);
+  store.comments = store.comments.filter((c) => c.issueNumber !== number);
+  for (const other of store.issues)
+    if (other.subIssues.includes(issue.id))
+      other.subIssues = other.subIssues.filter((id) => id !== issue.id);
+  store.removed.set(number, how);
+  store.version++;
+  return true;
 }
 
 /**

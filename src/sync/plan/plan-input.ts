@@ -54,6 +54,11 @@ export interface PlanInput {
     readonly complete: boolean;
     /** `kind:id` of items a partial read found deleted (read by id, not found). */
     readonly gone?: ReadonlySet<string> | undefined;
+    /**
+     * Linked items the service no longer shows though it shows the rest (GitHub's 404 where a
+     * deleted issue is a 410): parked, never taken for deleted.
+     */
+    readonly unreadable?: readonly UnreadableItem[] | undefined;
   };
   readonly links: readonly LinkView[];
   /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */

@@ -7,7 +7,7 @@ import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
-import { unreadableIndex, unreadableSkip } from "./unreadable.js";
+import { invisibleSkip, unreadableIndex, unreadableSkip } from "./unreadable.js";
 import type {
   CreateAction,
   LinkView,
@@ -34,6 +34,9 @@ export function planJob(input: PlanInput): Plan {
   const deletes: PlanAction[] = [];
   const adopted = new Set<string>();
   const unreadable = unreadableIndex(input.tinypm.unreadable);
+  const invisible = new Map(
+    (input.target.unreadable ?? []).map((u) => [byKey(u.kind, u.id), u] as const),
+  );
 
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
@@ -114,6 +117,12 @@ export function planJob(input: PlanInput): Plan {
       continue;
     }
     const targetItem = target.get(byKey(link.kind, link.targetId));
+    const hidden =
+      targetItem === undefined ? invisible.get(byKey(link.kind, link.targetId)) : undefined;
+    if (hidden !== undefined) {
+      others.push(invisibleSkip(hidden, link, item.title, input.targetSystem));
+      continue;
+    }
     const targetGone =
       input.target.complete || input.target.gone?.has(byKey(link.kind, link.targetId)) === true;
     if (targetItem === undefined && targetGone) {

@@ -48,6 +48,38 @@ export function unreadableIndex(unreadable: readonly UnreadableItem[] | undefine
   };
 }
 
+/**
+ * The plan's entry for a linked target item the service no longer shows (though it shows the
+ * rest): not a deletion — its tinyPM item and link are left as they are, parked as failed with
+ * what the service said and what to do.
+ */
+export function invisibleSkip(
+  u: UnreadableItem,
+  link: LinkView,
+  title: string,
+  targetSystem: SystemName,
+): SkipAction {
+  const what = `${targetWord(targetSystem)} ${u.id}`;
+  const because = u.error.message.replace(/\.$/, "");
+  return {
+    type: "skip",
+    kind: u.kind,
+    title,
+    tinypmId: link.tinypmId,
+    targetId: link.targetId,
+    reason: "unreadable",
+    failure: {
+      code: u.error.code,
+      message:
+        `${what} can no longer be read (${because}), although the rest of the target can: ` +
+        `it is not taken for deleted. It may have been moved where the token cannot see it, or ` +
+        `the token lost access to it. Give the token access again (or move it back), then run ` +
+        `again; until then tinyPM ${KIND_WORD[u.kind]} ${link.tinypmId} and its link are left ` +
+        `as they are.`,
+    },
+  };
+}
+
 /** The plan's entry for an unreadable item: left alone, counted and parked as failed. */
 export function unreadableSkip(
   u: UnreadableItem,
