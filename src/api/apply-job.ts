@@ -47,7 +47,7 @@ export async function applySavedPlan(
   );
   if (parts.length > 0)
     throw new PlanMismatchError(
-      `Plan ${opts.file} (${plan.id}) was made with another config for job "${plan.job}": ${parts.join(", ")} differ${parts.length === 1 ? "s" : ""} from ${session.loaded.file}. Nothing was read or written.`,
+      `Plan ${opts.file} (${plan.id}) was made with another config for job "${plan.job}" than ${session.loaded.file}; what differs: ${parts.join(", ")}. Nothing was read or written.`,
       {
         hint: `Apply it with the config it was made with, or make a new plan: tinypm-sync plan --config ${session.loaded.file} --job ${plan.job}${plan.mode === "migrate" ? " --migrate" : ""} --save FILE.`,
         details: { plan: plan.id, differs: parts },
