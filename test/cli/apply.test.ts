@@ -105,15 +105,9 @@ describe("a saved plan of a Jira migration", () => {
     );
 
     const before = snapshot();
-    const again = await cli("apply", file, "--json");
+    const again = await cli("apply", file);
     expect(again.code).toBe(0);
-    expect(ApplyJson.parse(JSON.parse(again.stdout))).toMatchObject({
-      runId: run.runId,
-      summary: { created: 0 },
-      plan: { alreadyApplied: true },
-    });
-    const text2 = await cli("apply", file);
-    expect(text2.stderr).toContain(`was applied already by run ${run.runId}: nothing to do`);
+    expect(again.stderr).toContain(`was applied already by run ${run.runId}: nothing to do`);
     expectUntouched(before);
   }, 120_000);
 
@@ -164,8 +158,8 @@ describe("a saved plan of a GitHub migration", () => {
   }, 120_000);
 
   it("refuses a plan made for another config or state, naming what differs", async () => {
-    const file = planFile("github.json");
-    expect((await cli("plan", "--migrate", "--job", "gh", "--save", file)).code).toBe(0);
+    // Checked before anything is read: the stale plan of the test above serves.
+    const file = planFile("github-stale.json");
     const base = JSON.parse(readFileSync(config, "utf8")) as {
       jobs: { name: string; onDelete: string }[];
       state: { path: string };
@@ -207,6 +201,7 @@ describe("a saved plan of a GitHub migration", () => {
 
   it("a killed apply finishes on its rerun without duplicates; a third apply does nothing", async () => {
     const file = planFile("github.json");
+    expect((await cli("plan", "--migrate", "--job", "gh", "--save", file)).code).toBe(0);
     const plan = readPlan(file);
     expect(plan.actions).toHaveLength(13);
     const before = issuesCreated();
