@@ -7,6 +7,7 @@ import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import { nameCredentialVars } from "./credential-vars.js";
 import { openJob, openState, type ConfigSession } from "./job-session.js";
+import type { SavedPlanRun } from "../sync/saved-plan/saved-plan-run.js";
 
 /** How one configured job is run (the CLI's `plan`, `migrate` and `sync`, and the library). */
 export interface JobRunOptions {
@@ -33,6 +34,8 @@ export interface JobRunOptions {
    * as interrupted, the state released); returns the unregistering function (the CLI's).
    */
   readonly beforeForcedExit?: ((fn: () => void) => () => void) | undefined;
+  /** `apply`: carry out only this saved plan's actions (src/sync/saved-plan). */
+  readonly savedPlan?: SavedPlanRun | undefined;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function runResolvedJob(
         fullScanEvery: resolved.tinypm.fullScanEvery,
         fullScan: opts.fullScan,
         targetItems: opts.targetItems,
+        savedPlan: opts.savedPlan,
       });
       log.info({ runId: run.runId, summary: run.summary }, "run finished");
       return run;

@@ -33,20 +33,41 @@ export async function runConfiguredJob(
     onGateEvent?: ((e: GateEvent) => void) | undefined;
   },
 ): Promise<RunReport> {
+  return runConfiguredEvents(
+    ctx,
+    session,
+    resolved,
+    (onEvent) =>
+      runResolvedJob(session, resolved, {
+        ...opts,
+        signal: ctx.signal,
+        beforeForcedExit: ctx.beforeForcedExit,
+        onEvent,
+      }),
+    opts.onEvent,
+  );
+}
+
+/**
+ * Runs `work` (a run, or `apply`'s runs) with the job's events shown: per-item events in the
+ * log, progress on a terminal.
+ */
+export async function runConfiguredEvents<T>(
+  ctx: CliContext,
+  session: ConfigSession,
+  resolved: ResolvedJob,
+  work: (onEvent: (e: SyncEvent) => void) => Promise<T>,
+  also?: (e: SyncEvent) => void,
+): Promise<T> {
   const log = session.logger.child({ job: resolved.job.name });
   const progress = createProgress(ctx, (state, line) => {
     log.info({ progress: state }, `progress: ${line}`);
   });
   try {
-    return await runResolvedJob(session, resolved, {
-      ...opts,
-      signal: ctx.signal,
-      beforeForcedExit: ctx.beforeForcedExit,
-      onEvent: (e: SyncEvent): void => {
-        progress.event(e);
-        logEvent(log, e);
-        opts.onEvent?.(e);
-      },
+    return await work((e: SyncEvent): void => {
+      progress.event(e);
+      logEvent(log, e);
+      also?.(e);
     });
   } finally {
     progress.done();

@@ -12,6 +12,8 @@ export type ErrorCode =
   | "rate_limited"
   | "limit_wait"
   | "mass_delete"
+  | "plan_stale"
+  | "plan_mismatch"
   | "payload_invalid"
   | "conflict"
   | "conflict_resolved"
@@ -187,6 +189,22 @@ export class MassDeleteError extends SyncError {
   readonly code = "mass_delete";
 }
 
+/**
+ * `apply` of a saved plan: something an action depends on changed since the plan was made (an
+ * item on either side, a link's base), or the state ran the job since. Nothing was written.
+ */
+export class PlanStaleError extends SyncError {
+  readonly code = "plan_stale";
+}
+
+/**
+ * `apply` of a saved plan made for another config, job or state, or a file that is no saved
+ * plan: refused before anything is read or written.
+ */
+export class PlanMismatchError extends SyncError {
+  readonly code = "plan_mismatch";
+}
+
 /** A remote payload failed our schema, or was hostile (DOCTYPE, entities, too large, too deep). */
 export class PayloadInvalidError extends RemoteErrorBase {
   readonly code = "payload_invalid";
@@ -249,6 +267,8 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
     case "state_invalid":
     case "state_locked":
     case "conflict_resolved":
+    case "plan_stale":
+    case "plan_mismatch":
       return ExitCode.nothingDone;
     case "auth_failed":
     case "permission_denied":

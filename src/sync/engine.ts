@@ -21,6 +21,7 @@ import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
 import { recordCreations } from "./undo/creations.js";
+import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -112,7 +113,7 @@ async function runHeld(
     events.push(e);
     o.emit?.(e);
   };
-  const runId = dry ? `dry-${Date.now().toString(36)}` : await journal.startRun(job.name, o.mode);
+  const runId = dry ? `dry-${Date.now().toString(36)}` : await startRun(journal, o, job.name);
   const summary = emptySummary();
   try {
     const prepared = await prepare(o, job, dry, now);
@@ -122,7 +123,9 @@ async function runHeld(
       ...context(o, job, runId, mapping, emit, now, tinypmIterations),
       tinypmFloors: prepared.tinypmFloors,
     };
-    const plan = await prepared.plan(ctx);
+    const planned = await prepared.plan(ctx);
+    // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
+    const plan = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
     // Settling and rebuilding links may have changed the plan: the guard looks again, before
     // the plan's first write (a dry run only reports what it finds).
     const deleteGuard = dry
@@ -137,11 +140,20 @@ async function runHeld(
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
       await recordCreations(o.state, job.name, runId, events);
-      if (target.checkpoint !== undefined && o.mode === "sync") {
+      if (o.savedPlan !== undefined) {
+        // Applied in full unless an item failed: then a rerun of `apply` tries it again.
+        const runs = [...(o.savedPlan.record?.runs ?? []), runId];
+        const done = summary.failed === 0;
+        await o.state.setCheckpoint(
+          job.name,
+          APPLY_RECORD_KEY,
+          encodeApplyRecord({ planId: o.savedPlan.planId, runs, done }),
+        );
+      } else if (target.checkpoint !== undefined && o.mode === "sync") {
         await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
         emit({ type: "checkpoint_saved", system: o.targetSystem });
       }
-      if (prepared.tinypmTiers !== undefined)
+      if (prepared.tinypmTiers !== undefined && o.savedPlan === undefined)
         await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);
     }
     const identity = prepared.identity() ?? NO_IDENTITY;
@@ -187,6 +199,29 @@ async function runHeld(
     }
     throw error;
   }
+}
+
+/**
+ * Journals the run's start. An `apply` records in the same transaction that the run is one of
+ * its plan's, so that a rerun after a crash knows the state moved only by applying the plan.
+ */
+async function startRun(
+  journal: RunJobOptions["state"],
+  o: RunJobOptions,
+  job: string,
+): Promise<string> {
+  const saved = o.savedPlan;
+  if (saved === undefined) return journal.startRun(job, o.mode);
+  return journal.transaction(async (tx) => {
+    const runId = await tx.startRun(job, o.mode);
+    const runs = [...(saved.record?.runs ?? []), runId];
+    await tx.setCheckpoint(
+      job,
+      APPLY_RECORD_KEY,
+      encodeApplyRecord({ planId: saved.planId, runs, done: false }),
+    );
+    return runId;
+  });
 }
 
 function context(

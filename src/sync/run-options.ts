@@ -7,6 +7,7 @@ import type { Lanes } from "../queue/lanes.js";
 import type { StateStore } from "../state/store.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
+import type { SavedPlanRun } from "./saved-plan/saved-plan-run.js";
 
 /** What one run of a job is given (by the CLI, the service or a test). */
 export type RunMode = "migrate" | "sync";
@@ -59,4 +60,10 @@ export interface RunJobOptions {
    * checkpoint and tinyPM's tiers stay where they were: the next whole run reads what changed.
    */
   readonly targetItems?: readonly string[] | undefined;
+  /**
+   * `apply`: carry out only the saved plan's actions, checked against what was read (they must
+   * hold as saved, else `plan_stale` before any write to a system); the checkpoints stay where
+   * they were, so the next run reads whatever the plan left out.
+   */
+  readonly savedPlan?: SavedPlanRun | undefined;
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { registerApply } from "./apply.js";
 import { registerCheck } from "./check.js";
 import { registerConflicts } from "./conflicts.js";
 import { registerDemo } from "./demo.js";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerExport,
   registerPlan,
   registerMigrate,
+  registerApply,
   registerSync,
   registerVerify,
   registerUndo,

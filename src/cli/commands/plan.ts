@@ -4,6 +4,7 @@ import { runConfiguredJob } from "../job-run.js";
 import { planExitCode, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
 import { openConfig } from "../session.js";
+import { savedPlanFor, writeSavedPlan } from "../../api/save-plan.js";
 import type { RegisterCommand } from "./index.js";
 
 interface PlanFlags extends JobCommandFlags {
@@ -11,6 +12,7 @@ interface PlanFlags extends JobCommandFlags {
   migrate?: boolean;
   detailedExitcode?: boolean;
   json?: boolean;
+  save?: string;
 }
 
 /** `plan`: a dry run — what `sync` (or, with --migrate, `migrate`) would do. Writes nothing. */
@@ -26,6 +28,10 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
     .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`")
     .option("--json", "the same as --format json (as `migrate`, `sync` and `status` take it)")
     .option(
+      "--save <file>",
+      "also write the plan itself (JSON, no secrets) for `apply --config FILE PLAN_FILE` to carry out",
+    )
+    .option(
       "--detailed-exitcode",
       "exit 0 when there is nothing to do, 2 when there are changes, 4 when there are conflicts",
     );
@@ -37,6 +43,12 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
       mode: flags.migrate === true ? "migrate" : "sync",
       dryRun: true,
     });
+    if (flags.save !== undefined) {
+      writeSavedPlan(flags.save, await savedPlanFor(session, resolved, run));
+      ctx.stderr.write(
+        `Plan saved to ${flags.save}: apply it with tinypm-sync apply --config ${session.loaded.file} ${flags.save}\n`,
+      );
+    }
     printRun(ctx, run, {
       format: flags.json === true ? "json" : flags.format,
       out: flags.out,
