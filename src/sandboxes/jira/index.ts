@@ -85,6 +85,11 @@ export interface JiraSandboxOptions {
    * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`). @default "cloud"
    */
   deployment?: "cloud" | "datacenter";
+  /**
+   * Data Center: how deep `/search` pages by `startAt` (Jira 11's `maxResultWindow`, from its
+   * search platform); a page past it is refused with 400. @default 10000
+   */
+  maxResultWindow?: number;
 }
 
 export interface JiraSandbox {
@@ -115,6 +120,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     users: options.users,
     workflow: options.workflow,
     defaultPriority: options.defaultPriority,
+    maxResultWindow: options.maxResultWindow,
   });
   const clock = options.now ?? Date.now;
   const store = createStore(site, clock);
