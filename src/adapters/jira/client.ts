@@ -103,6 +103,16 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
       };
   // Each block's wiki source, shared by both clients (dc-dialect.ts).
   const wikiSources = new Map<string, string>();
+  // The longest wait DC's token bucket asked for since the gate last read it.
+  let hold: number | undefined;
+  const onHold = (ms: number): void => {
+    hold = Math.max(hold ?? 0, ms);
+  };
+  const takeHold = (): number | undefined => {
+    const ms = hold;
+    hold = undefined;
+    return ms;
+  };
   // jira.js (and its axios) is a third of the CLI's start-up: loaded on the first call, so
   // commands and runs that never talk to Jira do not pay for it.
   let apis: Promise<JiraApis> | undefined;
@@ -110,8 +120,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     const { AgileClient, Version3Client } = await import("jira.js");
     const loaded: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
     if (dc) {
-      installDcDialect(loaded.v3, wikiSources);
-      installDcDialect(loaded.agile, wikiSources);
+      installDcDialect(loaded.v3, wikiSources, onHold);
+      installDcDialect(loaded.agile, wikiSources, onHold);
     }
     logHttpRequests(loaded.v3, options.logger);
     logHttpRequests(loaded.agile, options.logger);
@@ -153,6 +163,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         idempotent: !spec.write || method === "PUT" || method === "DELETE",
         // jira.js takes no signal per call: the gate stops waiting for it on abort or timeout.
         send: () => sendOnce(spec, ready),
+        // Data Center's empty token bucket (X-RateLimit-*): later requests wait for a token.
+        ...(dc && { holdMs: takeHold }),
       });
     },
     parse(schema, data, ctx) {

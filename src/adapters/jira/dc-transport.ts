@@ -16,6 +16,7 @@ import {
   type SearchAsked,
   type WikiSources,
 } from "./dc-dialect.js";
+import { dcRateLimitHoldMs } from "./dc-rate-limit.js";
 
 interface AxiosConfig {
   url?: string;
@@ -64,8 +65,16 @@ class RefusedTokenError extends Error {
   }
 }
 
-/** Installs the DC dialect on a jira.js client (Version3Client or AgileClient). */
-export function installDcDialect(client: object, sources: WikiSources): void {
+/**
+ * Installs the DC dialect on a jira.js client (Version3Client or AgileClient). `onHold` hears,
+ * after each answer that carries DC's rate-limit headers, how long later requests should wait
+ * (dc-rate-limit.ts).
+ */
+export function installDcDialect(
+  client: object,
+  sources: WikiSources,
+  onHold: (ms: number) => void = () => undefined,
+): void {
   const axios = axiosOf(client);
   if (axios === undefined) throw new Error("jira.js no longer exposes its axios instance");
   axios.interceptors.request.use((config) => {
@@ -100,6 +109,8 @@ export function installDcDialect(client: object, sources: WikiSources): void {
     return config;
   });
   axios.interceptors.response.use((response) => {
+    const hold = dcRateLimitHoldMs(response.headers);
+    if (hold !== undefined) onHold(hold);
     const reason = response.headers["x-seraph-loginreason"];
     if (typeof reason === "string" && FAILED_LOGIN.has(reason))
       throw new RefusedTokenError(reason, response.headers);

@@ -82,7 +82,8 @@ export interface JiraSandboxOptions {
   /**
    * `datacenter`: Jira Data Center 10.x — REST v2 only, wiki-markup strings, users by
    * `name`/`key`, the token as a Bearer PAT, `/search` with `startAt`, DC rate-limit headers
-   * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`). @default "cloud"
+   * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`; the bucket refills by `now` when given).
+   * @default "cloud"
    */
   deployment?: "cloud" | "datacenter";
   /**
@@ -150,7 +151,12 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     email,
     token,
     timeScale,
-    rateClock: () => t0 + (Date.now() - t0) * timeScale,
+    // DC's token bucket refills by the sandbox's clock when a test gives one (Cloud's windows
+    // keep real time, scaled).
+    rateClock:
+      deployment === "datacenter" && options.now !== undefined
+        ? options.now
+        : () => t0 + (Date.now() - t0) * timeScale,
     indexingLagMs: options.indexingLagMs ?? (options.consistency === "eventual" ? 1000 : 0),
     clock,
     limits: {
