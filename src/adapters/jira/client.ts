@@ -5,6 +5,8 @@ import type { AgileClient, Version3Client } from "jira.js";
 import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
+import type { AdfNode } from "./adf.js";
+import { wikiBlockLost, type WikiSources } from "./dc-dialect.js";
 import { installDcDialect } from "./dc-transport.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
@@ -52,6 +54,11 @@ interface CallSpec<T> {
 
 export interface JiraClient {
   readonly baseUrl: string;
+  /**
+   * Data Center: what rewriting a description block read as wiki from its Markdown loses beyond
+   * ADF's own losses (dc-dialect.ts `wikiBlockLost`). Absent on Cloud.
+   */
+  readonly blockLost?: ((node: AdfNode, text: string) => readonly string[]) | undefined;
   /** Makes one call; every failure is a typed SyncError. */
   send<T>(spec: CallSpec<T>): Promise<T>;
   /** Validates a payload; a mismatch is a PayloadInvalidError naming the endpoint and item. */
@@ -102,7 +109,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         baseRequestConfig: { timeout, ...agents },
       };
   // Each block's wiki source, shared by both clients (dc-dialect.ts).
-  const wikiSources = new Map<string, string>();
+  const wikiSources: WikiSources = new Map();
   // The longest wait DC's token bucket asked for since the gate last read it.
   let hold: number | undefined;
   const onHold = (ms: number): void => {
@@ -148,6 +155,9 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
 
   return {
     baseUrl,
+    ...(dc && {
+      blockLost: (node: AdfNode, text: string) => wikiBlockLost(node, text, wikiSources),
+    }),
     async send(spec) {
       const method = spec.operation.split(" ")[0] ?? "";
       // Loaded before the gate admits the call, so its time counts against no request timeout.

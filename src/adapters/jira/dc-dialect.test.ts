@@ -10,6 +10,9 @@ import {
   searchAnswer,
   searchAsked,
   searchRequest,
+  wikiBlockLost,
+  wikiToDoc,
+  type WikiSources,
 } from "./dc-dialect.js";
 
 const SPRINT =
@@ -35,7 +38,7 @@ describe("Jira Data Center dialect", () => {
   });
 
   it("reads answers in Cloud's shapes: wiki as documents, users with an accountId, sprints as objects", () => {
-    const sources = new Map<string, string>();
+    const sources: WikiSources = new Map();
     const raw = {
       fields: {
         description: "h2.  Title\n\n*bold* text",
@@ -176,5 +179,23 @@ describe("Jira Data Center dialect", () => {
       values: [{ id: "2" }],
     });
     expect(changelogAnswer({}, 0, 100)).toMatchObject({ total: 0, isLast: true, values: [] });
+  });
+
+  it("names what rewriting a wiki block from Markdown loses: constructs kept as text, and what wiki cannot write", () => {
+    const sources: WikiSources = new Map();
+    const doc = wikiToDoc(
+      "Ship {color:red}today{color}.\n\n{code}\nhas {noformat}\n{code}",
+      sources,
+    );
+    const [colour, code] = doc.content;
+    if (colour === undefined || code === undefined) throw new Error("two blocks expected");
+    expect(wikiBlockLost(colour, "Ship {color:red}today{color}.", sources)).toEqual([
+      "text colour",
+    ]);
+    // Written from Markdown, a fence without a language is {noformat}, which this text ends.
+    expect(wikiBlockLost(code, "```\nhas {noformat}\n```", sources)).toEqual([
+      "{noformat} inside a code block",
+    ]);
+    expect(wikiBlockLost({ type: "paragraph" }, "plain", sources)).toEqual([]);
   });
 });

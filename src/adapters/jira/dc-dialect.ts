@@ -5,7 +5,7 @@
  * of `accountId`, and sprint values read back as Java `toString()` strings. dc-transport.ts
  * applies them to every request and answer; nothing else in the adapter knows it talks to DC.
  */
-import type { AdfNode } from "./adf.js";
+import { markdownToAdf, type AdfNode } from "./adf.js";
 import { parseWikiBlocks } from "./wiki-parse.js";
 import { renderWiki } from "./wiki-render.js";
 
@@ -19,11 +19,18 @@ function isDoc(value: unknown): value is { type: "doc"; content: AdfNode[] } {
   return isRecord(value) && value.type === "doc" && Array.isArray(value.content);
 }
 
+/** What a block read from wiki was: its source text and the constructs ADF could not hold. */
+export interface WikiSource {
+  readonly source: string;
+  readonly literal: readonly string[];
+}
+
 /**
  * The wiki source of each block read, keyed by the block's ADF: a block written back unchanged
- * is written as its own source, byte for byte (a person's wiki text is never reformatted).
+ * is written as its own source, byte for byte (a person's wiki text is never reformatted), and
+ * what the block holds that ADF kept as literal text is known when its losses are reported.
  */
-export type WikiSources = Map<string, string>;
+export type WikiSources = Map<string, WikiSource>;
 
 /** Wiki text → an ADF document, remembering each block's source. */
 export function wikiToDoc(
@@ -31,16 +38,28 @@ export function wikiToDoc(
   sources: WikiSources,
 ): { type: "doc"; version: 1; content: AdfNode[] } {
   const blocks = parseWikiBlocks(wiki);
-  for (const b of blocks) sources.set(JSON.stringify(b.node), b.source);
+  for (const b of blocks)
+    sources.set(JSON.stringify(b.node), { source: b.source, literal: b.literal });
   return { type: "doc", version: 1, content: blocks.map((b) => b.node) };
 }
 
 /** An ADF document → wiki text: known blocks as their source, others rendered. */
 export function docToWiki(doc: { content: readonly AdfNode[] }, sources: WikiSources): string {
   return doc.content
-    .map((node) => sources.get(JSON.stringify(node)) ?? renderWiki([node]).wiki)
+    .map((node) => sources.get(JSON.stringify(node))?.source ?? renderWiki([node]).wiki)
     .filter((t) => t !== "")
     .join("\n\n");
+}
+
+/**
+ * What rewriting a block read from wiki from its Markdown `text` loses beyond what ADF ⇄
+ * Markdown loses: the wiki constructs the block held that ADF had no place for (`{color}`,
+ * images, citations, anchors) and what the Markdown's ADF cannot be written as in wiki.
+ */
+export function wikiBlockLost(node: AdfNode, text: string, sources: WikiSources): string[] {
+  const literal = sources.get(JSON.stringify(node))?.literal ?? [];
+  const rendered = renderWiki(markdownToAdf(text).content).lost;
+  return [...new Set([...literal, ...rendered])];
 }
 
 const TEXT_KEYS = new Set(["description", "body", "comment", "environment"]);
