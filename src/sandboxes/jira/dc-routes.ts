@@ -97,6 +97,14 @@ function dcAnswer(
   );
 }
 
+/**
+ * A webhook payload (built in Cloud's shapes) as Jira Data Center 10 sends it: `self` links on
+ * REST v2, wiki strings where Cloud has ADF, users by `name`/`key`, sprints as strings.
+ */
+export function dcWebhookPayload(store: JiraStore, origin: string, payload: unknown): unknown {
+  return dcAnswer(store, origin, v2Response(payload, origin, PREFIXES[0]), undefined);
+}
+
 function serverInfo(ctx: RequestContext) {
   return ok({
     baseUrl: ctx.origin,

@@ -11,6 +11,7 @@ import { createSite } from "./site.js";
 import { createStore } from "./store.js";
 import type { JiraSandboxUser } from "./users.js";
 import { createJiraWebhookSender, type JiraWebhookOptions } from "./webhooks.js";
+import { dcWebhookPayload } from "./dc-routes.js";
 import type { WorkflowSpec } from "./workflow.js";
 
 export type { JiraSandboxUser } from "./users.js";
@@ -140,7 +141,15 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
   const t0 = Date.now();
   let origin = "";
   const webhooks =
-    options.webhook === undefined ? undefined : createJiraWebhookSender(store, options.webhook);
+    options.webhook === undefined
+      ? undefined
+      : createJiraWebhookSender(
+          store,
+          options.webhook,
+          deployment === "datacenter"
+            ? (payload, at) => dcWebhookPayload(store, at, payload)
+            : undefined,
+        );
   const handler = createJiraHandler({
     store,
     router: createJiraRouter(deployment),
