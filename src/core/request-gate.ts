@@ -28,6 +28,12 @@ export interface GateRequest<T> {
   readonly idempotent: boolean;
   /** Sends the request; `signal` aborts it (run stopped, request timed out). */
   readonly send: (signal: AbortSignal) => Promise<T>;
+  /**
+   * Read once after each answer: how long the service asks every later request to wait although
+   * it answered this one (Jira Data Center's empty token bucket, `X-RateLimit-Remaining: 0`).
+   * The gate pauses as for a `Retry-After`, a `service` wait. Absent or 0: no pause.
+   */
+  readonly holdMs?: (() => number | undefined) | undefined;
 }
 
 /** The gate adapters receive from the registry. */

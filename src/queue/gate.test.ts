@@ -109,6 +109,18 @@ describe("createGate", () => {
     expect(gate.counters()).toMatchObject({ retries: 1, writes: 2, reads: 1 });
   });
 
+  it("holds every later request as long as an answer asks (an empty token bucket), as a service wait", async () => {
+    const { gate, starts, req, events } = setup({});
+    await gate.request(req("read", { holdMs: () => 0 }));
+    await gate.request(req("read", { holdMs: () => 2_500 }));
+    await gate.request(req("write"));
+    await gate.request(req("read", { holdMs: () => undefined }));
+    expect(starts).toEqual([0, 0, 2_500, 2_500]);
+    expect(events.filter((e) => e.type === "wait_start")).toMatchObject([
+      { reason: "service", until: 1_002_500 },
+    ]);
+  });
+
   it("retries a transient failure of an idempotent request, never of a create", async () => {
     const { gate, req } = setup({});
     const flaky = (idempotent: boolean) => {

@@ -325,6 +325,9 @@ export function createGate(o: GateOptions): Gate {
       try {
         const value = await sendOnce(req, run);
         answered(req, statusOf(value), sentAt, run);
+        // The service asks for a pause although it answered (an empty token bucket).
+        const hold = req.holdMs?.() ?? 0;
+        if (hold > 0) pausedUntil = Math.max(pausedUntil, clock.now() + hold);
         return value;
       } catch (error) {
         failure = error;

@@ -25,6 +25,8 @@ export type ServeTarget = (
       /** The site's base URL (tells which target a worklog delivery's `self` link is on). */
       readonly baseUrl?: string | undefined;
       readonly webhookSecret: string | undefined;
+      /** `datacenter`: deliveries may name no `X-Atlassian-Webhook-Identifier`. */
+      readonly deployment?: "cloud" | "datacenter" | undefined;
     }
 ) & {
   /** Where its items live (`targetLocation`): the scope of import claims the dashboard shows. */

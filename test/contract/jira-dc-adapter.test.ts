@@ -41,4 +41,44 @@ describe("Jira adapter on Data Center", () => {
       await tracker.close();
     }
   });
+
+  it("names what rewriting a wiki block would lose: the constructs ADF kept as text", async () => {
+    const wiki = [
+      "Plain words stay.",
+      "",
+      "Ship it {color:red}today{color}, see ??the handbook??.",
+      "",
+      "!diagram.png!",
+      "",
+      "{noformat}",
+      "raw {code} here",
+      "{noformat}",
+    ].join("\n");
+    const res = await fetch(`${sandbox.url}/rest/api/2/issue`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sandbox.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        fields: {
+          project: { key: "WID" },
+          issuetype: { name: "Story" },
+          summary: "Wiki losses",
+          description: wiki,
+        },
+      }),
+    });
+    const { key } = (await res.json()) as { key: string };
+    const tracker = createTarget(jiraSandboxConnection(sandbox));
+    try {
+      const item = await tracker.get({ kind: "story", id: key });
+      const lost = item?.richDescription?.blocks.map((b) => b.lost);
+      expect(lost).toEqual([
+        [],
+        ["text colour", "citation"],
+        expect.arrayContaining(["image"]),
+        [],
+      ]);
+    } finally {
+      await tracker.close();
+    }
+  });
 });

@@ -10,7 +10,11 @@ import { partsOf } from "./adf-parts.js";
  * what rewriting it from that Markdown would lose; and the way back from kept blocks and new
  * text to one ADF document. Pure.
  */
-export function richDescriptionOf(doc: unknown): RichDescription | undefined {
+export function richDescriptionOf(
+  doc: unknown,
+  /** What rewriting a block loses beyond ADF ⇄ Markdown (Data Center's wiki). */
+  moreLost?: (node: AdfNode, text: string) => readonly string[],
+): RichDescription | undefined {
   if (doc === null || typeof doc !== "object") return undefined;
   const content = (doc as AdfNode).content ?? [];
   if (content.length === 0) return undefined;
@@ -22,11 +26,19 @@ export function richDescriptionOf(doc: unknown): RichDescription | undefined {
       return {
         text,
         rich: node as unknown as JsonValue,
-        lost: lostOf(node, text),
+        lost: moreLost === undefined ? lostOf(node, text) : lostWith(node, text, moreLost),
         ...(parts !== undefined && { parts }),
       };
     }),
   };
+}
+
+function lostWith(
+  node: AdfNode,
+  text: string,
+  more: (node: AdfNode, text: string) => readonly string[],
+): string[] {
+  return [...new Set([...lostOf(node, text), ...more(node, text)])];
 }
 
 /**

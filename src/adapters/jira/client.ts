@@ -6,6 +6,8 @@ import type { z } from "zod";
 import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { createServerClock } from "../../core/server-clock.js";
+import type { AdfNode } from "./adf.js";
+import { wikiBlockLost, type WikiSources } from "./dc-dialect.js";
 import { installDcDialect } from "./dc-transport.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
@@ -54,6 +56,11 @@ interface CallSpec<T> {
 
 export interface JiraClient {
   readonly baseUrl: string;
+  /**
+   * Data Center: what rewriting a description block read as wiki from its Markdown loses beyond
+   * ADF's own losses (dc-dialect.ts `wikiBlockLost`). Absent on Cloud.
+   */
+  readonly blockLost?: ((node: AdfNode, text: string) => readonly string[]) | undefined;
   /** Makes one call; every failure is a typed SyncError. */
   send<T>(spec: CallSpec<T>): Promise<T>;
   /** Validates a payload; a mismatch is a PayloadInvalidError naming the endpoint and item. */
@@ -107,7 +114,17 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
       };
   const serverClock = createServerClock();
   // Each block's wiki source, shared by both clients (dc-dialect.ts).
-  const wikiSources = new Map<string, string>();
+  const wikiSources: WikiSources = new Map();
+  // The longest wait DC's token bucket asked for since the gate last read it.
+  let hold: number | undefined;
+  const onHold = (ms: number): void => {
+    hold = Math.max(hold ?? 0, ms);
+  };
+  const takeHold = (): number | undefined => {
+    const ms = hold;
+    hold = undefined;
+    return ms;
+  };
   // jira.js (and its axios) is a third of the CLI's start-up: loaded on the first call, so
   // commands and runs that never talk to Jira do not pay for it.
   let apis: Promise<JiraApis> | undefined;
@@ -115,8 +132,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     const { AgileClient, Version3Client } = await import("jira.js");
     const loaded: JiraApis = { v3: new Version3Client(config), agile: new AgileClient(config) };
     if (dc) {
-      installDcDialect(loaded.v3, wikiSources);
-      installDcDialect(loaded.agile, wikiSources);
+      installDcDialect(loaded.v3, wikiSources, onHold);
+      installDcDialect(loaded.agile, wikiSources, onHold);
     }
     logHttpRequests(loaded.v3, options.logger);
     logHttpRequests(loaded.agile, options.logger);
@@ -145,6 +162,9 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
 
   return {
     baseUrl,
+    ...(dc && {
+      blockLost: (node: AdfNode, text: string) => wikiBlockLost(node, text, wikiSources),
+    }),
     async send(spec) {
       const method = spec.operation.split(" ")[0] ?? "";
       // Loaded before the gate admits the call, so its time counts against no request timeout.
@@ -160,6 +180,8 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         idempotent: !spec.write || method === "PUT" || method === "DELETE",
         // jira.js takes no signal per call: the gate stops waiting for it on abort or timeout.
         send: () => sendOnce(spec, ready),
+        // Data Center's empty token bucket (X-RateLimit-*): later requests wait for a token.
+        ...(dc && { holdMs: takeHold }),
       });
     },
     parse(schema, data, ctx) {

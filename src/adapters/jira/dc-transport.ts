@@ -5,14 +5,28 @@
  * `X-Seraph-LoginReason: AUTHENTICATED_FAILED` (a refused PAT served as anonymous, 200 and empty)
  * is turned into the 401 it stands for, so a dead token never reads as "no issues".
  */
-import { inbound, outbound, searchAnswer, searchRequest, type WikiSources } from "./dc-dialect.js";
+import {
+  changelogAnswer,
+  changelogRequest,
+  inbound,
+  outbound,
+  searchAnswer,
+  searchAsked,
+  searchRequest,
+  type SearchAsked,
+  type WikiSources,
+} from "./dc-dialect.js";
+import { dcRateLimitHoldMs } from "./dc-rate-limit.js";
 
 interface AxiosConfig {
   url?: string;
   method?: string;
   data?: unknown;
   params?: Record<string, unknown>;
-  dcSearch?: boolean;
+  /** A Cloud `/search/jql` asked of DC's `/search` (dc-dialect.ts). */
+  dcSearch?: SearchAsked;
+  /** A Cloud changelog page asked of DC's `expand=changelog` (dc-dialect.ts). */
+  dcChangelog?: { startAt: number; maxResults: number };
 }
 
 interface AxiosResponse {
@@ -51,18 +65,38 @@ class RefusedTokenError extends Error {
   }
 }
 
-/** Installs the DC dialect on a jira.js client (Version3Client or AgileClient). */
-export function installDcDialect(client: object, sources: WikiSources): void {
+/**
+ * Installs the DC dialect on a jira.js client (Version3Client or AgileClient). `onHold` hears,
+ * after each answer that carries DC's rate-limit headers, how long later requests should wait
+ * (dc-rate-limit.ts).
+ */
+export function installDcDialect(
+  client: object,
+  sources: WikiSources,
+  onHold: (ms: number) => void = () => undefined,
+): void {
   const axios = axiosOf(client);
   if (axios === undefined) throw new Error("jira.js no longer exposes its axios instance");
   axios.interceptors.request.use((config) => {
     const url = config.url ?? "";
     const method = (config.method ?? "get").toUpperCase();
     if (url.startsWith("/rest/api/3/search/jql")) {
+      const asked = method === "GET" ? config.params : config.data;
       config.url = "/rest/api/2/search";
-      config.data = method === "GET" ? undefined : searchRequest(config.data);
-      if (method === "GET") config.params = searchRequest(config.params);
-      config.dcSearch = true;
+      config.data = method === "GET" ? undefined : searchRequest(asked);
+      if (method === "GET") config.params = searchRequest(asked);
+      config.dcSearch = searchAsked(asked);
+      return config;
+    }
+    const changelog = method === "GET" ? changelogRequest(url) : undefined;
+    if (changelog !== undefined) {
+      const page = config.params ?? {};
+      config.dcChangelog = {
+        startAt: Number(page.startAt ?? 0) || 0,
+        maxResults: Number(page.maxResults ?? 100) || 100,
+      };
+      config.url = changelog.url;
+      config.params = changelog.params;
       return config;
     }
     if (url.startsWith("/rest/api/3/")) config.url = `/rest/api/2/${url.slice(12)}`;
@@ -75,12 +109,20 @@ export function installDcDialect(client: object, sources: WikiSources): void {
     return config;
   });
   axios.interceptors.response.use((response) => {
+    const hold = dcRateLimitHoldMs(response.headers);
+    if (hold !== undefined) onHold(hold);
     const reason = response.headers["x-seraph-loginreason"];
     if (typeof reason === "string" && FAILED_LOGIN.has(reason))
       throw new RefusedTokenError(reason, response.headers);
     const opaque = (response.config.url ?? "").includes("/properties/");
     const data = opaque ? response.data : inbound(response.data, sources);
-    response.data = response.config.dcSearch === true ? searchAnswer(data) : data;
+    const page = response.config.dcChangelog;
+    response.data =
+      response.config.dcSearch !== undefined
+        ? searchAnswer(data, response.config.dcSearch)
+        : page !== undefined
+          ? changelogAnswer(data, page.startAt, page.maxResults)
+          : data;
     return response;
   });
 }

@@ -9,7 +9,7 @@ import type {
   WorkItemFields,
 } from "../../core/model.js";
 import { MARKER_VERSION, withoutPersonalData } from "../../core/identity.js";
-import { markdownToAdf } from "./adf.js";
+import { markdownToAdf, type AdfNode } from "./adf.js";
 import { richDescriptionOf } from "./adf-blocks.js";
 import { adfToMarkdown } from "./adf-render.js";
 import {
@@ -26,6 +26,8 @@ import {
 /** What the pure mapping needs to know about the site. */
 export interface MapContext {
   readonly baseUrl: string;
+  /** Data Center: what rewriting a block read as wiki loses beyond ADF's losses. */
+  readonly blockLost?: ((node: AdfNode, text: string) => readonly string[]) | undefined;
   readonly storyPointsField: string | undefined;
   readonly sprintField: string;
 }
@@ -116,7 +118,7 @@ export function toWorkItem(raw: RawIssue, ctx: MapContext, extras: IssueExtras =
     ...(prop.marker && { marker: prop.marker }),
     ...(f.updated !== undefined && { updatedAt: f.updated }),
     url: `${ctx.baseUrl}/browse/${raw.key}`,
-    richDescription: richDescriptionOf(f.description),
+    richDescription: richDescriptionOf(f.description, ctx.blockLost),
   };
 }
 

@@ -103,6 +103,7 @@ export async function toItem(ctx: JiraContext, raw: RawIssue): Promise<WorkItem>
     baseUrl: ctx.settings.baseUrl,
     storyPointsField: site.storyPointsField,
     sprintField: site.sprintField,
+    blockLost: ctx.client.blockLost,
   };
   return toWorkItem(raw, mapCtx, await extrasFor(ctx, raw));
 }

@@ -138,7 +138,8 @@ function readMacro(
     const language = name === "code" ? languageOf(params) : undefined;
     const node: AdfNode = {
       type: "codeBlock",
-      attrs: language === undefined ? {} : { language },
+      // No language, no attrs: the node Markdown's fence gives (adf.ts), so no false loss.
+      ...(language !== undefined && { attrs: { language } }),
       ...(inner === "" ? {} : { content: [{ type: "text", text: inner }] }),
     };
     const literal = params !== undefined && name === "noformat" ? ["noformat options"] : [];

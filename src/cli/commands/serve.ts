@@ -171,6 +171,7 @@ function serveJob(r: ResolvedJob): ServeJob {
             project: t.project,
             baseUrl: t.baseUrl,
             webhookSecret: t.webhookSecret,
+            deployment: t.deployment,
             location: targetLocation(t),
           },
   };

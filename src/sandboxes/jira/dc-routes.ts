@@ -14,7 +14,7 @@ import {
   dcUserSearch,
   isCloudUser,
 } from "./dc-users.js";
-import { dcSearchGet, dcSearchPost } from "./dc-search.js";
+import { dcMaxResultWindow, dcSearchGet, dcSearchPost } from "./dc-search.js";
 import { sprintToString } from "./dc-sprint.js";
 import { formatTime } from "./render.js";
 import { v2Request, v2Response } from "./rest-v2.js";
@@ -38,6 +38,8 @@ const CLOUD_ONLY = new Set([
   "POST /rest/api/3/expression/eval",
   "GET /rest/api/3/users/search",
   "GET /rest/api/3/users",
+  // DC reads a changelog only through `GET /issue/{key}?expand=changelog`.
+  "GET /rest/api/3/issue/:issueIdOrKey/changelog",
 ]);
 
 /** The DC routes built from the Cloud ones (`routes`: v3 platform routes and Agile routes). */
@@ -93,6 +95,14 @@ function dcAnswer(
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, dcAnswer(store, origin, v, k)]),
   );
+}
+
+/**
+ * A webhook payload (built in Cloud's shapes) as Jira Data Center 10 sends it: `self` links on
+ * REST v2, wiki strings where Cloud has ADF, users by `name`/`key`, sprints as strings.
+ */
+export function dcWebhookPayload(store: JiraStore, origin: string, payload: unknown): unknown {
+  return dcAnswer(store, origin, v2Response(payload, origin, PREFIXES[0]), undefined);
 }
 
 function serverInfo(ctx: RequestContext) {
@@ -156,6 +166,11 @@ function dcOwnRoutes(): RouteDef[] {
         pattern: `${prefix}search`,
         handler: dcHandler(dcSearchPost, prefix),
         write: false,
+      },
+      {
+        method: "GET",
+        pattern: `${prefix}searchLimits/maxResultWindow`,
+        handler: dcMaxResultWindow,
       },
       { method: "GET", pattern: `${prefix}user/search`, handler: dcUserSearch },
       { method: "GET", pattern: `${prefix}user/assignable/search`, handler: dcUserSearch },

@@ -1,7 +1,9 @@
 /**
  * Jira Data Center's search: `GET/POST /rest/api/2/search` with `startAt` paging and a `total`
  * (there is no `/search/jql` and no page token). Unbounded JQL is allowed; `maxResults` defaults
- * to 50 and is capped at 1000 (`jira.search.views.default.max`).
+ * to 50 and is capped at 1000 (`jira.search.views.default.max`). As on Jira 11, `startAt +
+ * maxResults` may not pass the search platform's `maxResultWindow` (a 400 saying so); every page
+ * names the window, and `GET /searchLimits/maxResultWindow` answers it.
  */
 import { isRecord, ok, badRequest, type RequestContext } from "./context.js";
 import { fieldNames, parseFieldSelection, renderIssue } from "./render-issue.js";
@@ -59,6 +61,11 @@ function search(ctx: RequestContext, input: DcSearchInput) {
   const matched = matchIssues(ctx, { jql: input.jql, reconcileIssues: [] }, false);
   const selection = parseFieldSelection(input.fields, "*navigable");
   const maxResults = Math.min(input.maxResults, MAX_RESULTS);
+  const window = ctx.store.site.maxResultWindow;
+  if (input.startAt + maxResults > window)
+    throw badRequest(
+      `Result window is too large, startAt + maxResults must be less than or equal to: [${window}] but was [${input.startAt + maxResults}]. Narrow the query (for example by key or updated ranges) instead of paging deeper.`,
+    );
   const issues = matched.slice(input.startAt, input.startAt + maxResults).map((issue) =>
     renderIssue(ctx.origin, ctx.store, issue, {
       fields: selection,
@@ -71,6 +78,7 @@ function search(ctx: RequestContext, input: DcSearchInput) {
     maxResults,
     total: matched.length,
     issues,
+    maxResultWindow: window,
   };
   if (input.expand.split(",").includes("names")) body.names = fieldNames(ctx.store.site, selection);
   return ok(body);
@@ -78,3 +86,6 @@ function search(ctx: RequestContext, input: DcSearchInput) {
 
 export const dcSearchGet = (ctx: RequestContext) => search(ctx, fromQuery(ctx.query));
 export const dcSearchPost = (ctx: RequestContext) => search(ctx, fromBody(ctx.body));
+
+/** `GET /searchLimits/maxResultWindow` (DC 11.3): how deep `startAt` paging goes. */
+export const dcMaxResultWindow = (ctx: RequestContext) => ok(ctx.store.site.maxResultWindow);

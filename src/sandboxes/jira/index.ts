@@ -11,6 +11,7 @@ import { createSite } from "./site.js";
 import { createStore } from "./store.js";
 import type { JiraSandboxUser } from "./users.js";
 import { createJiraWebhookSender, type JiraWebhookOptions } from "./webhooks.js";
+import { dcWebhookPayload } from "./dc-routes.js";
 import type { WorkflowSpec } from "./workflow.js";
 
 export type { JiraSandboxUser } from "./users.js";
@@ -82,9 +83,15 @@ export interface JiraSandboxOptions {
   /**
    * `datacenter`: Jira Data Center 10.x — REST v2 only, wiki-markup strings, users by
    * `name`/`key`, the token as a Bearer PAT, `/search` with `startAt`, DC rate-limit headers
-   * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`). @default "cloud"
+   * (`rateLimits`: `off`, `real` or `max=N,fill=N/Ns`; the bucket refills by `now` when given).
+   * @default "cloud"
    */
   deployment?: "cloud" | "datacenter";
+  /**
+   * Data Center: how deep `/search` pages by `startAt` (Jira 11's `maxResultWindow`, from its
+   * search platform); a page past it is refused with 400. @default 10000
+   */
+  maxResultWindow?: number;
 }
 
 export interface JiraSandbox {
@@ -115,6 +122,7 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     users: options.users,
     workflow: options.workflow,
     defaultPriority: options.defaultPriority,
+    maxResultWindow: options.maxResultWindow,
   });
   const clock = options.now ?? Date.now;
   const store = createStore(site, clock);
@@ -133,7 +141,15 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
   const t0 = Date.now();
   let origin = "";
   const webhooks =
-    options.webhook === undefined ? undefined : createJiraWebhookSender(store, options.webhook);
+    options.webhook === undefined
+      ? undefined
+      : createJiraWebhookSender(
+          store,
+          options.webhook,
+          deployment === "datacenter"
+            ? (payload, at) => dcWebhookPayload(store, at, payload)
+            : undefined,
+        );
   const handler = createJiraHandler({
     store,
     router: createJiraRouter(deployment),
@@ -144,7 +160,12 @@ export async function startJiraSandbox(options: JiraSandboxOptions = {}): Promis
     email,
     token,
     timeScale,
-    rateClock: () => t0 + (Date.now() - t0) * timeScale,
+    // DC's token bucket refills by the sandbox's clock when a test gives one (Cloud's windows
+    // keep real time, scaled).
+    rateClock:
+      deployment === "datacenter" && options.now !== undefined
+        ? options.now
+        : () => t0 + (Date.now() - t0) * timeScale,
     indexingLagMs: options.indexingLagMs ?? (options.consistency === "eventual" ? 1000 : 0),
     clock,
     limits: {

@@ -84,6 +84,7 @@ function compileClause(clause: JqlClause, env: JqlEnvironment): Predicate {
     case "key":
     case "issuekey":
     case "id":
+      if (RANGE.has(clause.operator)) return compileKeyRange(clause, env);
       return compileSet(clause, (i) => [i.key, String(i.id)], issueCheck(env, clause.field));
     case "parent":
       return compileSet(
@@ -158,6 +159,31 @@ function issueCheck(env: JqlEnvironment, field: string): (v: string) => void {
       throw new JqlError(`An issue with key '${v}' does not exist for field '${field}'.`);
     }
   };
+}
+
+const RANGE = new Set(["<", "<=", ">", ">="]);
+
+/**
+ * `key > "WID-5"` (also `>=`, `<`, `<=`, `issuekey`, `id`): issues of the key's project whose
+ * number compares so (Jira compares keys by number within their project); an id compares ids.
+ */
+function compileKeyRange(clause: JqlClause, env: JqlEnvironment): Predicate {
+  const raw = text(clause.values[0] ?? { kind: "empty" });
+  issueCheck(env, clause.field)(raw);
+  const byId = /^\d+$/.test(raw);
+  const [project, number] = raw.toUpperCase().split("-");
+  const bound = byId ? Number(raw) : Number(number);
+  const numberOf = (i: JqlIssue): number =>
+    byId ? i.id : Number(i.key.toUpperCase().split("-")[1] ?? Number.NaN);
+  const compare = (n: number): boolean =>
+    clause.operator === "<"
+      ? n < bound
+      : clause.operator === "<="
+        ? n <= bound
+        : clause.operator === ">"
+          ? n > bound
+          : n >= bound;
+  return (i) => (byId || i.projectKey.toUpperCase() === project) && compare(numberOf(i));
 }
 
 /** Equality-style operators over a multi-valued, case-insensitive field. */

@@ -3,7 +3,7 @@ import { issueParam, ok, type RequestContext, type RouteDef } from "./context.js
 import { pageWindow } from "./issue-children.js";
 import { formatTime, renderUser } from "./render.js";
 import { findAccount } from "./site.js";
-import type { StatusChange } from "./store.js";
+import type { IssueRecord, StatusChange } from "./store.js";
 import { statusById } from "./workflow.js";
 
 const API = "/rest/api/3";
@@ -46,6 +46,15 @@ function listChangelog(ctx: RequestContext) {
     values: values.map((c) => renderChange(ctx, c)),
   };
   return ok(page);
+}
+
+/**
+ * `GET /issue/{key}?expand=changelog`: every change as `{startAt, maxResults, total, histories}`
+ * — the only way to a changelog on Data Center, which has no `/issue/{key}/changelog`.
+ */
+export function expandedChangelog(ctx: RequestContext, issue: IssueRecord) {
+  const histories = issue.statusChanges.map((c) => renderChange(ctx, c));
+  return { startAt: 0, maxResults: histories.length, total: histories.length, histories };
 }
 
 export const CHANGELOG_ROUTES: readonly RouteDef[] = [

@@ -15,6 +15,7 @@ import {
 } from "./context.js";
 import { applyFields, hierarchyProblem, type IssueDraft } from "./issue-fields.js";
 import { fieldNames, parseFieldSelection, renderIssue } from "./render-issue.js";
+import { expandedChangelog } from "./routes-changelog.js";
 import type { IssueRecord } from "./store.js";
 import { applyTransition, transitionComment } from "./routes-transitions.js";
 
@@ -144,9 +145,10 @@ function getIssue(ctx: RequestContext) {
   const fields = parseFieldSelection(ctx.query.get("fields"), "*all");
   const properties = (ctx.query.get("properties") ?? "").split(",").filter((s) => s !== "");
   const result = renderIssue(ctx.origin, ctx.store, issue, { fields, properties });
-  if ((ctx.query.get("expand") ?? "").split(",").includes("names")) {
-    result.names = fieldNames(ctx.store.site, fields);
-  }
+  const expand = (ctx.query.get("expand") ?? "").split(",");
+  if (expand.includes("names")) result.names = fieldNames(ctx.store.site, fields);
+  if (expand.includes("changelog"))
+    return ok({ ...result, changelog: expandedChangelog(ctx, issue) });
   return ok(result);
 }
 

@@ -48,6 +48,8 @@ export interface Site {
   /** A team-managed style "Story point estimate" field that is not on this project's screens. */
   readonly otherEstimateFieldId: string;
   readonly board: { readonly id: number; readonly name: string };
+  /** Data Center 11's bound on `/search` paging: `startAt + maxResults` may not pass it. */
+  readonly maxResultWindow: number;
 }
 
 export interface SiteOptions {
@@ -58,6 +60,8 @@ export interface SiteOptions {
   readonly workflow?: WorkflowSpec | undefined;
   /** The priority an issue created without one gets (its scheme's default). @default "Medium" */
   readonly defaultPriority?: string | undefined;
+  /** @default 10000 (OpenSearch's `index.max_result_window`) */
+  readonly maxResultWindow?: number | undefined;
 }
 
 const PRIORITIES: readonly string[] = ["Highest", "High", "Medium", "Low", "Lowest"];
@@ -139,6 +143,7 @@ export function createSite(options: SiteOptions): Site {
       description: `${name} priority.`,
     })),
     defaultPriorityId: String(defaultPriority + 1),
+    maxResultWindow: options.maxResultWindow ?? 10_000,
     resolutions: [
       { id: "10000", name: "Done", description: "Work has been completed on this issue." },
       { id: "10001", name: "Won't Do", description: "This issue won't be actioned." },

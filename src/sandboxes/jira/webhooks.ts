@@ -46,6 +46,12 @@ const RETRIED = new Set([408, 409, 425, 429]);
 export function createJiraWebhookSender(
   store: JiraStore,
   o: JiraWebhookOptions,
+  /**
+   * Data Center: each payload in DC's shapes (dc-routes.ts `dcWebhookPayload`), sent without
+   * Cloud's `X-Atlassian-Webhook-Identifier`/`-Flow`/`-Retry` headers, which Jira 10's
+   * `/rest/jira-webhook/1.0` webhooks are not documented to send; a secret still signs.
+   */
+  dataCenter?: (payload: unknown, origin: string) => unknown,
 ): JiraWebhookSender {
   let changelogId = 10_000;
   const queue = createWebhookQueue({
@@ -57,9 +63,10 @@ export function createJiraWebhookSender(
       const headers: Record<string, string> = {
         "content-type": "application/json; charset=UTF-8",
         "user-agent": "Atlassian Webhook HTTP Client",
-        "x-atlassian-webhook-identifier": d.id,
+        ...(dataCenter === undefined && { "x-atlassian-webhook-identifier": d.id }),
       };
-      if (attempt > 1) headers["x-atlassian-webhook-retry"] = String(attempt - 1);
+      if (attempt > 1 && dataCenter === undefined)
+        headers["x-atlassian-webhook-retry"] = String(attempt - 1);
       if (o.secret !== undefined)
         headers["x-hub-signature"] =
           `sha256=${createHmac("sha256", o.secret).update(d.body, "utf8").digest("hex")}`;
@@ -74,8 +81,10 @@ export function createJiraWebhookSender(
         queue.push({
           id: randomUUID(),
           event: e.event,
-          body: JSON.stringify(e.payload),
-          headers: { "x-atlassian-webhook-flow": e.flow },
+          body: JSON.stringify(
+            dataCenter === undefined ? e.payload : dataCenter(e.payload, origin),
+          ),
+          headers: dataCenter === undefined ? { "x-atlassian-webhook-flow": e.flow } : {},
         });
       }
     },
