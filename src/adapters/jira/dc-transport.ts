@@ -17,6 +17,7 @@ import {
   type WikiSources,
 } from "./dc-dialect.js";
 import { dcRateLimitHoldMs } from "./dc-rate-limit.js";
+import { axiosInstance } from "./axios-instance.js";
 
 interface AxiosConfig {
   url?: string;
@@ -41,12 +42,6 @@ interface AxiosLike {
     request: { use(onOk: (c: AxiosConfig) => AxiosConfig): unknown };
     response: { use(onOk: (r: AxiosResponse) => unknown): unknown };
   };
-}
-
-function axiosOf(client: object): AxiosLike | undefined {
-  const instance = (client as { instance?: unknown }).instance;
-  const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
-  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
 }
 
 const FAILED_LOGIN = new Set(["AUTHENTICATED_FAILED", "AUTHENTICATION_DENIED"]);
@@ -75,7 +70,7 @@ export function installDcDialect(
   sources: WikiSources,
   onHold: (ms: number) => void = () => undefined,
 ): void {
-  const axios = axiosOf(client);
+  const axios = axiosInstance(client) as AxiosLike | undefined;
   if (axios === undefined) throw new Error("jira.js no longer exposes its axios instance");
   axios.interceptors.request.use((config) => {
     const url = config.url ?? "";

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { axiosInstance } from "./axios-instance.js";
 
 /** The call a request belongs to (its operation and item), for the debug line. */
 interface CallLabel {
@@ -36,13 +37,6 @@ export function labelled<T>(label: CallLabel, fn: () => Promise<T>): Promise<T> 
   return current.run(label, fn);
 }
 
-function axiosOf(client: object): AxiosLike | undefined {
-  // jira.js keeps its axios instance in a field the typings call private.
-  const instance = (client as { instance?: unknown }).instance;
-  const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
-  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
-}
-
 function pathOf(config: AxiosConfigLike): string {
   const url = config.url ?? "";
   try {
@@ -57,7 +51,7 @@ function pathOf(config: AxiosConfigLike): string {
  * error's code), duration, and the operation and item of the call it belongs to.
  */
 export function logHttpRequests(client: object, logger: DebugLogger | undefined): void {
-  const axios = axiosOf(client);
+  const axios = axiosInstance(client) as AxiosLike | undefined;
   if (logger === undefined || axios === undefined) return;
   axios.interceptors.request.use((config) => {
     config.startedAt = Date.now();

@@ -1,4 +1,5 @@
 import type { ServerClock } from "../../core/server-clock.js";
+import { axiosInstance } from "./axios-instance.js";
 
 interface AxiosLike {
   interceptors: {
@@ -11,16 +12,9 @@ interface AxiosLike {
   };
 }
 
-function axiosOf(client: object): AxiosLike | undefined {
-  // jira.js keeps its axios instance in a field the typings call private.
-  const instance = (client as { instance?: unknown }).instance;
-  const ok = typeof instance === "function" || (typeof instance === "object" && instance !== null);
-  return ok && "interceptors" in instance ? (instance as AxiosLike) : undefined;
-}
-
 /** Every answer's `Date` header, errors' included, into the site's clock (core/server-clock.ts). */
 export function watchServerDate(client: object, clock: ServerClock): void {
-  const axios = axiosOf(client);
+  const axios = axiosInstance(client) as AxiosLike | undefined;
   if (axios === undefined) return;
   axios.interceptors.response.use(
     (response) => {
