@@ -191,7 +191,10 @@ export async function serveGraphql(
     variableValues: variables,
     operationName: typeof payload.operationName === "string" ? payload.operationName : undefined,
   });
-  if (mutation) ep.store.version++;
+  if (mutation) {
+    ep.store.version++;
+    ep.stats.write();
+  }
   const body: Body = { data: result.data ?? null };
   if (result.errors !== undefined && result.errors.length > 0)
     body.errors = result.errors.map((e) => {
