@@ -27,6 +27,6 @@ export function issuePart(patch: WorkItemPatch, spec: BoardSpec): WorkItemPatch 
   const base: WorkItem | undefined =
     patch.base === undefined
       ? undefined
-      : ({ ...strip(patch.base), status: issueStatusFor(patch.base.status, spec) });
+      : { ...strip(patch.base), status: issueStatusFor(patch.base.status, spec) };
   return { ...patch, set: withStatus, base };
 }
