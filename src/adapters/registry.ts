@@ -5,6 +5,7 @@
 import type { GithubConnection, JiraConnection } from "../core/connection.js";
 import type { RequestGate } from "../core/request-gate.js";
 import type { Tracker } from "../core/tracker.js";
+import type { BoardSpec } from "../core/board.js";
 import { createGithubTracker, type GithubTracker } from "./github/index.js";
 import { createJiraTracker } from "./jira/index.js";
 import { createTinypmTracker, type TinypmTracker } from "./tinypm/index.js";
@@ -37,6 +38,8 @@ export type TargetConnection = (GithubConnection | JiraConnection) & {
   /** The token's request gate (limits, retries, waits); absent = each request sent once. */
   readonly gate?: RequestGate | undefined;
   readonly logger?: Logger | undefined;
+  /** The mapping's GitHub Project (v2) board, used with `project` of a GitHub target. */
+  readonly board?: BoardSpec | undefined;
 };
 
 export function createTinypm(c: TinypmConnection): TinypmTracker {
@@ -70,7 +73,7 @@ export function createTarget(c: TargetConnection): Tracker {
 }
 
 function createGithub(
-  c: GithubConnection & Pick<TargetConnection, "gate" | "logger">,
+  c: GithubConnection & Pick<TargetConnection, "gate" | "logger" | "board">,
 ): GithubTracker {
   return createGithubTracker({
     baseUrl: c.baseUrl,
@@ -79,6 +82,8 @@ function createGithub(
     repo: c.repo,
     tokenEnv: c.tokenEnv,
     importApi: c.importApi,
+    project: c.project,
+    board: c.board,
     logger: c.logger,
     gate: c.gate,
   });

@@ -1,3 +1,4 @@
+import { boardSpecOf } from "../mapping/project.js";
 import type { SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
@@ -80,6 +81,7 @@ export function openJob(
   const toRun = gateEventsTo(onEvent);
   const tap = options.onGateEvent;
   const trackers = openTrackers(session, resolved, {
+    board: boardSpecOf(mappingSpec),
     signal,
     waitForLimits: options.waitForLimits,
     budget: options.budget,

@@ -1,4 +1,5 @@
 import { createTarget, createTinypm } from "../adapters/registry.js";
+import type { BoardSpec } from "../core/board.js";
 import type { Tracker } from "../core/tracker.js";
 import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.js";
 import type { LimitsConfig } from "../config/schema.js";
@@ -39,6 +40,8 @@ export interface TrackerRun {
   readonly fence?: WriteFence | undefined;
   /** `false`: send each request once (a probe reports what it sees); default: the gate's retries. */
   readonly retries?: false | undefined;
+  /** The mapping's GitHub Project (v2) board (`project:` section), for a GitHub target with one. */
+  readonly board?: BoardSpec | undefined;
 }
 
 /** One attempt per request, refusals included. */
@@ -105,7 +108,12 @@ export function openTrackers(
     gate: tinypmGate,
   });
   // The resolved target as is: one connection type from the config to the adapter.
-  const target = createTarget({ ...t, logger: logger.child({ system: t.type }), gate: targetGate });
+  const target = createTarget({
+    ...t,
+    logger: logger.child({ system: t.type }),
+    gate: targetGate,
+    board: run.board,
+  });
   return {
     tinypm,
     target,

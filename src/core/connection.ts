@@ -24,7 +24,25 @@ export const GithubConnectionSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe("Use GitHub's issue import API for migrations (needs admin)."),
+  project: z
+    .union([
+      z.strictObject({
+        owner: z.string().min(1).describe("The user or organization owning the project."),
+        number: z.int().positive().describe("The project's number (from its URL)."),
+      }),
+      z.strictObject({
+        owner: z.string().min(1).describe("The user or organization owning the project."),
+        title: z.string().min(1).describe("The project's title: found, or created when missing."),
+      }),
+    ])
+    .optional()
+    .describe(
+      "A GitHub Project (v2) showing the job's issues as a board: Status, Iteration, Estimate and Priority fields (named in the mapping's `project:` section; missing ones are created).",
+    ),
 });
+
+/** `targets.github.project`. */
+export type GithubProjectRef = NonNullable<z.output<typeof GithubConnectionSchema>["project"]>;
 
 export const JiraConnectionSchema = z.strictObject({
   type: z.literal("jira"),

@@ -29,6 +29,7 @@ import {
   type TargetAccumulator,
 } from "./field-codec.js";
 import { createIterationCodec } from "./iterations.js";
+import { boardIterationCodec, rulesWithProject } from "./project.js";
 import type { FieldRule, KindRules, MappingSpec } from "./schema.js";
 import { appendSummary, createTimeEntryCodec, stripSummary } from "./time-entries.js";
 import { createMentionCodec } from "./mention-codec.js";
@@ -176,8 +177,8 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
   };
   const ctx: ValueCodecContext = { users, iterations, text };
   const kinds: Record<ItemKind, KindCodec> = {
-    story: compileKind(spec.story, ctx),
-    task: compileKind(spec.task, ctx),
+    story: compileKind(rulesWithProject(spec, "story"), ctx),
+    task: compileKind(rulesWithProject(spec, "task"), ctx),
   };
   const comments = createCommentCodec({
     header: spec.comments.header,
@@ -187,7 +188,8 @@ export function compileMapping(spec: MappingSpec, tables: CompileTables = {}): C
   });
   const summary = spec.timeEntries.summary ?? false;
   const time = createTimeEntryCodec({ to: spec.timeEntries.to, summary, users });
-  const iterationCodec = createIterationCodec(spec.to);
+  const iterationCodec =
+    spec.project === undefined ? createIterationCodec(spec.to) : boardIterationCodec();
   return {
     target: spec.to,
     spec,

@@ -123,6 +123,49 @@ export const timeEntriesSchema = z
   })
   .describe("Where tinyPM time entries go.");
 
+const boardColor = z
+  .enum(["GRAY", "BLUE", "GREEN", "YELLOW", "ORANGE", "RED", "PINK", "PURPLE"])
+  .describe("A project option colour (GitHub has these eight only).");
+
+/** The `project:` section: a GitHub Project (v2) board (`targets.github.project`). */
+export const projectSectionSchema = z
+  .strictObject({
+    fields: z
+      .strictObject({
+        status: z.string().min(1).optional().describe("@default Status"),
+        iteration: z.string().min(1).optional().describe("@default Iteration"),
+        estimate: z.string().min(1).optional().describe("@default Estimate"),
+        priority: z.string().min(1).optional().describe("@default Priority"),
+      })
+      .optional()
+      .describe("The project's field names; missing fields are created."),
+    status: z
+      .strictObject({ story: valueTable.optional(), task: valueTable.optional() })
+      .optional()
+      .describe(
+        "Story acceptance status and task status → Status option. @default PENDING: Todo, ACCEPTED: Done, REJECTED: Won't do; TO DO: Todo, IN PROGRESS: In Progress, TESTING: Testing, COMPLETED: Done",
+      ),
+    priority: valueTable
+      .optional()
+      .describe(
+        "Priority → Priority option. @default MUST_HAVE: Must have, SHOULD_HAVE: Should have, COULD_HAVE: Could have, WONT_HAVE: Won't have",
+      ),
+    closed: z
+      .record(z.string(), z.enum(["completed", "not_planned"]))
+      .optional()
+      .describe(
+        "Status options that close the issue, with the close reason. @default Done: completed, Won't do: not_planned",
+      ),
+    colors: z
+      .record(z.string(), boardColor)
+      .optional()
+      .describe("Option name → colour. @default GRAY"),
+  })
+  .describe(
+    "A GitHub Project (v2) board: status, iteration, estimate and priority of stories and tasks go to its fields instead of labels and milestones.",
+  );
+export type ProjectSection = z.infer<typeof projectSectionSchema>;
+
 /** A whole mapping file. */
 export const mappingSpecSchema = z
   .strictObject({
@@ -134,6 +177,7 @@ export const mappingSpecSchema = z
     task: kindRulesSchema,
     comments: commentsSchema,
     timeEntries: timeEntriesSchema,
+    project: projectSectionSchema.optional(),
     mentions: z
       .enum(["inert", "matched"])
       .optional()

@@ -7,6 +7,8 @@ import type { SystemName } from "../../src/core/model.js";
 import type { RequestGate } from "../../src/core/request-gate.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
+import { boardSpecOf } from "../../src/mapping/project.js";
+import type { GithubProjectRef } from "../../src/core/connection.js";
 import { createLanes } from "../../src/queue/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import {
@@ -76,17 +78,23 @@ export async function startWorld(o: {
   jira?: JiraSandboxOptions;
   /** Options of the GitHub sandbox (e.g. its clock). */
   github?: GithubSandboxOptions;
+  /** A GitHub Project (v2) board (`targets.github.project`), with mappings/github-project.yaml. */
+  project?: GithubProjectRef;
 }): Promise<World> {
+  const mappingFile = o.project === undefined ? MAPPINGS[o.target] : "mappings/github-project.yaml";
   const tinypm = await startReferenceServer({ generate: o.generate ?? "small", seed: o.seed ?? 1 });
   const target =
     o.target === "github"
       ? ({ kind: "github", server: await startGithubSandbox(o.github) } as const)
       : ({ kind: "jira", server: await startJiraSandbox(o.jira) } as const);
   const statePath = join(mkdtempSync(join(tmpdir(), "tps-world-")), "state.db");
-  const connection = (): TargetConnection =>
-    target.kind === "github"
-      ? githubSandboxConnection(target.server)
-      : jiraSandboxConnection(target.server);
+  const connection = (): TargetConnection => {
+    if (target.kind !== "github") return jiraSandboxConnection(target.server);
+    const github = githubSandboxConnection(target.server);
+    return o.project === undefined || github.type !== "github"
+      ? github
+      : { ...github, project: o.project, board: boardSpecOf(loadMapping(mappingFile)) };
+  };
   const world: World = {
     tinypm,
     target,
@@ -130,7 +138,7 @@ export async function startWorld(o: {
           targetSystem: system,
           tinypm: tinypmTracker,
           target: runTarget,
-          mappingSpec: loadMapping(MAPPINGS[target.kind]),
+          mappingSpec: loadMapping(mappingFile),
           state: job.wrapState === undefined ? state : job.wrapState(state),
           ...(job.now === undefined ? {} : { now: job.now }),
           fullScan: job.fullScan,

@@ -3,6 +3,7 @@ import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
 import { createServerClock } from "../../core/server-clock.js";
 import { asHttpError, toSyncError } from "./errors.js";
+import { graphqlError } from "./project-errors.js";
 import { readRateLimit, type Headers, type RateLimitSnapshot } from "./rate-limit.js";
 
 /** What a conditional GET answered 304 is, as the gate sees it (its status counts it apart). */
@@ -58,9 +59,24 @@ export interface GithubLogger {
   debug(obj: object, msg?: string): void;
 }
 
+/** One GraphQL request (Projects v2), through the same gate as REST. */
+export interface GithubGraphqlRequest {
+  readonly query: string;
+  readonly variables?: Readonly<Record<string, unknown>> | undefined;
+  /** For counts and errors: `projectV2.items`, `projectV2.setValues`. */
+  readonly operation: string;
+  /** A mutation (counted as a write). */
+  readonly write: boolean;
+  /** Safe to send again after an ambiguous failure (reads; value updates; idempotent adds). */
+  readonly idempotent: boolean;
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface GithubClient {
   /** One request; `"not-modified"` when a conditional GET was answered 304. */
   request(req: GithubRequest): Promise<GithubResponse | "not-modified">;
+  /** One GraphQL request; GraphQL errors (HTTP 200) mapped to core's errors. */
+  graphql<T>(req: GithubGraphqlRequest): Promise<T>;
   rateLimit(): RateLimitSnapshot;
   /** Now on GitHub's clock, as its answers' `Date` headers tell it (core/server-clock.ts). */
   serverNow(): Date | undefined;
@@ -112,7 +128,67 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     },
     rateLimit: () => snapshot,
     serverNow: () => serverClock.now(),
+    graphql: <T>(req: GithubGraphqlRequest): Promise<T> =>
+      gate.request({
+        system: "github",
+        kind: req.write ? "write" : "read",
+        name: `POST /graphql ${req.operation}`,
+        operation: req.operation,
+        idempotent: req.idempotent,
+        send: (signal) => graphqlAttempt<T>(req, bothSignals(req.signal, signal)),
+      }),
   };
+
+  async function graphqlAttempt<T>(req: GithubGraphqlRequest, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) throw interruptedOp(req.operation);
+    const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
+    const started = now();
+    try {
+      const data = await octokit.graphql<T>(req.query, {
+        ...req.variables,
+        request: { signal: AbortSignal.any([signal, timeout]) },
+      });
+      opts.logger?.debug(
+        {
+          method: "POST",
+          path: "/graphql",
+          status: 200,
+          ms: now() - started,
+          operation: req.operation,
+        },
+        "http",
+      );
+      return data;
+    } catch (err) {
+      const e = asHttpError(err);
+      remember(e.response?.headers);
+      opts.logger?.debug(
+        {
+          method: "POST",
+          path: "/graphql",
+          status: e.status ?? "error",
+          ms: now() - started,
+          operation: req.operation,
+        },
+        "http",
+      );
+      if (isAborted(signal)) throw interruptedOp(req.operation);
+      const ctx = { system: "github" as const, operation: req.operation };
+      if (timeout.aborted)
+        throw new RemoteUnavailableError(
+          `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms`,
+          ctx,
+          {
+            hint: "GitHub did not answer in time; the run can be retried.",
+            transient: true,
+          },
+        );
+      throw (
+        graphqlError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() }) ??
+        toSyncError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() })
+      );
+    }
+  }
 
   /** One attempt; `undefined` when a conditional GET was answered 304. */
   async function attempt(req: GithubRequest): Promise<GithubResponse | undefined> {
@@ -211,7 +287,11 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 }
 
 function interrupted(req: GithubRequest): InterruptedError {
-  return new InterruptedError(`GitHub ${req.operation} was interrupted by a stop signal`, {
+  return interruptedOp(req.operation);
+}
+
+function interruptedOp(operation: string): InterruptedError {
+  return new InterruptedError(`GitHub ${operation} was interrupted by a stop signal`, {
     hint: "Run the command again: it resumes where it stopped.",
   });
 }

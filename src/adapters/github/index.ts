@@ -8,6 +8,7 @@ import type {
   UserRef,
   WorkItem,
   WorkItemDraft,
+  WorkItemFields,
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./feed.js";
@@ -46,6 +47,10 @@ import {
   updateParams,
 } from "./writes.js";
 import { sleep } from "../../core/sleep.js";
+import { createProjectBoard } from "./project-board.js";
+import { boardFeed } from "./project-feed.js";
+import { issueStatusFor, overlay } from "./project-model.js";
+import { boardPart, issuePart } from "./project-patch.js";
 
 export type { LabelSpec } from "./repo-meta.js";
 export type { GithubTracker, GithubTrackerOptions, GithubRateLimitState } from "./types.js";
@@ -55,7 +60,45 @@ export { ImportFailedError } from "./import-api.js";
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
   const timeScale = options.timeScale ?? 1;
   const client = createGithubClient(options);
-  const ctx: GithubContext = { client, ids: new Map() };
+  const ctx: GithubContext = { client, ids: new Map(), nodeIds: new Map() };
+  const boardSpec = options.board;
+  const board =
+    options.project === undefined || boardSpec === undefined
+      ? undefined
+      : createProjectBoard(client, options.project, boardSpec);
+  /** An item with its board values laid over (the board read once, on first use). */
+  const view = (item: WorkItem): WorkItem =>
+    board === undefined || boardSpec === undefined
+      ? item
+      : overlay(item, board.valuesOf(Number(item.id)), boardSpec);
+  const viewed = async (item: WorkItem, signal?: AbortSignal): Promise<WorkItem> => {
+    if (board !== undefined && !board.loaded()) await board.load(signal);
+    return view(item);
+  };
+  /** The board's part of a write, done after the issue's own. */
+  const writeBoard = async (
+    id: string,
+    set: Partial<WorkItemFields>,
+    signal?: AbortSignal,
+  ): Promise<void> => {
+    if (board === undefined) return;
+    const parts = boardPart(set);
+    if (Object.keys(parts).length === 0) return;
+    const number = Number(id);
+    let node = ctx.nodeIds.get(number);
+    if (node === undefined) {
+      await mustGetRawIssue(ctx, id, signal);
+      node = ctx.nodeIds.get(number);
+    }
+    if (node === undefined)
+      throw new UsageError(
+        `GitHub issue #${id} has no node id; it cannot be added to the project`,
+        {
+          hint: "GitHub Enterprise Server before 3.x does not serve node ids; use github.com or a newer server.",
+        },
+      );
+    await board.write(number, node, parts, signal);
+  };
   let milestones: Iteration[] | undefined;
   let labelsEnsured = options.labels === undefined;
   let markerIndex: Map<string, RawIssue> | undefined;
@@ -64,6 +107,10 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     draft: { name: string } & Omit<Iteration, "id" | "name">,
     o?: CallOptions,
   ): Promise<Iteration> => {
+    if (board !== undefined) {
+      const it = await board.ensureIteration(draft, o?.signal);
+      return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
+    }
     milestones ??= await listMilestones(ctx, o?.signal);
     return ensureMilestone(ctx, draft, milestones, o?.signal);
   };
@@ -95,6 +142,28 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     return index;
   };
 
+  /** The issue's own update (REST), without the board. */
+  const updateIssue = async (
+    ref: ItemRef,
+    patch: Parameters<Tracker["update"]>[1],
+    o?: CallOptions,
+  ): Promise<WorkItem> => {
+    const set = patch.set;
+    // Checked first: a stale update writes nothing, not even a milestone it would create.
+    const fresh = await freshForUpdate(ctx, ref.id, patch, o?.signal);
+    const milestone = !Object.hasOwn(set, "iteration")
+      ? undefined
+      : set.iteration === undefined
+        ? null
+        : await deps.milestoneFor(set.iteration.name, o?.signal);
+    const params = await updateParams(ctx, ref.id, patch, milestone, fresh, o?.signal);
+    const raw =
+      Object.keys(params).length === 0
+        ? (fresh ?? (await mustGetRawIssue(ctx, ref.id, o?.signal)))
+        : await patchIssue(ctx, ref.id, params, o?.signal);
+    return loadItem(ctx, raw, o?.signal);
+  };
+
   const tracker = {
     system: "github",
     capabilities: {
@@ -112,7 +181,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       if (query.parentId !== undefined) {
         for (const raw of await listSubIssuesRaw(ctx, query.parentId, o?.signal))
           yield {
-            ...(await loadItem(ctx, raw, o?.signal)),
+            ...(await viewed(await loadItem(ctx, raw, o?.signal), o?.signal)),
             kind: "task",
             parentId: query.parentId,
           };
@@ -122,7 +191,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         const isTask = raw.parent_issue_url != null;
         if (query.kind === "task" && !isTask) continue;
         if (query.kind === "story" && isTask) continue;
-        yield await loadItem(ctx, raw, o?.signal);
+        yield await viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
       }
     },
     async get(ref: ItemRef, o?: CallOptions) {
@@ -139,11 +208,21 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
               onUnreadable({ ...ref, error });
             },
       );
-      return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+      return raw === undefined ? undefined : viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {
       markerIndex = undefined;
-      return unfinished.create(deps, draft, o?.signal);
+      if (board === undefined || boardSpec === undefined)
+        return unfinished.create(deps, draft, o?.signal);
+      // The issue carries open/closed; status, iteration, estimate and priority go to the board.
+      const issueDraft = {
+        ...draft,
+        status: issueStatusFor(draft.status, boardSpec),
+        iteration: undefined,
+      };
+      const item = await unfinished.create(deps, issueDraft, o?.signal);
+      await writeBoard(item.id, boardPart(draft, true), o?.signal);
+      return viewed(item, o?.signal);
     },
     async createMany(drafts: readonly WorkItemDraft[], o?: CallOptions) {
       const out: (WorkItem | Error)[] = [];
@@ -155,33 +234,42 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         );
       return out;
     },
-    async update(ref: ItemRef, patch: Parameters<Tracker["update"]>[1], o?: CallOptions) {
-      const set = patch.set;
-      // Checked first: a stale update writes nothing, not even a milestone it would create.
-      const fresh = await freshForUpdate(ctx, ref.id, patch, o?.signal);
-      const milestone = !Object.hasOwn(set, "iteration")
-        ? undefined
-        : set.iteration === undefined
-          ? null
-          : await deps.milestoneFor(set.iteration.name, o?.signal);
-      const params = await updateParams(ctx, ref.id, patch, milestone, fresh, o?.signal);
-      const raw =
-        Object.keys(params).length === 0
-          ? (fresh ?? (await mustGetRawIssue(ctx, ref.id, o?.signal)))
-          : await patchIssue(ctx, ref.id, params, o?.signal);
-      return loadItem(ctx, raw, o?.signal);
+    async update(ref: ItemRef, given: Parameters<Tracker["update"]>[1], o?: CallOptions) {
+      if (board !== undefined && boardSpec !== undefined) {
+        const issuePatch = issuePart(given, boardSpec);
+        const updated = await updateIssue(ref, issuePatch, o);
+        await writeBoard(ref.id, given.set, o?.signal);
+        return viewed(updated, o?.signal);
+      }
+      return updateIssue(ref, given, o);
     },
     async delete(ref: ItemRef, o?: CallOptions) {
       await patchIssue(ctx, ref.id, { state: "closed", state_reason: "not_planned" }, o?.signal);
     },
     changes: (from: Parameters<Tracker["changes"]>[0], o?: CallOptions) =>
-      changeFeed(ctx, from, o?.signal),
+      board === undefined || boardSpec === undefined
+        ? changeFeed(ctx, from, o?.signal)
+        : boardFeed({
+            board,
+            spec: boardSpec,
+            from,
+            issues: (cp) => changeFeed(ctx, cp, o?.signal),
+            fetchItem: async (n) => {
+              const raw = await getRawIssue(ctx, String(n), o?.signal);
+              return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+            },
+            view,
+            signal: o?.signal,
+          }),
     async findByMarker(marker: Marker, o?: CallOptions) {
       markerIndex ??= await buildIndex(o?.signal);
       const key = markerKey(marker);
       const raw = markerIndex.get(key);
       if (raw === undefined) return undefined;
-      return (await unfinished.found(ctx, key, raw, o?.signal)) ?? loadItem(ctx, raw, o?.signal);
+      return viewed(
+        (await unfinished.found(ctx, key, raw, o?.signal)) ?? (await loadItem(ctx, raw, o?.signal)),
+        o?.signal,
+      );
     },
     async statusHistory(ref: ItemRef, o?: CallOptions) {
       return statusHistory(ctx, ref.id, o?.signal);
@@ -200,6 +288,15 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       );
     },
     async listIterations(o?: CallOptions) {
+      if (board !== undefined) {
+        if (!board.loaded()) await board.load(o?.signal);
+        return board.iterations().map((it) => ({
+          id: it.id,
+          name: it.title,
+          startDate: it.startDate,
+          durationDays: it.duration,
+        }));
+      }
       milestones = await listMilestones(ctx, o?.signal);
       return [...milestones];
     },

@@ -20,6 +20,7 @@ export function readIssue(
 ): RawIssue | undefined {
   const issue = parse(rawIssueSchema, data, { operation });
   ctx.ids.set(issue.number, issue.id);
+  if (issue.node_id !== undefined) ctx.nodeIds.set(issue.number, issue.node_id);
   return issue.pull_request === undefined ? issue : undefined;
 }
 

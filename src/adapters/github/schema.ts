@@ -22,6 +22,7 @@ export const rawMilestoneSchema = z.object({
 
 export const rawIssueSchema = z.object({
   id: z.number(),
+  node_id: z.string().optional(),
   number: z.number(),
   title: z.string(),
   body: z.string().nullish(),

@@ -1,3 +1,5 @@
+import type { BoardSpec } from "../../core/board.js";
+import type { GithubProjectRef } from "../../core/connection.js";
 import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { CallOptions, Tracker } from "../../core/tracker.js";
 import type { GithubLogger } from "./client.js";
@@ -26,6 +28,10 @@ export interface GithubTrackerOptions {
   /** The repository's labels with colours, ensured once before the first create. */
   readonly labels?: readonly LabelSpec[] | undefined;
   readonly logger?: GithubLogger | undefined;
+  /** A GitHub Project (v2) showing the issues as a board (`targets.github.project`). */
+  readonly project?: GithubProjectRef | undefined;
+  /** The board's fields and value tables (the mapping's `project:` section); needed with `project`. */
+  readonly board?: BoardSpec | undefined;
   /** Real milliseconds before a request is abandoned (default 30,000). */
   readonly timeoutMs?: number | undefined;
   readonly userAgent?: string | undefined;

@@ -17,6 +17,7 @@ import {
 } from "./errors.js";
 import { beforeWrite } from "./consistency.js";
 import type { Limits } from "./limits.js";
+import { GRAPHQL_PATHS } from "./graphql/endpoint.js";
 import type { ReadCache } from "./read-cache.js";
 import { renderLabel, renderMilestone, type ApiVersion } from "./render.js";
 import { findUser, type Store, type UserRecord } from "./store.js";
@@ -37,6 +38,8 @@ export interface App {
   }[];
   /** Delivers a webhook for every successful write (`--webhook URL`). */
   readonly webhooks?: WebhookSender | undefined;
+  /** `POST /graphql` and `/api/graphql` (Projects v2). */
+  readonly graphql?: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   /** Answers `/_sandbox/*`; returns false when the path is not one of them. */
   readonly control: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
@@ -64,6 +67,10 @@ export async function handleRequest(
   const method = (req.method ?? "GET").toUpperCase();
   const url = new URL(req.url ?? "/", app.store.origin);
   if (app.control(req, res, url.pathname)) return;
+  if (method === "POST" && app.graphql !== undefined && GRAPHQL_PATHS.includes(url.pathname)) {
+    await app.graphql(req, res);
+    return;
+  }
   const match = app.router.match(method, url.pathname);
   app.stats.request(method, match.kind === "found" ? match.route : "(unmatched)");
   const writeError = (

@@ -22,6 +22,9 @@ import { milestoneRoutes } from "./routes-milestones.js";
 import { searchRoutes } from "./routes-search.js";
 import { subIssueRoutes } from "./routes-sub-issues.js";
 import { createStore, removeIssue } from "./store.js";
+import { createGraphqlBudget } from "./graphql/budget.js";
+import { serveGraphql } from "./graphql/endpoint.js";
+import { createProjectsStore } from "./graphql/projects-store.js";
 import { sandboxUsers, type GithubSandboxUser } from "./users.js";
 
 export type { GithubSandboxUser } from "./users.js";
@@ -70,6 +73,11 @@ export interface GithubSandboxOptions {
   consistencyLagMs?: number;
   /** The real-time source (epoch ms); tests pass a frozen clock to make same-second writes. */
   now?: () => number;
+  /**
+   * GraphQL's hourly point budget, enforced (default 5,000, enforced only when `rateLimits` is
+   * not `off`); the secondary 2,000 points a minute applies with it.
+   */
+  graphqlPointsPerHour?: number;
 }
 
 /** `GET /_sandbox/stats`. */
@@ -138,7 +146,15 @@ export async function startGithubSandbox(
     ...importApi.routes,
   ];
   for (const r of routes) router.add(r.method, r.pattern, r);
+  const projects = createProjectsStore();
+  const budget = createGraphqlBudget({
+    pointsPerHour: options.graphqlPointsPerHour ?? 5000,
+    pointsPerMinute: 2000,
+    enforce: (options.rateLimits ?? "off") !== "off" || options.graphqlPointsPerHour !== undefined,
+  });
   const reset = (): void => {
+    projects.reset();
+    budget.reset();
     importApi.reset();
     store.reset();
     stats.reset();
@@ -146,7 +162,12 @@ export async function startGithubSandbox(
   };
   const webhooks =
     options.webhook === undefined ? undefined : createWebhookSender(store, options.webhook);
+  const tokens = [
+    { token, login: admin, access: "admin" as const },
+    { token: readToken, login: READER, access: "read" as const },
+  ];
   const app: App = {
+    graphql: (req, res) => serveGraphql({ store, projects, budget, stats, tokens }, req, res),
     webhooks,
     store,
     router,
@@ -154,10 +175,7 @@ export async function startGithubSandbox(
     faults,
     limits,
     cache: createReadCache(),
-    tokens: [
-      { token, login: admin, access: "admin" },
-      { token: readToken, login: READER, access: "read" },
-    ],
+    tokens,
     control: (req, res, path) =>
       control(req, res, path, {
         stats: () => stats.snapshot(),

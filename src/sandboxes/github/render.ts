@@ -26,7 +26,8 @@ type SimpleUserBody = Schemas["simple-user"];
 /** API versions the sandbox serves (2022-11-28 is the default when no header is sent). */
 export type ApiVersion = "2022-11-28" | "2026-03-10";
 
-const nodeId = (prefix: string, id: number): string =>
+/** GitHub-style node id of a REST object (`I_kwDO…` for issues). */
+export const nodeId = (prefix: string, id: number): string =>
   `${prefix}_kwDO${Buffer.from(`${prefix}${id}`).toString("base64url")}`;
 
 export const repoApiUrl = (s: Store): string => `${s.origin}/repos/${s.owner.login}/${s.repoName}`;

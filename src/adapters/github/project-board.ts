@@ -1,0 +1,523 @@
+import type { BoardSpec } from "../../core/board.js";
+import type { GithubProjectRef } from "../../core/connection.js";
+import { NotFoundError } from "../../core/errors.js";
+import type { IterationDraft, WorkItemFields } from "../../core/model.js";
+import type { GithubClient } from "./client.js";
+import {
+  ADD_ITEM,
+  CREATE_FIELD,
+  CREATE_PROJECT,
+  ITEMS_PAGE,
+  PROJECT_BY_NUMBER,
+  PROJECT_FIELDS,
+  PROJECTS_BY_TITLE,
+  UPDATE_FIELD,
+  valueWrites,
+  type ValueWrite,
+} from "./project-queries.js";
+import {
+  rewriteMap,
+  type BoardField,
+  type BoardItem,
+  type BoardIteration,
+  type BoardValues,
+} from "./project-model.js";
+
+/**
+ * A GitHub Project (v2) as the board of the job's issues, over GraphQL through the token's gate:
+ * finds (or, by title, creates) the project, creates missing fields and options, reads every item
+ * with its values in pages of 100, adds issues and writes values as aliased mutations, and adds
+ * an iteration by rewriting the field with every item's value set back.
+ */
+export interface ProjectBoard {
+  /** Reads the project, its fields and every item (a fresh read each call). */
+  load(signal?: AbortSignal): Promise<void>;
+  loaded(): boolean;
+  valuesOf(issueNumber: number): BoardValues | undefined;
+  items(): readonly BoardItem[];
+  /** The iteration field's iterations (active and completed), as read. */
+  iterations(): readonly BoardIteration[];
+  /** Sets an issue's board values (adding it to the project first when it is not there). */
+  write(
+    issueNumber: number,
+    contentId: string,
+    set: Partial<WorkItemFields>,
+    signal?: AbortSignal,
+  ): Promise<void>;
+  /** The iteration, created by a rewrite of the field (every item's value set back) when missing. */
+  ensureIteration(draft: IterationDraft, signal?: AbortSignal): Promise<BoardIteration>;
+  /** Sets back the iteration values a rewrite cleared: `before` = item → iteration as last seen. */
+  restore(
+    before: ReadonlyMap<number, BoardIteration>,
+    previous: readonly BoardIteration[],
+    signal?: AbortSignal,
+  ): Promise<number>;
+}
+
+const WRITES_PER_REQUEST = 25;
+const DEFAULT_DURATION = 14;
+
+interface RawField {
+  id?: string;
+  name?: string;
+  dataType?: string;
+  options?: { id: string; name: string; color: string; description: string }[];
+  configuration?: { iterations: BoardIteration[]; completedIterations: BoardIteration[] };
+}
+interface RawProject {
+  id: string;
+  number: number;
+  title: string;
+  fields: { nodes: (RawField | null)[] };
+}
+
+export function createProjectBoard(
+  client: GithubClient,
+  ref: GithubProjectRef,
+  spec: BoardSpec,
+): ProjectBoard {
+  let projectId: string | undefined;
+  let fields: BoardField[] = [];
+  let byNumber = new Map<number, BoardItem>();
+  let fieldsEnsured = false;
+
+  const q = <T>(
+    operation: string,
+    query: string,
+    variables: Record<string, unknown>,
+    write: boolean,
+    idempotent: boolean,
+    signal?: AbortSignal,
+  ): Promise<T> => client.graphql<T>({ operation, query, variables, write, idempotent, signal });
+
+  const readFields = (raw: readonly (RawField | null)[]): BoardField[] =>
+    raw
+      .filter(
+        (f): f is Required<Pick<RawField, "id" | "name" | "dataType">> & RawField =>
+          f?.id !== undefined,
+      )
+      .map((f) => ({
+        id: f.id,
+        name: f.name,
+        dataType: f.dataType,
+        options: f.options,
+        iterations:
+          f.configuration === undefined
+            ? undefined
+            : [...f.configuration.completedIterations, ...f.configuration.iterations],
+      }));
+  const field = (name: string): BoardField | undefined =>
+    fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+
+  async function findProject(signal?: AbortSignal): Promise<RawProject> {
+    if ("number" in ref) {
+      const r = await q<{ repositoryOwner: { projectV2: RawProject | null } | null }>(
+        "projectV2.get",
+        PROJECT_BY_NUMBER,
+        { owner: ref.owner, number: ref.number },
+        false,
+        true,
+        signal,
+      );
+      const p = r.repositoryOwner?.projectV2 ?? null;
+      if (p === null) throw missing(`project ${ref.owner}/${ref.number}`);
+      return p;
+    }
+    const r = await q<{
+      repositoryOwner: { id: string; projectsV2?: { nodes: (RawProject | null)[] } } | null;
+    }>(
+      "projectV2.find",
+      PROJECTS_BY_TITLE,
+      { owner: ref.owner, title: ref.title },
+      false,
+      true,
+      signal,
+    );
+    if (r.repositoryOwner === null) throw missing(`owner ${ref.owner}`);
+    const found = r.repositoryOwner.projectsV2?.nodes.find((p) => p?.title === ref.title);
+    if (found) return found;
+    const made = await q<{ createProjectV2: { projectV2: RawProject } }>(
+      "projectV2.create",
+      CREATE_PROJECT,
+      { owner: r.repositoryOwner.id, title: ref.title },
+      true,
+      false,
+      signal,
+    );
+    return made.createProjectV2.projectV2;
+  }
+
+  async function refreshFields(signal?: AbortSignal): Promise<void> {
+    const r = await q<{ node: { fields: { nodes: (RawField | null)[] } } }>(
+      "projectV2.fields",
+      PROJECT_FIELDS,
+      { project: projectId },
+      false,
+      true,
+      signal,
+    );
+    fields = readFields(r.node.fields.nodes);
+  }
+
+  /** Missing fields created, missing options added (existing options re-sent with their ids). */
+  let ensuring: Promise<void> | undefined;
+  function ensureFields(signal?: AbortSignal, firstIteration?: IterationDraft): Promise<void> {
+    if (fieldsEnsured) return Promise.resolve();
+    ensuring ??= makeFields(signal, firstIteration).finally(() => {
+      ensuring = undefined;
+    });
+    return ensuring;
+  }
+  /** Structural changes (fields, iterations) one at a time: each rewrite reads the last one's result. */
+  let structure: Promise<unknown> = Promise.resolve();
+  function serially<T>(run: () => Promise<T>): Promise<T> {
+    const next = structure.then(run, run);
+    structure = next.catch(() => undefined);
+    return next;
+  }
+
+  async function makeFields(signal?: AbortSignal, firstIteration?: IterationDraft): Promise<void> {
+    let changed = false;
+    const select = async (name: string, wanted: BoardSpec["statusOptions"]): Promise<void> => {
+      const f = field(name);
+      const options = wanted.map((o) => ({ name: o.name, color: o.color, description: "" }));
+      if (f === undefined) {
+        await q(
+          "projectV2.createField",
+          CREATE_FIELD,
+          { input: { projectId, name, dataType: "SINGLE_SELECT", singleSelectOptions: options } },
+          true,
+          false,
+          signal,
+        );
+        changed = true;
+        return;
+      }
+      const have = f.options ?? [];
+      const extra = options.filter(
+        (o) => !have.some((h) => h.name.toLowerCase() === o.name.toLowerCase()),
+      );
+      if (extra.length === 0) return;
+      // A full replace: existing options keep their ids (and so every item its value).
+      const keep = have.map((h) => ({
+        id: h.id,
+        name: h.name,
+        color: h.color,
+        description: h.description,
+      }));
+      await q(
+        "projectV2.updateField",
+        UPDATE_FIELD,
+        { input: { fieldId: f.id, singleSelectOptions: [...keep, ...extra] } },
+        true,
+        true,
+        signal,
+      );
+      changed = true;
+    };
+    await select(spec.fields.status, spec.statusOptions);
+    await select(spec.fields.priority, spec.priorityOptions);
+    if (field(spec.fields.estimate) === undefined) {
+      await q(
+        "projectV2.createField",
+        CREATE_FIELD,
+        { input: { projectId, name: spec.fields.estimate, dataType: "NUMBER" } },
+        true,
+        false,
+        signal,
+      );
+      changed = true;
+    }
+    if (field(spec.fields.iteration) === undefined) {
+      // Created with the first iteration asked for (no rewrite, nothing to clear yet); later
+      // ones are added by a rewrite.
+      const first = firstIteration?.startDate === undefined ? undefined : firstIteration;
+      const duration = first?.durationDays ?? DEFAULT_DURATION;
+      const iterationConfiguration =
+        first?.startDate === undefined
+          ? undefined
+          : {
+              startDate: first.startDate,
+              duration,
+              iterations: [{ title: first.name, startDate: first.startDate, duration }],
+            };
+      await q(
+        "projectV2.createField",
+        CREATE_FIELD,
+        {
+          input: {
+            projectId,
+            name: spec.fields.iteration,
+            dataType: "ITERATION",
+            ...(iterationConfiguration === undefined ? {} : { iterationConfiguration }),
+          },
+        },
+        true,
+        false,
+        signal,
+      );
+      changed = true;
+    }
+    if (changed) await refreshFields(signal);
+    fieldsEnsured = true;
+  }
+
+  async function loadItems(signal?: AbortSignal): Promise<void> {
+    const next = new Map<number, BoardItem>();
+    let cursor: string | null = null;
+    do {
+      const r: ItemsPage = await q<ItemsPage>(
+        "projectV2.items",
+        ITEMS_PAGE,
+        { project: projectId, cursor },
+        false,
+        true,
+        signal,
+      );
+      for (const n of r.node.items.nodes) {
+        const number = n?.content?.number;
+        if (n === null || number === undefined) continue;
+        next.set(number, { itemId: n.id, number, values: valuesOf(n.fieldValues.nodes) });
+      }
+      cursor = r.node.items.pageInfo.hasNextPage ? r.node.items.pageInfo.endCursor : null;
+    } while (cursor !== null);
+    byNumber = next;
+  }
+
+  function valuesOf(nodes: readonly (RawValue | null)[]): BoardValues {
+    const out: {
+      status?: string;
+      priority?: string;
+      estimate?: number;
+      iteration?: BoardIteration;
+    } = {};
+    const nameOf = (id: string | undefined): string | undefined =>
+      fields.find((f) => f.id === id)?.name.toLowerCase();
+    for (const v of nodes) {
+      const name = nameOf(v?.field?.id);
+      if (v === null || name === undefined) continue;
+      if (name === spec.fields.status.toLowerCase() && v.name != null) out.status = v.name;
+      if (name === spec.fields.priority.toLowerCase() && v.name != null) out.priority = v.name;
+      if (name === spec.fields.estimate.toLowerCase() && v.number != null) out.estimate = v.number;
+      if (name === spec.fields.iteration.toLowerCase() && v.iterationId != null)
+        out.iteration = {
+          id: v.iterationId,
+          title: v.title ?? "",
+          startDate: v.startDate ?? "",
+          duration: v.duration ?? 0,
+        };
+    }
+    return out;
+  }
+
+  async function send(writes: readonly ValueWrite[], signal?: AbortSignal): Promise<void> {
+    if (projectId === undefined) return;
+    for (let i = 0; i < writes.length; i += WRITES_PER_REQUEST) {
+      const batch = valueWrites(projectId, writes.slice(i, i + WRITES_PER_REQUEST));
+      // Setting a value twice sets it once: safe to repeat.
+      await q("projectV2.setValues", batch.query, batch.variables, true, true, signal);
+    }
+  }
+
+  const iterationField = (): BoardField | undefined => field(spec.fields.iteration);
+
+  async function addIteration(
+    draft: IterationDraft,
+    signal?: AbortSignal,
+  ): Promise<BoardIteration> {
+    if (projectId === undefined) await board.load(signal);
+    await ensureFields(signal, draft);
+    const f = iterationField();
+    if (f === undefined) throw missing(`iteration field "${spec.fields.iteration}"`);
+    const have = f.iterations ?? [];
+    const found = have.find((i) => i.title === draft.name);
+    if (found !== undefined) return found;
+    if (draft.startDate === undefined)
+      throw missing(
+        `iteration "${draft.name}" on the board`,
+        "The tinyPM iteration has no start date; give it one, or add the iteration on the board.",
+      );
+    // Adding an iteration rewrites the whole list: every id changes and every item's value is
+    // cleared. The values are set back from the board as read just before.
+    const before = new Map<number, BoardIteration>();
+    for (const b of byNumber.values())
+      if (b.values.iteration !== undefined) before.set(b.number, b.values.iteration);
+    const all = [
+      ...have,
+      {
+        id: "",
+        title: draft.name,
+        startDate: draft.startDate,
+        duration: draft.durationDays ?? DEFAULT_DURATION,
+      },
+    ].sort((a, b) => a.startDate.localeCompare(b.startDate));
+    await q(
+      "projectV2.rewriteIterations",
+      UPDATE_FIELD,
+      {
+        input: {
+          fieldId: f.id,
+          iterationConfiguration: {
+            startDate: all[0]?.startDate ?? draft.startDate,
+            duration: draft.durationDays ?? DEFAULT_DURATION,
+            iterations: all.map((i) => ({
+              title: i.title,
+              startDate: i.startDate,
+              duration: i.duration,
+            })),
+          },
+        },
+      },
+      true,
+      false,
+      signal,
+    );
+    await refreshFields(signal);
+    for (const b of byNumber.values())
+      if (b.values.iteration !== undefined) b.values = { ...b.values, iteration: undefined };
+    await board.restore(before, have, signal);
+    const made = (iterationField()?.iterations ?? []).find((i) => i.title === draft.name);
+    if (made === undefined) throw missing(`iteration "${draft.name}" after adding it`);
+    return made;
+  }
+
+  const board: ProjectBoard = {
+    loaded: () => projectId !== undefined,
+    async load(signal) {
+      if (projectId === undefined) {
+        const p = await findProject(signal);
+        projectId = p.id;
+        fields = readFields(p.fields.nodes);
+      } else await refreshFields(signal);
+      await loadItems(signal);
+    },
+    valuesOf: (n) => byNumber.get(n)?.values,
+    items: () => [...byNumber.values()],
+    iterations: () => iterationField()?.iterations ?? [],
+    async write(issueNumber, contentId, set, signal) {
+      if (projectId === undefined) await board.load(signal);
+      await serially(() => ensureFields(signal));
+      let item = byNumber.get(issueNumber);
+      if (item === undefined) {
+        const r = await q<{ addProjectV2ItemById: { item: { id: string } } }>(
+          "projectV2.addItem",
+          ADD_ITEM,
+          { project: projectId, content: contentId },
+          true,
+          true,
+          signal,
+        );
+        item = { itemId: r.addProjectV2ItemById.item.id, number: issueNumber, values: {} };
+        byNumber.set(issueNumber, item);
+      }
+      const writes: ValueWrite[] = [];
+      const values = { ...item.values };
+      const option = (fieldName: string, name: string | undefined): ValueWrite | undefined => {
+        const f = field(fieldName);
+        if (f === undefined) return undefined;
+        if (name === undefined) return { itemId: item.itemId, fieldId: f.id, value: undefined };
+        const o = f.options?.find((x) => x.name.toLowerCase() === name.toLowerCase());
+        if (o === undefined)
+          throw missing(
+            `option "${name}" of field "${fieldName}"`,
+            "Add it to the mapping's project: value tables (the tool creates their options).",
+          );
+        return { itemId: item.itemId, fieldId: f.id, value: { singleSelectOptionId: o.id } };
+      };
+      const push = (w: ValueWrite | undefined): void => {
+        if (w !== undefined) writes.push(w);
+      };
+      if (Object.hasOwn(set, "status")) {
+        push(option(spec.fields.status, set.status));
+        values.status = set.status;
+      }
+      if (Object.hasOwn(set, "priority")) {
+        push(option(spec.fields.priority, set.priority));
+        values.priority = set.priority;
+      }
+      if (Object.hasOwn(set, "estimate")) {
+        const f = field(spec.fields.estimate);
+        if (f !== undefined)
+          push({
+            itemId: item.itemId,
+            fieldId: f.id,
+            value: set.estimate === undefined ? undefined : { number: set.estimate },
+          });
+        values.estimate = set.estimate;
+      }
+      if (Object.hasOwn(set, "iteration")) {
+        const f = iterationField();
+        const it =
+          set.iteration === undefined
+            ? undefined
+            : await board.ensureIteration({ name: set.iteration.name }, signal);
+        if (f !== undefined)
+          push({
+            itemId: item.itemId,
+            fieldId: f.id,
+            value: it === undefined ? undefined : { iterationId: it.id },
+          });
+        values.iteration = it;
+      }
+      await send(writes, signal);
+      item.values = values;
+    },
+    ensureIteration: (draft, signal) => serially(() => addIteration(draft, signal)),
+    async restore(before, previous, signal) {
+      const f = iterationField();
+      if (f === undefined) return 0;
+      const map = rewriteMap(previous, f.iterations ?? []);
+      if (map === undefined) return 0;
+      const writes: ValueWrite[] = [];
+      const restored: [BoardItem, BoardIteration][] = [];
+      for (const [number, old] of before) {
+        const item = byNumber.get(number);
+        const now = map.get(old.id);
+        if (item === undefined || now === undefined || item.values.iteration !== undefined)
+          continue;
+        writes.push({ itemId: item.itemId, fieldId: f.id, value: { iterationId: now.id } });
+        restored.push([item, now]);
+      }
+      await send(writes, signal);
+      for (const [item, now] of restored) item.values = { ...item.values, iteration: now };
+      return restored.length;
+    },
+  };
+  return board;
+}
+
+interface RawValue {
+  __typename?: string;
+  number?: number | null;
+  name?: string | null;
+  optionId?: string | null;
+  iterationId?: string | null;
+  title?: string | null;
+  startDate?: string | null;
+  duration?: number | null;
+  field?: { id?: string } | null;
+}
+interface ItemsPage {
+  node: {
+    items: {
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      nodes: ({
+        id: string;
+        content: { number?: number } | null;
+        fieldValues: { nodes: (RawValue | null)[] };
+      } | null)[];
+    };
+  };
+}
+
+function missing(what: string, hint?: string): NotFoundError {
+  return new NotFoundError(
+    `GitHub Project (v2): ${what} not found`,
+    { system: "github", operation: "projectV2" },
+    {
+      hint:
+        hint ??
+        "Check targets.github.project (owner, number or title) and the token's project scope (classic token: project).",
+    },
+  );
+}

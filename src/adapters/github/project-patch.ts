@@ -1,0 +1,32 @@
+import type { BoardSpec } from "../../core/board.js";
+import type { WorkItem, WorkItemFields, WorkItemPatch } from "../../core/model.js";
+import { issueStatusFor } from "./project-model.js";
+
+/** The fields a board holds; the issue keeps the rest (and open/closed from the Status). */
+const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
+
+/** The board's part of a set (with `all`, every board field, set or not: a create). */
+export function boardPart(set: Partial<WorkItemFields>, all = false): Partial<WorkItemFields> {
+  const out: Record<string, unknown> = {};
+  for (const k of BOARD_FIELDS) if (all || Object.hasOwn(set, k)) out[k] = set[k];
+  return out;
+}
+
+/**
+ * The issue's part of a patch: the non-board fields, and the Status as open/closed. The base is
+ * taken the same way, so the issue's stale-field check compares like with like.
+ */
+export function issuePart(patch: WorkItemPatch, spec: BoardSpec): WorkItemPatch {
+  const strip = <T extends Partial<WorkItemFields>>(x: T): T =>
+    Object.fromEntries(
+      Object.entries(x).filter(([k]) => !(BOARD_FIELDS as readonly string[]).includes(k)),
+    ) as T;
+  const set = strip(patch.set);
+  const status = patch.set.status;
+  const withStatus = status === undefined ? set : { ...set, status: issueStatusFor(status, spec) };
+  const base: WorkItem | undefined =
+    patch.base === undefined
+      ? undefined
+      : { ...strip(patch.base), status: issueStatusFor(patch.base.status, spec) };
+  return { ...patch, set: withStatus, base };
+}

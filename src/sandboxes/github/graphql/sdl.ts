@@ -1,0 +1,487 @@
+import { buildSchema, type GraphQLSchema } from "graphql";
+
+/**
+ * The subset of GitHub's public GraphQL schema the sandbox serves: owners, repositories, issues by
+ * node id, and Projects (v2) with fields, items, values and the mutations a sync needs. Names,
+ * nullability and argument types follow GitHub's `schema.docs.graphql`; `test/contract` checks
+ * every type and field here against `@octokit/graphql-schema` (a 2025-02 snapshot), except the
+ * option input's `id`, which GitHub added later.
+ */
+export const PROJECTS_SDL = /* GraphQL */ `
+  scalar BigInt
+  scalar Date
+  scalar DateTime
+  scalar URI
+
+  interface Node {
+    id: ID!
+  }
+
+  type PageInfo {
+    endCursor: String
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+  }
+
+  type RateLimit {
+    cost: Int!
+    limit: Int!
+    nodeCount: Int!
+    remaining: Int!
+    resetAt: DateTime!
+    used: Int!
+  }
+
+  interface RepositoryOwner {
+    id: ID!
+    login: String!
+  }
+
+  interface ProjectV2Owner {
+    id: ID!
+    projectV2(number: Int!): ProjectV2
+    projectsV2(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      query: String
+    ): ProjectV2Connection!
+  }
+
+  type User implements Node & ProjectV2Owner & RepositoryOwner {
+    id: ID!
+    login: String!
+    name: String
+    databaseId: Int
+    projectV2(number: Int!): ProjectV2
+    projectsV2(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      query: String
+    ): ProjectV2Connection!
+  }
+
+  type Organization implements Node & ProjectV2Owner & RepositoryOwner {
+    id: ID!
+    login: String!
+    name: String
+    databaseId: Int
+    projectV2(number: Int!): ProjectV2
+    projectsV2(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      query: String
+    ): ProjectV2Connection!
+  }
+
+  type Repository implements Node {
+    id: ID!
+    name: String!
+    nameWithOwner: String!
+    owner: RepositoryOwner!
+    issue(number: Int!): Issue
+  }
+
+  enum IssueState {
+    CLOSED
+    OPEN
+  }
+
+  type Issue implements Node {
+    id: ID!
+    number: Int!
+    title: String!
+    state: IssueState!
+    url: URI!
+    databaseId: Int
+    repository: Repository!
+    projectItems(
+      after: String
+      before: String
+      first: Int
+      includeArchived: Boolean = true
+      last: Int
+    ): ProjectV2ItemConnection!
+  }
+
+  type DraftIssue implements Node {
+    id: ID!
+    title: String!
+    body: String!
+  }
+
+  union ProjectV2ItemContent = DraftIssue | Issue
+
+  type ProjectV2Connection {
+    nodes: [ProjectV2]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type ProjectV2 implements Node {
+    id: ID!
+    number: Int!
+    title: String!
+    closed: Boolean!
+    url: URI!
+    databaseId: Int
+    owner: ProjectV2Owner!
+    field(name: String!): ProjectV2FieldConfiguration
+    fields(
+      after: String
+      before: String
+      first: Int
+      last: Int
+    ): ProjectV2FieldConfigurationConnection!
+    items(after: String, before: String, first: Int, last: Int): ProjectV2ItemConnection!
+  }
+
+  enum ProjectV2FieldType {
+    ASSIGNEES
+    DATE
+    ITERATION
+    LABELS
+    LINKED_PULL_REQUESTS
+    MILESTONE
+    NUMBER
+    PARENT_ISSUE
+    REPOSITORY
+    REVIEWERS
+    SINGLE_SELECT
+    SUB_ISSUES_PROGRESS
+    TEXT
+    TITLE
+    TRACKED_BY
+    TRACKS
+  }
+
+  enum ProjectV2CustomFieldType {
+    DATE
+    ITERATION
+    NUMBER
+    SINGLE_SELECT
+    TEXT
+  }
+
+  enum ProjectV2SingleSelectFieldOptionColor {
+    BLUE
+    GRAY
+    GREEN
+    ORANGE
+    PINK
+    PURPLE
+    RED
+    YELLOW
+  }
+
+  interface ProjectV2FieldCommon {
+    id: ID!
+    name: String!
+    dataType: ProjectV2FieldType!
+    databaseId: Int
+    project: ProjectV2!
+  }
+
+  union ProjectV2FieldConfiguration =
+    | ProjectV2Field
+    | ProjectV2IterationField
+    | ProjectV2SingleSelectField
+
+  type ProjectV2FieldConfigurationConnection {
+    nodes: [ProjectV2FieldConfiguration]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type ProjectV2Field implements Node & ProjectV2FieldCommon {
+    id: ID!
+    name: String!
+    dataType: ProjectV2FieldType!
+    databaseId: Int
+    project: ProjectV2!
+  }
+
+  type ProjectV2SingleSelectFieldOption {
+    id: String!
+    name: String!
+    nameHTML: String!
+    color: ProjectV2SingleSelectFieldOptionColor!
+    description: String!
+    descriptionHTML: String!
+  }
+
+  type ProjectV2SingleSelectField implements Node & ProjectV2FieldCommon {
+    id: ID!
+    name: String!
+    dataType: ProjectV2FieldType!
+    databaseId: Int
+    project: ProjectV2!
+    options(names: [String!]): [ProjectV2SingleSelectFieldOption!]!
+  }
+
+  type ProjectV2IterationFieldIteration {
+    id: String!
+    title: String!
+    titleHTML: String!
+    startDate: Date!
+    duration: Int!
+  }
+
+  type ProjectV2IterationFieldConfiguration {
+    duration: Int!
+    startDay: Int!
+    iterations: [ProjectV2IterationFieldIteration!]!
+    completedIterations: [ProjectV2IterationFieldIteration!]!
+  }
+
+  type ProjectV2IterationField implements Node & ProjectV2FieldCommon {
+    id: ID!
+    name: String!
+    dataType: ProjectV2FieldType!
+    databaseId: Int
+    project: ProjectV2!
+    configuration: ProjectV2IterationFieldConfiguration!
+  }
+
+  enum ProjectV2ItemType {
+    DRAFT_ISSUE
+    ISSUE
+    PULL_REQUEST
+    REDACTED
+  }
+
+  type ProjectV2ItemConnection {
+    nodes: [ProjectV2Item]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type ProjectV2Item implements Node {
+    id: ID!
+    type: ProjectV2ItemType!
+    isArchived: Boolean!
+    databaseId: Int
+    fullDatabaseId: BigInt
+    updatedAt: DateTime!
+    content: ProjectV2ItemContent
+    project: ProjectV2!
+    fieldValueByName(name: String!): ProjectV2ItemFieldValue
+    fieldValues(
+      after: String
+      before: String
+      first: Int
+      last: Int
+    ): ProjectV2ItemFieldValueConnection!
+  }
+
+  interface ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+  }
+
+  type ProjectV2ItemFieldTextValue implements Node & ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+    text: String
+  }
+
+  type ProjectV2ItemFieldNumberValue implements Node & ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+    number: Float
+  }
+
+  type ProjectV2ItemFieldDateValue implements Node & ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+    date: Date
+  }
+
+  type ProjectV2ItemFieldSingleSelectValue implements Node & ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+    optionId: String
+    name: String
+    color: ProjectV2SingleSelectFieldOptionColor!
+  }
+
+  type ProjectV2ItemFieldIterationValue implements Node & ProjectV2ItemFieldValueCommon {
+    id: ID!
+    field: ProjectV2FieldConfiguration!
+    item: ProjectV2Item!
+    databaseId: Int
+    iterationId: String!
+    title: String!
+    startDate: Date!
+    duration: Int!
+  }
+
+  union ProjectV2ItemFieldValue =
+    | ProjectV2ItemFieldDateValue
+    | ProjectV2ItemFieldIterationValue
+    | ProjectV2ItemFieldNumberValue
+    | ProjectV2ItemFieldSingleSelectValue
+    | ProjectV2ItemFieldTextValue
+
+  type ProjectV2ItemFieldValueConnection {
+    nodes: [ProjectV2ItemFieldValue]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type Query {
+    node(id: ID!): Node
+    nodes(ids: [ID!]!): [Node]!
+    user(login: String!): User
+    organization(login: String!): Organization
+    repositoryOwner(login: String!): RepositoryOwner
+    repository(followRenames: Boolean = true, name: String!, owner: String!): Repository
+    viewer: User!
+    rateLimit(dryRun: Boolean = false): RateLimit
+  }
+
+  input ProjectV2FieldValue {
+    date: Date
+    iterationId: String
+    number: Float
+    singleSelectOptionId: String
+    text: String
+  }
+
+  input ProjectV2Iteration {
+    duration: Int!
+    startDate: Date!
+    title: String!
+  }
+
+  input ProjectV2IterationFieldConfigurationInput {
+    duration: Int!
+    iterations: [ProjectV2Iteration!]!
+    startDate: Date!
+  }
+
+  input ProjectV2SingleSelectFieldOptionInput {
+    color: ProjectV2SingleSelectFieldOptionColor!
+    description: String!
+    id: String
+    name: String!
+  }
+
+  input CreateProjectV2Input {
+    clientMutationId: String
+    ownerId: ID!
+    repositoryId: ID
+    teamId: ID
+    title: String!
+  }
+  type CreateProjectV2Payload {
+    clientMutationId: String
+    projectV2: ProjectV2
+  }
+
+  input AddProjectV2ItemByIdInput {
+    clientMutationId: String
+    contentId: ID!
+    projectId: ID!
+  }
+  type AddProjectV2ItemByIdPayload {
+    clientMutationId: String
+    item: ProjectV2Item
+  }
+
+  input UpdateProjectV2ItemFieldValueInput {
+    clientMutationId: String
+    fieldId: ID!
+    itemId: ID!
+    projectId: ID!
+    value: ProjectV2FieldValue!
+  }
+  type UpdateProjectV2ItemFieldValuePayload {
+    clientMutationId: String
+    projectV2Item: ProjectV2Item
+  }
+
+  input ClearProjectV2ItemFieldValueInput {
+    clientMutationId: String
+    fieldId: ID!
+    itemId: ID!
+    projectId: ID!
+  }
+  type ClearProjectV2ItemFieldValuePayload {
+    clientMutationId: String
+    projectV2Item: ProjectV2Item
+  }
+
+  input DeleteProjectV2ItemInput {
+    clientMutationId: String
+    itemId: ID!
+    projectId: ID!
+  }
+  type DeleteProjectV2ItemPayload {
+    clientMutationId: String
+    deletedItemId: ID
+  }
+
+  input CreateProjectV2FieldInput {
+    clientMutationId: String
+    dataType: ProjectV2CustomFieldType!
+    iterationConfiguration: ProjectV2IterationFieldConfigurationInput
+    name: String!
+    projectId: ID!
+    singleSelectOptions: [ProjectV2SingleSelectFieldOptionInput!]
+  }
+  type CreateProjectV2FieldPayload {
+    clientMutationId: String
+    projectV2Field: ProjectV2FieldConfiguration
+  }
+
+  input UpdateProjectV2FieldInput {
+    clientMutationId: String
+    fieldId: ID!
+    iterationConfiguration: ProjectV2IterationFieldConfigurationInput
+    name: String
+    singleSelectOptions: [ProjectV2SingleSelectFieldOptionInput!]
+  }
+  type UpdateProjectV2FieldPayload {
+    clientMutationId: String
+    projectV2Field: ProjectV2FieldConfiguration
+  }
+
+  type Mutation {
+    addProjectV2ItemById(input: AddProjectV2ItemByIdInput!): AddProjectV2ItemByIdPayload
+    clearProjectV2ItemFieldValue(
+      input: ClearProjectV2ItemFieldValueInput!
+    ): ClearProjectV2ItemFieldValuePayload
+    createProjectV2(input: CreateProjectV2Input!): CreateProjectV2Payload
+    createProjectV2Field(input: CreateProjectV2FieldInput!): CreateProjectV2FieldPayload
+    deleteProjectV2Item(input: DeleteProjectV2ItemInput!): DeleteProjectV2ItemPayload
+    updateProjectV2Field(input: UpdateProjectV2FieldInput!): UpdateProjectV2FieldPayload
+    updateProjectV2ItemFieldValue(
+      input: UpdateProjectV2ItemFieldValueInput!
+    ): UpdateProjectV2ItemFieldValuePayload
+  }
+`;
+
+let built: GraphQLSchema | undefined;
+
+/** The executable schema (built once). */
+export function projectsSchema(): GraphQLSchema {
+  built ??= buildSchema(PROJECTS_SDL);
+  return built;
+}
