@@ -21,6 +21,7 @@ import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
 import { recordCreations } from "./undo/creations.js";
+import { migrationCheckpoint } from "./migration-checkpoint.js";
 
 export type { RunJobOptions, RunMode };
 
@@ -137,8 +138,16 @@ async function runHeld(
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
       await recordCreations(o.state, job.name, runId, events);
-      if (target.checkpoint !== undefined && o.mode === "sync") {
-        await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
+      // A migration read the whole target: past its own writes, the first sync need not.
+      const checkpoint =
+        o.mode === "sync"
+          ? target.checkpoint
+          : target.complete
+            ? await migrationCheckpoint(ctx, plan.actions, summary)
+            : undefined;
+      if (checkpoint !== undefined) {
+        lease?.assertHeld();
+        await o.state.setCheckpoint(job.name, o.targetSystem, checkpoint);
         emit({ type: "checkpoint_saved", system: o.targetSystem });
       }
       if (prepared.tinypmTiers !== undefined)

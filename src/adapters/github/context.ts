@@ -1,8 +1,23 @@
 import type { GithubClient } from "./client.js";
 
+/**
+ * An issue version the adapter knows the engine holds: read in a full listing, or answered by one
+ * of its own writes. `at` is `updated_at` (ms); `comments` the count that version had.
+ */
+export interface KnownVersion {
+  readonly at: number;
+  readonly comments: number;
+}
+
 /** What every request of the adapter goes through: the client and a number → id cache. */
 export interface GithubContext {
   readonly client: GithubClient;
   /** Issue number → issue `id` (sub-issue calls take the child's id, not its number). */
   readonly ids: Map<number, number>;
+  /**
+   * Issue number → the newest version a full listing or the adapter's own writes gave it, so
+   * that after a migration the change feed's checkpoint can be set past its writes without
+   * reading them back (`known-versions.ts`).
+   */
+  readonly known: Map<number, KnownVersion>;
 }

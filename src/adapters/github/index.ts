@@ -11,6 +11,8 @@ import type {
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./feed.js";
+import { checkpointAfterWrites } from "./feed-prime.js";
+import { rememberIssue } from "./known-versions.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { statusHistory, statusLeftSince } from "./status-history.js";
@@ -55,7 +57,7 @@ export { ImportFailedError } from "./import-api.js";
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
   const timeScale = options.timeScale ?? 1;
   const client = createGithubClient(options);
-  const ctx: GithubContext = { client, ids: new Map() };
+  const ctx: GithubContext = { client, ids: new Map(), known: new Map() };
   let milestones: Iteration[] | undefined;
   let labelsEnsured = options.labels === undefined;
   let markerIndex: Map<string, RawIssue> | undefined;
@@ -119,6 +121,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         return;
       }
       for await (const raw of listRawIssues(ctx, o?.signal)) {
+        // What a full listing read, the engine holds (feed-prime.ts).
+        if (query.kind === undefined) rememberIssue(ctx, raw);
         const isTask = raw.parent_issue_url != null;
         if (query.kind === "task" && !isTask) continue;
         if (query.kind === "story" && isTask) continue;
@@ -164,6 +168,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     changes: (from: Parameters<Tracker["changes"]>[0], o?: CallOptions) =>
       changeFeed(ctx, from, o?.signal),
+    checkpointAfterWrites: (o?: CallOptions) => checkpointAfterWrites(ctx, o?.signal),
     async findByMarker(marker: Marker, o?: CallOptions) {
       markerIndex ??= await buildIndex(o?.signal);
       const key = markerKey(marker);
