@@ -79,7 +79,7 @@ function runCli(args, env) {
   });
 }
 
-const stats = async (url) => (await fetch(`${url}/_sandbox/stats`)).json();
+const stats = async (url) => (await fetch(`${new URL(url).origin}/_sandbox/stats`)).json();
 const round = (x, d = 3) => Number(x.toFixed(d));
 const fileMb = (path) =>
   [path, `${path}-wal`].reduce((n, p) => n + (existsSync(p) ? statSync(p).size : 0), 0) / 1e6;
