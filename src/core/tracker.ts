@@ -156,6 +156,14 @@ export interface Tracker {
   /** Changes since a checkpoint (all items when `from` is undefined). */
   changes(from: Checkpoint | undefined, opts?: CallOptions): AsyncIterable<ChangePage>;
   /**
+   * After a migration (a full read, then this tracker's writes): the change feed's checkpoint
+   * just past them, when the system shows that nobody else changed anything since the read, so
+   * that the first `sync` reads only what changed after the migration, like any later one.
+   * `undefined` when that cannot be told: the first sync then reads everything. Absent where
+   * the adapter cannot tell.
+   */
+  checkpointAfterWrites?(opts?: CallOptions): Promise<Checkpoint | undefined>;
+  /**
    * Starts a tiered read (systems without a change feed, i.e. tinyPM): the engine reads the open
    * section every run and closed sections in full only now and then.
    */

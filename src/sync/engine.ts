@@ -21,6 +21,7 @@ import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
 import { recordCreations } from "./undo/creations.js";
+import { migrationCheckpoint } from "./migration-checkpoint.js";
 import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.js";
 
 export type { RunJobOptions, RunMode };
@@ -149,9 +150,19 @@ async function runHeld(
           APPLY_RECORD_KEY,
           encodeApplyRecord({ planId: o.savedPlan.planId, runs, done }),
         );
-      } else if (target.checkpoint !== undefined && o.mode === "sync") {
-        await o.state.setCheckpoint(job.name, o.targetSystem, target.checkpoint);
-        emit({ type: "checkpoint_saved", system: o.targetSystem });
+      } else {
+        // A migration read the whole target: past its own writes, the first sync need not.
+        const checkpoint =
+          o.mode === "sync"
+            ? target.checkpoint
+            : target.complete
+              ? await migrationCheckpoint(ctx, plan.actions, summary)
+              : undefined;
+        if (checkpoint !== undefined) {
+          lease?.assertHeld();
+          await o.state.setCheckpoint(job.name, o.targetSystem, checkpoint);
+          emit({ type: "checkpoint_saved", system: o.targetSystem });
+        }
       }
       if (prepared.tinypmTiers !== undefined && o.savedPlan === undefined)
         await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);

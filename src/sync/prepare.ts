@@ -244,11 +244,18 @@ async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMappin
   // `--repair-markers` looks at every target item (removing a block need not show in a feed)
   // and matches them against every tinyPM item.
   if (o.mode !== "sync" || job.repairMarkers === true) {
-    const tinypmRead = await readTinypmFull(
-      o.lanes,
-      o.tinypm,
-      o.mode === "sync" ? "repair" : "migration",
-    );
+    // A migration reads tinyPM section by section, all of them, so that it leaves the tier
+    // record a first sync would otherwise read the whole project again to make.
+    const tinypmRead =
+      o.mode === "migrate" && o.tinypm.startTieredScan !== undefined
+        ? await readTinypmTiers({
+            lanes: o.lanes,
+            tracker: o.tinypm,
+            stored: undefined,
+            fullScanEvery: o.fullScanEvery ?? DEFAULT_FULL_SCAN_EVERY,
+            force: "migration",
+          })
+        : await readTinypmFull(o.lanes, o.tinypm, o.mode === "sync" ? "repair" : "migration");
     o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
     const target = await readAll(o.lanes, o.targetSystem, o.target);
     return { tinypm: tinypmRead.side, target, tinypmRead };

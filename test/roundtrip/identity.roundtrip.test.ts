@@ -63,7 +63,10 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
       const w8 = { name: "w8", tinypmServer: other };
       try {
         await world.run("migrate");
-        await world.run("migrate", w8);
+        // The migration reads the whole target: it finds job widgets' 8 items foreign. (Its first
+        // sync may read only the feed: on GitHub the migration leaves the feed's checkpoint.)
+        const migrateB = await world.run("migrate", w8);
+        expect(migrateB.identity.foreign).toHaveLength(8);
         const [a0, b0] = [await archiveOf(world.tinypm), await archiveOf(other)];
         const onTarget = await using(world.targetTracker(), countItems);
         expect(onTarget).toEqual({ story: 4 + 3, task: 4 + 3 });
@@ -78,7 +81,7 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
           noFailures(r);
           expect(r.summary.created).toBe(0);
         }
-        expect(syncB.identity.foreign).toHaveLength(8);
+        expect(syncB.identity.foreign).toHaveLength(kind === "github" ? 0 : 8);
         const foreignSkips = syncA.plan.actions.filter(
           (a) => a.type === "skip" && a.reason === "foreign",
         );

@@ -38,8 +38,10 @@ describe.each(["github", "jira"] as const)("tiered tinyPM reads with %s", (kind)
     tinypm = world.tinypmTracker();
     target = world.targetTracker();
     await world.run("migrate");
-    const first = await world.run("sync", { fullScanEvery: EVERY });
-    if (first.tinypmRead.fullReason !== "first") throw new Error("the first sync must read all");
+    // Run 0 of the cycle reads everything (the migration's tier record may make a first sync
+    // partial already: on GitHub it leaves the feed's checkpoint too).
+    const first = await world.run("sync", { fullScanEvery: EVERY, fullScan: true });
+    if (!first.tinypmRead.complete) throw new Error("the forced sync must read all");
     // Sprints 1 and 2 ended before today (the generator's calendar): their stories are closed.
     const closed = new Set(
       world.tinypm.store

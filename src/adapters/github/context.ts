@@ -1,5 +1,14 @@
 import type { GithubClient } from "./client.js";
 
+/**
+ * An issue version the adapter knows the engine holds: read in a full listing, or answered by one
+ * of its own writes. `at` is `updated_at` (ms); `comments` the count that version had.
+ */
+export interface KnownVersion {
+  readonly at: number;
+  readonly comments: number;
+}
+
 /** What every request of the adapter goes through: the client and a number → id cache. */
 export interface GithubContext {
   readonly client: GithubClient;
@@ -7,4 +16,10 @@ export interface GithubContext {
   readonly ids: Map<number, number>;
   /** Issue number → node id (`I_…`), for GraphQL (adding an issue to a project). */
   readonly nodeIds: Map<number, string>;
+  /**
+   * Issue number → the newest version a full listing or the adapter's own writes gave it, so
+   * that after a migration the change feed's checkpoint can be set past its writes without
+   * reading them back (`known-versions.ts`).
+   */
+  readonly known: Map<number, KnownVersion>;
 }

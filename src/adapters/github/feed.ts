@@ -14,9 +14,9 @@ import { pages } from "./requests.js";
 
 /** Rounds of "fetch the overlap window again" before giving up on priming the ETag. */
 const MAX_ROUNDS = 3;
-const OPERATION = "issues.listForRepo";
+export const OPERATION = "issues.listForRepo";
 
-function listRequest(
+export function listRequest(
   since: string | undefined,
   etag: string | undefined,
   signal?: AbortSignal,

@@ -12,6 +12,8 @@ import type {
 } from "../../core/model.js";
 import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
 import { changeFeed } from "./feed.js";
+import { checkpointAfterWrites } from "./feed-prime.js";
+import { rememberIssue } from "./known-versions.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { statusHistory, statusLeftSince } from "./status-history.js";
@@ -60,7 +62,7 @@ export { ImportFailedError } from "./import-api.js";
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
   const timeScale = options.timeScale ?? 1;
   const client = createGithubClient(options);
-  const ctx: GithubContext = { client, ids: new Map(), nodeIds: new Map() };
+  const ctx: GithubContext = { client, ids: new Map(), nodeIds: new Map(), known: new Map() };
   const boardSpec = options.board;
   const board =
     options.project === undefined || boardSpec === undefined
@@ -188,6 +190,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         return;
       }
       for await (const raw of listRawIssues(ctx, o?.signal)) {
+        // What a full listing read, the engine holds (feed-prime.ts).
+        if (query.kind === undefined) rememberIssue(ctx, raw);
         const isTask = raw.parent_issue_url != null;
         if (query.kind === "task" && !isTask) continue;
         if (query.kind === "story" && isTask) continue;
@@ -261,6 +265,10 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
             view,
             signal: o?.signal,
           }),
+    // A board's feed keeps its own checkpoint (the board's values): a migration with a project
+    // leaves none, and the first sync reads in full.
+    checkpointAfterWrites: (o?: CallOptions) =>
+      board === undefined ? checkpointAfterWrites(ctx, o?.signal) : Promise.resolve(undefined),
     async findByMarker(marker: Marker, o?: CallOptions) {
       markerIndex ??= await buildIndex(o?.signal);
       const key = markerKey(marker);

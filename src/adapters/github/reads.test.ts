@@ -34,7 +34,12 @@ describe("nextLink", () => {
 
 describe("readIssue", () => {
   it("skips pull requests but remembers every number's id", () => {
-    const ctx: GithubContext = { client: noClient, ids: new Map(), nodeIds: new Map() };
+    const ctx: GithubContext = {
+      client: noClient,
+      ids: new Map(),
+      nodeIds: new Map(),
+      known: new Map(),
+    };
     expect(readIssue(ctx, { ...raw, pull_request: { url: "x" } }, "op")).toBeUndefined();
     expect(readIssue(ctx, { ...raw, number: 13, id: 5002 }, "op")?.number).toBe(13);
     expect([...ctx.ids]).toEqual([

@@ -1,7 +1,7 @@
 import type { BoardSpec } from "../../core/board.js";
 import type { GithubProjectRef } from "../../core/connection.js";
 import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
-import type { CallOptions, Tracker } from "../../core/tracker.js";
+import type { CallOptions, Checkpoint, Tracker } from "../../core/tracker.js";
 import type { GithubLogger } from "./client.js";
 import type { RequestGate } from "../../core/request-gate.js";
 import type { RateLimitSnapshot } from "./rate-limit.js";
@@ -45,6 +45,8 @@ export interface GithubRateLimitState {
 
 /** The Tracker plus GitHub's own operations. */
 export interface GithubTracker extends Tracker {
+  /** Set past the adapter's own writes when nothing else changed the repository (feed-prime.ts). */
+  checkpointAfterWrites(opts?: CallOptions): Promise<Checkpoint | undefined>;
   ensureLabels(
     labels: readonly LabelSpec[],
     opts?: CallOptions,

@@ -22,7 +22,8 @@ import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import type { GithubContext } from "./context.js";
 import { getRawIssue, mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, parse } from "./requests.js";
-import { rawCommentSchema, type RawIssue } from "./schema.js";
+import { rememberComment, rememberIssue, rememberTouch } from "./known-versions.js";
+import { rawCommentSchema, rawIssueSchema, type RawIssue } from "./schema.js";
 
 /** Issue, sub-issue and comment writes (each one paced write, plus reads only where needed). */
 
@@ -51,6 +52,7 @@ function mustIssue(ctx: GithubContext, data: unknown, operation: string): RawIss
       operation,
     });
   }
+  rememberIssue(ctx, issue);
   return issue;
 }
 
@@ -189,7 +191,7 @@ export async function addSubIssue(
 ): Promise<void> {
   const subIssueId = await idOf(ctx, child, signal);
   try {
-    await fetchOne(ctx, {
+    const res = await fetchOne(ctx, {
       method: "POST",
       url: "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
       params: { issue_number: Number(parent), sub_issue_id: subIssueId },
@@ -197,6 +199,12 @@ export async function addSubIssue(
       id: parent,
       signal,
     });
+    // The answer is the parent; the child changed in the same request.
+    const answered = rawIssueSchema.safeParse(res.data);
+    if (answered.success && answered.data.number === Number(parent)) {
+      rememberIssue(ctx, answered.data);
+      rememberTouch(ctx, Number(child), answered.data.updated_at);
+    }
   } catch (error) {
     // Attached by an earlier attempt whose answer was lost: GitHub refuses it again with a 422.
     if (!(error instanceof PayloadInvalidError)) throw error;
@@ -253,7 +261,9 @@ export async function createComment(
     id: number,
     signal,
   });
-  return toComment(parse(rawCommentSchema, res.data, { operation: "issues.createComment" }));
+  const raw = parse(rawCommentSchema, res.data, { operation: "issues.createComment" });
+  rememberComment(ctx, Number(number), raw.updated_at ?? raw.created_at);
+  return toComment(raw);
 }
 
 export function commentBodyFor(draft: CommentDraft): string {

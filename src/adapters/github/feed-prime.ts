@@ -1,0 +1,64 @@
+/**
+ * The change feed's checkpoint after a migration, from what the adapter already knows: without
+ * it, the first `sync` reads the whole repository again, and every issue's comments with it
+ * (about two requests per story). Here the repository is listed once (100 issues a request, no
+ * comments): when every issue is a version the engine holds (read by the migration's full
+ * listing or answered by its own writes), nobody else changed anything, and the checkpoint is
+ * set past the newest one with the ETag of the next run's exact request, so that the first
+ * quiet sync costs one 304 like any later one. Anything else — an issue nobody listed or wrote,
+ * or one changed since — gives no checkpoint: the first sync reads everything, as before.
+ */
+import type { Checkpoint } from "../../core/tracker.js";
+import { encodeCheckpoint, laterOf, seenInWindow, sinceFor, versionKey } from "./checkpoint.js";
+import type { GithubContext } from "./context.js";
+import { listRequest, OPERATION } from "./feed.js";
+import { isKnown } from "./known-versions.js";
+import { readIssue } from "./reads.js";
+import { pages } from "./requests.js";
+import type { RawIssue } from "./schema.js";
+
+/** Every issue of one listing (from `since`), or `undefined` at the first unknown one. */
+async function listKnown(
+  ctx: GithubContext,
+  since: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ issues: RawIssue[]; etag: string } | undefined> {
+  const issues: RawIssue[] = [];
+  let etag: string | undefined;
+  for await (const page of pages(ctx, listRequest(since, undefined, signal))) {
+    if (page === "not-modified") return undefined;
+    const header = page.response.headers.etag;
+    etag ??= header === undefined ? "" : String(header);
+    for (const raw of page.items) {
+      const issue = readIssue(ctx, raw, OPERATION);
+      if (issue === undefined) continue;
+      if (!isKnown(ctx.known, issue)) return undefined;
+      issues.push(issue);
+    }
+  }
+  return { issues, etag: etag ?? "" };
+}
+
+export async function checkpointAfterWrites(
+  ctx: GithubContext,
+  signal?: AbortSignal,
+): Promise<Checkpoint | undefined> {
+  if (ctx.known.size === 0) return undefined;
+  const all = await listKnown(ctx, undefined, signal);
+  if (all === undefined || all.issues.length === 0) return undefined;
+  let max: string | undefined;
+  for (const issue of all.issues) max = laterOf(max, issue.updated_at);
+  if (max === undefined) return undefined;
+  const since = sinceFor(max);
+  // The next run's exact request, for its ETag and the versions inside the overlap window.
+  const window = await listKnown(ctx, since, signal);
+  if (window === undefined || window.etag === "") return undefined;
+  let newest = max;
+  for (const issue of window.issues) newest = laterOf(newest, issue.updated_at);
+  if (newest !== max) return undefined;
+  const seen = seenInWindow(
+    window.issues.map((i) => versionKey(i)),
+    since,
+  );
+  return encodeCheckpoint({ since, etag: window.etag, seen });
+}

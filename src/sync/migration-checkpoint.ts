@@ -1,0 +1,69 @@
+/**
+ * What a migration leaves for the first `sync`: the target's change-feed checkpoint just past its
+ * own writes (`Tracker.checkpointAfterWrites`), so that the first quiet sync reads only what
+ * changed since, like any later one, instead of the whole target again. Only when the migration
+ * left nothing a sync must find by reading the target in full: no parked failure or conflict, no
+ * person's edit kept for `sync`, no target item skipped for the migration's one-way direction
+ * (a sync imports it), no create waiting to be settled.
+ */
+import type { Checkpoint } from "../core/tracker.js";
+import type { RunSummary } from "./events.js";
+import type { PlanAction, SkipReason } from "./plan/plan-types.js";
+import type { EngineContext } from "./context.js";
+
+/** Skips a later sync plans the same way, whether it reads the item or not. */
+const SETTLED_SKIPS: ReadonlySet<SkipReason> = new Set<SkipReason>([
+  "unchanged",
+  "echo",
+  "deleted",
+  "filtered",
+  "foreign",
+]);
+
+function settled(action: PlanAction): boolean {
+  switch (action.type) {
+    case "create":
+    case "adopt":
+    case "delete":
+      return true;
+    case "skip":
+      return SETTLED_SKIPS.has(action.reason);
+    case "update":
+      return (
+        !action.conflicts.some((c) => c.resolution === "parked") &&
+        (action.keptOnTarget ?? []).length === 0
+      );
+  }
+}
+
+/** Pure: whether the migration's plan and outcome leave nothing only a full target read finds. */
+export function leavesNothingForSync(
+  actions: readonly PlanAction[],
+  summary: RunSummary,
+  pendingIntents: number,
+): boolean {
+  return (
+    summary.failed === 0 &&
+    summary.conflicts === 0 &&
+    pendingIntents === 0 &&
+    actions.every(settled)
+  );
+}
+
+/** The checkpoint a finished migration stores for its target, when it may (see above). */
+export async function migrationCheckpoint(
+  ctx: EngineContext,
+  actions: readonly PlanAction[],
+  summary: RunSummary,
+): Promise<Checkpoint | undefined> {
+  const after = ctx.target.checkpointAfterWrites?.bind(ctx.target);
+  if (after === undefined) return undefined;
+  const pending = (await ctx.state.pendingIntents(ctx.job.name)).length;
+  if (!leavesNothingForSync(actions, summary, pending)) return undefined;
+  return ctx.lanes.run(ctx.targetSystem, {
+    name: `read ${ctx.targetSystem} feed position after the migration`,
+    kind: "read",
+    idempotent: true,
+    run: (signal) => after({ signal }),
+  });
+}
