@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolveStateConfig, type ConfiguredState } from "./state-config.js";
 import { dirname, resolve } from "node:path";
-import { ConfigError, type ValidationIssue } from "../core/errors.js";
+import { ConfigError, UsageError, type ValidationIssue } from "../core/errors.js";
 import { zodIssues } from "./issues.js";
 import { jsonSyntaxPosition } from "./json-position.js";
 import { knownKeysOf } from "./known-keys.js";
@@ -99,7 +99,8 @@ function resolveConfig(
     throw invalid(path, zodIssues(path, parsed.error.issues, knownKeysOf(ConfigSchema)));
   const config = parsed.data;
   const issues = checkConfigRules(path, config);
-  const selected = selectJobs(path, config, opts.jobs, issues);
+  // Problems of the file first; then a job name it does not have (a usage error).
+  const selected = issues.length > 0 ? [] : selectJobs(path, config, opts.jobs);
   const secrets: string[] = [];
   const jobs =
     issues.length > 0
@@ -176,21 +177,33 @@ function selectJobs(
   path: string,
   config: ParsedConfig,
   names: readonly string[] | undefined,
-  issues: ValidationIssue[],
 ): { job: JobConfig; index: number }[] {
   const all = config.jobs.map((job, index) => ({ job, index }));
   if (names === undefined) return all;
   const valid = config.jobs.map((j) => j.name);
-  for (const name of names) {
-    if (!valid.includes(name)) {
-      issues.push({
-        file: path,
-        path: ["jobs"],
-        message: `no job named "${name}"; valid jobs: ${valid.join(", ")}`,
-      });
-    }
-  }
+  const unknown = names.filter((name) => !valid.includes(name));
+  if (unknown.length > 0) throw unknownJob(path, unknown, valid);
   return all.filter(({ job }) => names.includes(job.name));
+}
+
+/**
+ * A job name the config does not have: a mistyped `--job`, not a fault of the config file, so a
+ * usage error naming the jobs there are.
+ */
+function unknownJob(
+  path: string,
+  unknown: readonly string[],
+  valid: readonly string[],
+): UsageError {
+  const where = path === CONFIG_OBJECT_NAME ? "the config object" : path;
+  const names = unknown.map((n) => `\`${n}\``).join(", ");
+  return new UsageError(`no job ${names}; jobs in ${where}: ${valid.join(", ") || "none"}`, {
+    hint:
+      valid.length === 0
+        ? `Add a job to the config's \`jobs\`.`
+        : `Name one of them (\`--job ${valid[0] ?? ""}\`); job names are case-sensitive.`,
+    details: { jobs: valid },
+  });
 }
 
 interface ResolveArgs {

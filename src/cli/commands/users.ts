@@ -5,14 +5,14 @@ import { laneRead } from "../../sync/prepare.js";
 import { readAndMatchUsers } from "../../sync/user-read.js";
 import { writeLine } from "../context.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig, openJob } from "../session.js";
+import { openJob, openOneJob } from "../session.js";
 import { usersJson, usersText, type UsersView } from "../users-output.js";
 import type { RegisterCommand } from "./index.js";
 import { systemLabel } from "../../core/system-label.js";
 
 interface UsersFlags {
   config: string;
-  job: string;
+  job?: string;
   json?: boolean;
   write?: string;
   logLevel?: string;
@@ -30,7 +30,7 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
     .description(
       "list tinyPM users, the target users who can be assigned, and the match table (matched by what, ambiguous, unmatched); reads only",
     )
-    .requiredOption("-j, --job <name>", "the job whose users to match");
+    .option("-j, --job <name>", "the job whose users to match (default: the config's only job)");
   configOption(cmd)
     .option("--json", "print one JSON object instead of the table")
     .option(
@@ -38,9 +38,7 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
       "write a user-map YAML: matches filled in, open cases as commented placeholders",
     );
   logOptions(cmd).action(async (flags: UsersFlags) => {
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const job = openJob(session, resolved, () => undefined, ctx.signal);
     try {
       const tinypmUsers = await laneRead(job.lanes, "tinypm", "list tinypm users", () =>
