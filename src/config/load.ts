@@ -27,6 +27,8 @@ export interface ResolvedJob {
     readonly webhookSecret?: string | undefined;
   };
   readonly mappingPath: string;
+  /** The job's user map: its own `users`, else the config's top-level one (absolute). */
+  readonly usersPath: string | undefined;
 }
 
 export interface LoadedConfig {
@@ -34,6 +36,7 @@ export interface LoadedConfig {
   readonly config: ParsedConfig;
   /** The selected jobs (all when no name was asked for). */
   readonly jobs: readonly ResolvedJob[];
+  /** The top-level user map (absolute); a job's own `users` wins: `ResolvedJob.usersPath`. */
   readonly usersPath: string | undefined;
   /**
    * Where the state lives, for messages: the SQLite file, or the PostgreSQL URL with its
@@ -260,7 +263,22 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
       webhookSecret: optionalSecret(a.opts.env, target.webhookSecretEnv, a.secrets),
     },
     mappingPath: resolve(a.dir, a.job.mapping),
+    usersPath: jobUsersPath(a),
   };
+}
+
+/** The job's own user map (checked to exist), else the top-level one (checked by the caller). */
+function jobUsersPath(a: ResolveArgs): string | undefined {
+  if (a.job.users === undefined)
+    return a.config.users === undefined ? undefined : resolve(a.dir, a.config.users);
+  const own = resolve(a.dir, a.job.users);
+  if (!existsSync(own))
+    a.issues.push({
+      file: a.path,
+      path: ["jobs", a.index, "users"],
+      message: `user map file not found: ${own}`,
+    });
+  return own;
 }
 
 /**

@@ -138,6 +138,41 @@ describe("status", () => {
       /last run: migrate waiting for limits — rerun resumes \(after \S+ \S+ UTC; exit 3\)/,
     );
     expect(status.stdout).not.toContain("no retry could fix");
-    expect(status.stdout).toMatch(/- \S+ migrate waiting for limits: 1 created/);
+    expect(status.stdout).toMatch(/- \S+ migrate waiting for limits: \d+ created/);
+  });
+});
+
+describe("users", () => {
+  it("a job's own users file overrides the top-level map; --write says where to point the config", async () => {
+    const { dir, file } = config("users", {}, (c) => {
+      const [gh] = c.jobs as Record<string, unknown>[];
+      if (gh !== undefined) gh.users = "gh-users.yaml";
+      (c as Record<string, unknown>).users = "top-users.yaml";
+    });
+    writeFileSync(join(dir, "gh-users.yaml"), "users:\n  alice: bob\n");
+    writeFileSync(join(dir, "top-users.yaml"), "users:\n  alice: carol\n");
+    const written = join(dir, "written.yaml");
+    const r = await cli(["users", "--job", "gh", "--config", file, "--write", written]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/alice +→ +bob +by user map/);
+    expect(r.stdout).not.toMatch(/alice +→ +carol/);
+    expect(r.stdout).toContain("the tinyPM email's part before the @");
+    expect(r.stderr).toContain(
+      `Wrote the user map for job gh (GitHub acme/widgets) to ${written}.`,
+    );
+    expect(r.stderr).toContain(
+      `point the config's "users" at it: "users": ${JSON.stringify(written)}`,
+    );
+    expect(readFileSync(written, "utf8")).toContain("alice: bob");
+  });
+
+  it("a job's users file that does not exist is named with the job's path", async () => {
+    const { file } = config("users-missing", {}, (c) => {
+      const [gh] = c.jobs as Record<string, unknown>[];
+      if (gh !== undefined) gh.users = "nowhere.yaml";
+    });
+    const r = await cli(["users", "--job", "gh", "--config", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/jobs > 0 > users: user map file not found: \S+nowhere\.yaml/);
   });
 });

@@ -76,7 +76,8 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
         });
         parseUserMap(text, flags.write); // what we write must load as written
         writeFileSync(flags.write, text);
-        ctx.stderr.write(`Wrote the user map to ${flags.write}\n`);
+        for (const line of writtenLines(flags.write, view, resolved.usersPath))
+          writeLine(ctx.stderr, line);
       }
       if (flags.json === true) writeLine(ctx.stdout, JSON.stringify(usersJson(view), null, 2));
       else for (const line of usersText(view)) writeLine(ctx.stdout, line);
@@ -85,3 +86,18 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
     }
   });
 };
+
+/**
+ * What `--write` says: where the map went, that it is for this job's target, and how to use it —
+ * the config's `users` (top-level, or the job's own when another job targets another system).
+ */
+function writtenLines(file: string, view: UsersView, current: string | undefined): string[] {
+  const target = `${systemLabel(view.targetSystem)} ${view.targetName}`;
+  return [
+    `Wrote the user map for job ${view.job} (${target}) to ${file}.`,
+    `To use it, point the config's "users" at it: "users": ${JSON.stringify(file)} — at the top level for every job, or in job ${view.job}'s own entry for this job only (a job's "users" overrides the top-level map).`,
+    current === undefined
+      ? "The job has no user map yet; until it does, users are matched by email, login and name only."
+      : `The job reads ${current} now.`,
+  ];
+}
