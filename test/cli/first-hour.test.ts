@@ -154,7 +154,7 @@ describe("users", () => {
     const written = join(dir, "written.yaml");
     const r = await cli(["users", "--job", "gh", "--config", file, "--write", written]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/alice +→ +bob +by user map/);
+    expect(r.stdout).toMatch(/alice +→ +bob +by map-file +users.alice: bob/);
     expect(r.stdout).not.toMatch(/alice +→ +carol/);
     expect(r.stdout).toContain("the tinyPM email's part before the @");
     expect(r.stderr).toContain(
