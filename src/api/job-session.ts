@@ -58,7 +58,6 @@ export function openJob(
     fence?: WriteFence | undefined;
   } = {},
 ): JobSession {
-  const { loaded } = session;
   const mappingSpec = loadMapping(resolved.mappingPath);
   if (mappingSpec.to !== resolved.target.type) {
     throw new MappingError(
