@@ -48,7 +48,7 @@ function config(
 const cli = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   runCliProcess(args, { env: { ...servers.env, ...env }, ...(cwd === undefined ? {} : { cwd }) });
 
-describe.concurrent("which job", () => {
+describe.concurrent("which job", { timeout: 120_000 }, () => {
   it("a mistyped --job names the config's jobs, as a usage error, not a fault of the file", async () => {
     const { file } = config("typo");
     const r = await cli(["migrate", "--job", "widget", "--config", file]);
@@ -76,7 +76,7 @@ describe.concurrent("which job", () => {
   });
 });
 
-describe.concurrent("the server a message is about", () => {
+describe.concurrent("the server a message is about", { timeout: 120_000 }, () => {
   it("a refused connection names the URL it went to", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/tinypm/api`;
     const { file } = config("closed", { tinypmUrl: url });
@@ -92,8 +92,14 @@ describe.concurrent("the server a message is about", () => {
     expect(r.stderr).toContain(`not a tinyPM API at ${url}`);
     expect(r.stderr).not.toContain("auth_failed");
     expect(r.stderr).not.toContain("token was not accepted");
+  });
+
+  it("check says the same of such a base URL", async () => {
+    const url = `${servers.github.url}/tinypm/api`;
+    const { file } = config("foreign-check", { tinypmUrl: url });
     const check = await cli(["check", "--config", file]);
     expect(check.stdout).toContain(`not a tinyPM API at ${url}`);
+    expect(check.stdout).not.toContain("auth_failed");
   });
 
   it("check with a read-only GitHub token says which access the token needs", async () => {
