@@ -59,7 +59,6 @@ export function openJob(
     fence?: WriteFence | undefined;
   } = {},
 ): JobSession {
-  const { loaded } = session;
   const mappingSpec = loadMapping(resolved.mappingPath);
   if (mappingSpec.to !== resolved.target.type) {
     throw new MappingError(
@@ -76,7 +75,8 @@ export function openJob(
       },
     );
   }
-  const userMap = loaded.usersPath === undefined ? undefined : loadUserMap(loaded.usersPath);
+  // The job's own `users`, else the config's top-level map.
+  const userMap = resolved.usersPath === undefined ? undefined : loadUserMap(resolved.usersPath);
   const targetSystem: SystemName = resolved.target.type;
   const toRun = gateEventsTo(onEvent);
   const tap = options.onGateEvent;

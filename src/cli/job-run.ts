@@ -5,6 +5,7 @@ import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
 import { createProgress } from "./progress.js";
+import { retryBursts, type RetryBursts } from "./retry-bursts.js";
 import { waitEndLine, waitLine } from "./wait-words.js";
 import type { ConfigSession } from "./session.js";
 
@@ -63,10 +64,11 @@ export async function runConfiguredEvents<T>(
   const progress = createProgress(ctx, (state, line) => {
     log.info({ progress: state }, `progress: ${line}`);
   });
+  const bursts = retryBursts();
   try {
     return await work((e: SyncEvent): void => {
       progress.event(e);
-      logEvent(log, e);
+      logEvent(log, e, bursts);
       also?.(e);
     });
   } finally {
@@ -74,8 +76,15 @@ export async function runConfiguredEvents<T>(
   }
 }
 
-/** One log line per event: warnings for what people must know, debug for every item. */
-export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
+/**
+ * One log line per event: warnings for what people must know, debug for every item; with
+ * `bursts`, one warning per burst of the same retry (retry-bursts.ts), the rest at debug.
+ */
+export function logEvent(
+  log: ConfigSession["logger"],
+  e: SyncEvent,
+  bursts: RetryBursts = retryBursts(),
+): void {
   switch (e.type) {
     case "failed":
       log.warn({ kind: e.kind, title: e.title, code: e.code }, `parked: ${e.message}`);
@@ -97,8 +106,9 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
         waitEndLine(e.system, undefined, e.waitedMs),
       );
       return;
-    case "retry":
-      log.warn(
+    case "retry": {
+      const first = bursts.first(e, Date.now());
+      (first ? log.warn.bind(log) : log.debug.bind(log))(
         {
           system: e.system,
           operation: e.operation,
@@ -107,9 +117,10 @@ export function logEvent(log: ConfigSession["logger"], e: SyncEvent): void {
           code: e.code,
           reason: e.reason,
         },
-        `retrying ${e.operation ?? "a request"} in ${e.delayMs} ms after attempt ${e.attempt}: [${e.code}] ${e.reason ?? ""}`.trimEnd(),
+        `retrying ${e.operation ?? "a request"} in ${e.delayMs} ms after attempt ${e.attempt}: [${e.code}] ${e.reason ?? ""}${first ? " (other requests failing the same way now are retried without a line each)" : ""}`.trimEnd(),
       );
       return;
+    }
     case "conflict":
       log.warn(
         { kind: e.kind, title: e.title, fields: e.conflicts.map((c) => c.field) },

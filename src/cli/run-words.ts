@@ -24,8 +24,12 @@ export function outcomeWords(run: RunRecord, outcome: RunState): string {
       return run.outcome === "running"
         ? "interrupted: its process is gone (exit unknown); the next run resumes"
         : "interrupted by a signal (exit 130); the next run resumes";
-    case "failed":
-      return "failed: stopped by an error no retry could fix (exit 3)";
+    case "failed": {
+      const until = run.counts.limitWaitUntil;
+      return until === undefined
+        ? "failed: stopped by an error no retry could fix (exit 3)"
+        : `waiting for limits — rerun resumes (after ${when(new Date(until).toISOString())}; exit 3)`;
+    }
     case "partial":
     case "ok": {
       const left = [

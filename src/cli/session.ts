@@ -1,7 +1,8 @@
 import type { ConfigSession } from "../api/job-session.js";
-import { loadConfig, type LoadedConfig } from "../config/load.js";
+import { loadConfig, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import { UsageError } from "../core/errors.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import type { CliContext } from "./context.js";
+import { writeLine, type CliContext } from "./context.js";
 import { configPath } from "./options.js";
 import { terminalOf } from "./terminal.js";
 
@@ -36,6 +37,42 @@ export function openConfig(
     secrets: flags.secrets,
   });
   return { loaded, logger: sessionLogger(ctx, loaded, flags) };
+}
+
+/**
+ * Opens the config for a command on one job: `--job NAME`, or — when it is left out — the
+ * config's only job (said on stderr, so a reader knows which ran); with several jobs and no
+ * `--job`, a usage error naming them.
+ */
+export function openOneJob(
+  ctx: CliContext,
+  file: string | undefined,
+  flags: LogFlags & { job?: string | undefined; secrets?: "require" | "optional" },
+): { session: ConfigSession; resolved: ResolvedJob } {
+  const name = flags.job ?? onlyJob(ctx, file);
+  const session = openConfig(ctx, file, { ...flags, jobs: [name] });
+  const [resolved] = session.loaded.jobs;
+  // loadConfig throws for a name the config does not have: one job is there.
+  if (resolved === undefined) throw new UsageError(`no job \`${name}\` in ${session.loaded.file}`);
+  return { session, resolved };
+}
+
+/** The name of the config's only job (announced), or a usage error naming the jobs to choose. */
+function onlyJob(ctx: CliContext, file: string | undefined): string {
+  const path = configPath(ctx, file);
+  // No job resolved: the file is checked, no secret is needed yet.
+  const names = loadConfig(path, { env: ctx.env, jobs: [] }).config.jobs.map((j) => j.name);
+  const [only] = names;
+  if (only !== undefined && names.length === 1) {
+    writeLine(ctx.stderr, `job: ${only} (the only job in ${path}; --job was not given)`);
+    return only;
+  }
+  throw new UsageError(
+    `--job was not given and ${path} has ${names.length} jobs: ${names.join(", ")}`,
+    {
+      hint: `Name the one to run, e.g. \`--job ${only ?? "NAME"}\`.`,
+    },
+  );
 }
 
 /** The logger of a command: flags, then the config's `log`, then the terminal decide. */

@@ -129,11 +129,14 @@ describe("loadConfig", () => {
     expect(issues.join("\n")).not.toContain("gh-secret");
   });
 
-  it("names the valid jobs when --job names an unknown one", () => {
+  it("names the valid jobs when --job names an unknown one, as a usage error, not the file's", () => {
     const file = write(base);
-    expect(issuesOf(() => loadConfig(file, { env: ENV, jobs: ["other"] }))).toEqual([
-      'jobs: no job named "other"; valid jobs: widgets',
-    ]);
+    expect(() => loadConfig(file, { env: ENV, jobs: ["other"] })).toThrow(
+      expect.objectContaining({
+        code: "usage",
+        message: `no job \`other\`; jobs in ${file}: widgets`,
+      }),
+    );
   });
 
   it("refuses a file that is not JSON, saying where", () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolveStateConfig, type ConfiguredState } from "./state-config.js";
 import { dirname, resolve } from "node:path";
-import { ConfigError, type ValidationIssue } from "../core/errors.js";
+import { ConfigError, UsageError, type ValidationIssue } from "../core/errors.js";
 import { zodIssues } from "./issues.js";
 import { jsonSyntaxPosition } from "./json-position.js";
 import { knownKeysOf } from "./known-keys.js";
@@ -27,6 +27,8 @@ export interface ResolvedJob {
     readonly webhookSecret?: string | undefined;
   };
   readonly mappingPath: string;
+  /** The job's user map: its own `users`, else the config's top-level one (absolute). */
+  readonly usersPath: string | undefined;
 }
 
 export interface LoadedConfig {
@@ -34,6 +36,7 @@ export interface LoadedConfig {
   readonly config: ParsedConfig;
   /** The selected jobs (all when no name was asked for). */
   readonly jobs: readonly ResolvedJob[];
+  /** The top-level user map (absolute); a job's own `users` wins: `ResolvedJob.usersPath`. */
   readonly usersPath: string | undefined;
   /**
    * Where the state lives, for messages: the SQLite file, or the PostgreSQL URL with its
@@ -99,7 +102,8 @@ function resolveConfig(
     throw invalid(path, zodIssues(path, parsed.error.issues, knownKeysOf(ConfigSchema)));
   const config = parsed.data;
   const issues = checkConfigRules(path, config);
-  const selected = selectJobs(path, config, opts.jobs, issues);
+  // Problems of the file first; then a job name it does not have (a usage error).
+  const selected = issues.length > 0 ? [] : selectJobs(path, config, opts.jobs);
   const secrets: string[] = [];
   const jobs =
     issues.length > 0
@@ -176,21 +180,33 @@ function selectJobs(
   path: string,
   config: ParsedConfig,
   names: readonly string[] | undefined,
-  issues: ValidationIssue[],
 ): { job: JobConfig; index: number }[] {
   const all = config.jobs.map((job, index) => ({ job, index }));
   if (names === undefined) return all;
   const valid = config.jobs.map((j) => j.name);
-  for (const name of names) {
-    if (!valid.includes(name)) {
-      issues.push({
-        file: path,
-        path: ["jobs"],
-        message: `no job named "${name}"; valid jobs: ${valid.join(", ")}`,
-      });
-    }
-  }
+  const unknown = names.filter((name) => !valid.includes(name));
+  if (unknown.length > 0) throw unknownJob(path, unknown, valid);
   return all.filter(({ job }) => names.includes(job.name));
+}
+
+/**
+ * A job name the config does not have: a mistyped `--job`, not a fault of the config file, so a
+ * usage error naming the jobs there are.
+ */
+function unknownJob(
+  path: string,
+  unknown: readonly string[],
+  valid: readonly string[],
+): UsageError {
+  const where = path === CONFIG_OBJECT_NAME ? "the config object" : path;
+  const names = unknown.map((n) => `\`${n}\``).join(", ");
+  return new UsageError(`no job ${names}; jobs in ${where}: ${valid.join(", ") || "none"}`, {
+    hint:
+      valid.length === 0
+        ? `Add a job to the config's \`jobs\`.`
+        : `Name one of them (\`--job ${valid[0] ?? ""}\`); job names are case-sensitive.`,
+    details: { jobs: valid },
+  });
 }
 
 interface ResolveArgs {
@@ -247,7 +263,22 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
       webhookSecret: optionalSecret(a.opts.env, target.webhookSecretEnv, a.secrets),
     },
     mappingPath: resolve(a.dir, a.job.mapping),
+    usersPath: jobUsersPath(a),
   };
+}
+
+/** The job's own user map (checked to exist), else the top-level one (checked by the caller). */
+function jobUsersPath(a: ResolveArgs): string | undefined {
+  if (a.job.users === undefined)
+    return a.config.users === undefined ? undefined : resolve(a.dir, a.config.users);
+  const own = resolve(a.dir, a.job.users);
+  if (!existsSync(own))
+    a.issues.push({
+      file: a.path,
+      path: ["jobs", a.index, "users"],
+      message: `user map file not found: ${own}`,
+    });
+  return own;
 }
 
 /**

@@ -148,6 +148,13 @@ const JobSchema = z
     tinypm: TinypmSchema.optional().describe(
       "Overrides the top-level tinyPM instance for this job.",
     ),
+    users: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Path of this job's user map file (YAML), relative to this config file; overrides the top-level `users` for this job (one tinyPM login can map to a GitHub login in one job and a Jira user in another).",
+      ),
     importFrom: z
       .array(z.string().min(1))
       .default([])

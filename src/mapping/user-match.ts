@@ -22,7 +22,7 @@ export interface UserMatch {
   readonly tinypm: UserRef;
   readonly target: UserRef;
   readonly how: MatchHow;
-  /** The value the rule matched on, e.g. `alice@example.com` or `login = email local part`. */
+  /** The value the rule matched on, e.g. `alice@example.com` or `login = the tinyPM email's part before the @`. */
   readonly reason?: string | undefined;
 }
 
@@ -91,7 +91,8 @@ const RULES: readonly Rule[] = [
     test: (u, t) => {
       const login = fold(t.login);
       if (login === undefined) return undefined;
-      if (login === localPart(u.email)) return `login ${t.login ?? ""} = email local part`;
+      if (login === localPart(u.email))
+        return `login ${t.login ?? ""} = the tinyPM email's part before the @`;
       return login === fold(u.login) ? `login ${t.login ?? ""} = tinyPM login` : undefined;
     },
   },

@@ -1,4 +1,4 @@
-import { InterruptedError } from "../core/errors.js";
+import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
 import type { UserMatch } from "../mapping/user-match.js";
@@ -203,7 +203,15 @@ async function runHeld(
       // The creates it made before it stopped can be taken back too.
       if (!lost) await recordCreations(journal, job.name, runId, events).catch(() => undefined);
       await journal
-        .finishRun(runId, { outcome, counts: { ...summary }, apiCalls: apiUse(o) })
+        .finishRun(runId, {
+          outcome,
+          // A stop for a limit is no fault: the status names it and when a rerun proceeds.
+          counts: {
+            ...summary,
+            ...(error instanceof LimitWaitError && { limitWaitUntil: error.resumeAt }),
+          },
+          apiCalls: apiUse(o),
+        })
         .catch((journalError: unknown) => {
           if (!lost) throw journalError;
         });

@@ -93,8 +93,19 @@ describe("demo", () => {
       expect(r.stdout).not.toContain("counterpart");
       expect(r.stdout).not.toContain("lose an assignee");
       expect(
-        /Jira shows no email for bob, dave, frank .* user map, \S+users\.yaml/.test(r.stdout),
+        /Jira shows no email for bob, dave, frank .* user map \(a temporary file, removed when the demo ends/.test(
+          r.stdout,
+        ),
       ).toBe(target === "jira");
+      // Issue #32: the first line says what was started; no path to a folder gone at exit; next steps.
+      expect(r.stdout.split("\n")[0]).toMatch(
+        new RegExp(
+          `^Started a tinyPM reference server with a generated project \\(http://127\\.0\\.0\\.1:\\d+/tinypm/api\\) and a ${name} sandbox \\(http://127\\.0\\.0\\.1:\\d+\\), on this machine only; both stop when the demo ends\\.$`,
+        ),
+      );
+      expect(r.stdout).not.toMatch(/tinypm-sync-demo-\w+/);
+      expect(r.stdout).toContain("Next steps:");
+      expect(r.stdout).toContain("npx tinypm-sync plan --migrate");
       expect(r.stdout).toContain(
         `== 1. Migrating the generated tinyPM project to the ${name} sandbox`,
       );
@@ -117,6 +128,10 @@ describe("demo --keep", () => {
       const out = demo.output().stdout;
       expect(out).toMatch(/^tinyPM reference server: http:\/\/127\.0\.0\.1:\d+\/tinypm\/api$/m);
       expect(out).toMatch(/^GitHub sandbox: http:\/\/127\.0\.0\.1:\d+$/m);
+      // Issue #32: commands a clone can run (npx), and where the demo's folder is.
+      expect(out).toMatch(/^ +npx tinypm-sync status --config \S+$/m);
+      expect(out).not.toMatch(/^ +tinypm-sync /m);
+      expect(out).toMatch(/^Folder: (\S+) .*remove it with `rm -rf \1`/m);
       const config = /^Config: (.+)$/m.exec(out)?.[1] ?? "";
       const env = Object.fromEntries(
         (/^Try: +export (.+)$/m.exec(out)?.[1] ?? "").split(" ").map((kv) => kv.split("=")),

@@ -236,11 +236,16 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       const ctx = { system: "github" as const, operation: req.operation, id: req.id };
       const error = timeout.aborted
         ? new RemoteUnavailableError(
-            `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms`,
+            `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms at ${opts.baseUrl.replace(/\/+$/, "")}`,
             ctx,
             { hint: "GitHub did not answer in time; the run can be retried.", transient: true },
           )
-        : toSyncError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() });
+        : toSyncError(err, ctx, {
+            tokenEnv: opts.tokenEnv,
+            now: now(),
+            baseUrl: opts.baseUrl.replace(/\/+$/, ""),
+            networkCode: errorCode(err),
+          });
       throw error;
     }
     logHttp(res.status);

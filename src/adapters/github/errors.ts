@@ -46,7 +46,14 @@ function messageOf(e: HttpErrorLike): string {
 export function toSyncError(
   err: unknown,
   ctx: RemoteContext,
-  opts: { tokenEnv?: string | undefined; now?: number | undefined } = {},
+  opts: {
+    tokenEnv?: string | undefined;
+    now?: number | undefined;
+    /** Named when no answer came (a refused connection, a reset). */
+    baseUrl?: string | undefined;
+    /** The network error's code (`ECONNREFUSED`…), when no answer came. */
+    networkCode?: string | undefined;
+  } = {},
 ): SyncError {
   const e = asHttpError(err);
   const status = e.status;
@@ -54,6 +61,16 @@ export function toSyncError(
   const message = messageOf(e);
   const full: RemoteContext = { ...ctx, status };
   const headers = e.response?.headers ?? {};
+  if (e.response === undefined && opts.baseUrl !== undefined) {
+    return new RemoteUnavailableError(
+      `GitHub ${at} could not reach the server at ${opts.baseUrl} (${opts.networkCode ?? message})`,
+      full,
+      {
+        hint: "Check the target's baseUrl and that the server is running; the run can be retried.",
+        transient: true,
+      },
+    );
+  }
   if (status === undefined || e.response === undefined || status >= 500) {
     return new RemoteUnavailableError(
       `GitHub ${at} failed: ${status ?? "no status"} ${message}`,

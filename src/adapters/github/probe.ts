@@ -28,6 +28,10 @@ export async function probeRepo(
       projectVisible: true,
       canWrite,
       details: `GitHub at ${where.baseUrl}, repository ${repo.full_name}${canWrite ? "" : " (read-only token)"}`,
+      // Shown only where the job writes to GitHub (check's probeLine).
+      ...(!canWrite && {
+        hint: `The token can read ${repo.full_name} but not write to it: give it write access to issues (classic token: the \`repo\` scope, \`public_repo\` for a public repository; fine-grained: Issues read and write on ${repo.full_name}), or use a token of an account with push access.`,
+      }),
     };
   } catch (err) {
     const code = err instanceof Error && "code" in err ? String(err.code) : "internal";

@@ -156,7 +156,7 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
       return result;
     } catch (error) {
       const ctx: ErrorContext = { system: "jira", operation: spec.operation, id: spec.id };
-      throw toSyncError(error, ctx, options);
+      throw toSyncError(error, ctx, { ...options, baseUrl });
     }
   }
 

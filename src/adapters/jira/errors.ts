@@ -90,7 +90,12 @@ const NETWORK_CODES = new Set([
 export function toSyncError(
   error: unknown,
   ctx: ErrorContext,
-  env: { emailEnv?: string | undefined; tokenEnv?: string | undefined } = {},
+  env: {
+    emailEnv?: string | undefined;
+    tokenEnv?: string | undefined;
+    /** Named when no answer came (a refused connection, a timeout). */
+    baseUrl?: string | undefined;
+  } = {},
 ): SyncError {
   if (error instanceof SyncError) return error;
   const shape = httpShape(error);
@@ -100,7 +105,7 @@ export function toSyncError(
     const message = error instanceof Error ? error.message : String(error);
     const transient = code === undefined || NETWORK_CODES.has(code);
     return new RemoteUnavailableError(
-      `Jira could not be reached for ${on} (${code ?? message}).`,
+      `Jira could not be reached${env.baseUrl === undefined ? "" : ` at ${env.baseUrl}`} for ${on} (${code ?? message}).`,
       ctx,
       {
         transient,

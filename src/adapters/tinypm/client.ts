@@ -4,7 +4,8 @@ import { got, type Got } from "got";
 import type { z } from "zod";
 import { PayloadInvalidError, SyncError, type RemoteContext } from "../../core/errors.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
-import { httpError, sanitized, toSyncError } from "./errors.js";
+import { httpError, notTinypm, sanitized, toSyncError } from "./errors.js";
+import { foreignAnswer } from "./foreign-answer.js";
 import { buildXml, parseXml, snippetOf, type XmlLimits, type XmlValue } from "./wire.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per HTTP call). */
@@ -170,6 +171,8 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
       const res = await promise;
       const status = res.statusCode;
       logHttp(status);
+      const foreign = foreignAnswer(res.headers["content-type"], res.body);
+      if (foreign !== undefined) throw notTinypm(ctx, baseUrl, status, foreign, res.body);
       if (status >= 200 && status < 300) {
         const location = res.headers.location;
         return { status, location, body: res.body };
@@ -187,7 +190,7 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
           },
         );
       }
-      throw toSyncError(error, ctx);
+      throw toSyncError(error, ctx, baseUrl);
     }
   }
 

@@ -94,10 +94,32 @@ export function sanitized(error: unknown): Error {
   return clean;
 }
 
-/** Any error met while talking to tinyPM → a core error, keeping `cause` and no secret. */
-export function toSyncError(error: unknown, ctx: RemoteContext): SyncError {
+/** An answer that is not XML: the base URL points at some other server (foreign-answer.ts). */
+export function notTinypm(
+  ctx: RemoteContext,
+  baseUrl: string,
+  status: number,
+  foreign: string,
+  body: string,
+): SyncError {
+  const what = `tinyPM ${ctx.operation}${ctx.id ? ` (id ${ctx.id})` : ""}`;
+  return new PayloadInvalidError(
+    `${what}: not a tinyPM API at ${baseUrl} (it answered ${status} with ${foreign}, not XML: ${snippetOf(body, 120)}).`,
+    { ...ctx, status },
+    {
+      hint: "Check tinypm.baseUrl in the config: it is the API's root, e.g. https://host/tinypm/api (`tinypm-sync reference-server` prints its own).",
+    },
+  );
+}
+
+/**
+ * Any error met while talking to tinyPM → a core error, keeping `cause` and no secret; one that
+ * got no answer names `baseUrl`.
+ */
+export function toSyncError(error: unknown, ctx: RemoteContext, baseUrl?: string): SyncError {
   if (error instanceof SyncError) return error;
   const what = `tinyPM ${ctx.operation}${ctx.id ? ` (id ${ctx.id})` : ""}`;
+  const at = baseUrl === undefined ? "" : ` at ${baseUrl}`;
   if (error instanceof XmlRejection) {
     return new PayloadInvalidError(
       `${what} returned a refused document: ${error.message} (${error.snippet}).`,
@@ -111,17 +133,21 @@ export function toSyncError(error: unknown, ctx: RemoteContext): SyncError {
     return new InterruptedError(`${what} was cancelled.`, { cause: sanitized(error) });
   }
   if (error instanceof TimeoutError) {
-    return new RemoteUnavailableError(`${what} timed out (${error.message}).`, ctx, {
+    return new RemoteUnavailableError(`${what} timed out${at} (${error.message}).`, ctx, {
       cause: sanitized(error),
       transient: true,
     });
   }
   if (error instanceof RequestError) {
-    return new RemoteUnavailableError(`${what} could not reach the server (${error.code}).`, ctx, {
-      cause: sanitized(error),
-      transient: true,
-      hint: "Check the tinyPM base URL and that the server is running.",
-    });
+    return new RemoteUnavailableError(
+      `${what} could not reach the server${at} (${error.code}).`,
+      ctx,
+      {
+        cause: sanitized(error),
+        transient: true,
+        hint: "Check the tinyPM base URL and that the server is running.",
+      },
+    );
   }
   return new RemoteUnavailableError(
     `${what} failed: ${error instanceof Error ? error.message : String(error)}.`,

@@ -66,8 +66,9 @@ function validateFiles(loaded: LoadedConfig): void {
       }
     });
   }
-  const users = loaded.usersPath;
-  if (users !== undefined) collect(() => loadUserMap(users));
+  // The top-level user map and every job's own, each once.
+  const userMaps = new Set([loaded.usersPath, ...loaded.jobs.map((j) => j.usersPath)]);
+  for (const users of userMaps) if (users !== undefined) collect(() => loadUserMap(users));
   if (issues.length > 0) {
     throw new MappingError(
       `The mappings have ${issues.length} problem${issues.length === 1 ? "" : "s"}.`,

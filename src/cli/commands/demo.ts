@@ -124,7 +124,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
       });
       const target = await startTarget(kind, flags.target === "jira-dc");
       try {
-        await demo(ctx, { dir, tinypm, target, kind, log: flags });
+        await demo(ctx, { dir, tinypm, target, kind, log: flags, keep: flags.keep === true });
         if (flags.keep === true) {
           ctx.stdout.write(keepLines({ dir, tinypm, target, kind }));
           await ctx.waitForStop();
@@ -150,10 +150,11 @@ function keepLines(o: DemoServers): string {
     `${systemLabel(o.kind)} sandbox: ${o.target.url}`,
     `  token: ${o.target.token}`,
     ...(o.kind === "jira" ? [`  email: ${o.target.env.JIRA_EMAIL ?? ""}`] : []),
+    `Folder: ${o.dir} (the config, the state and the user map; kept after Ctrl-C — remove it with \`rm -rf ${o.dir}\`)`,
     `Config: ${config}`,
     `Try:   export ${exports}`,
-    `       tinypm-sync status --config ${config}`,
-    `       tinypm-sync plan --config ${config} --job demo --format html --out plan.html`,
+    `       npx tinypm-sync status --config ${config}`,
+    `       npx tinypm-sync plan --config ${config} --format html --out plan.html`,
     "Press Ctrl-C to stop the servers.",
     "",
   ].join("\n");
@@ -191,14 +192,37 @@ interface DemoServers {
   kind: "github" | "jira";
   /** --log-level / --log-format, over the demo config's `warn` and pretty lines. */
   log?: LogFlags;
+  /** `--keep`: the servers and the folder stay after the demo. */
+  keep?: boolean;
+}
+
+/** The demo's first line: what it started, where, and that it is all local and temporary. */
+function startedLine(o: DemoServers, name: string): string {
+  return `Started a tinyPM reference server with a generated project (${o.tinypm.url}) and a ${name} sandbox (${o.target.url}), on this machine only${o.keep === true ? "" : "; both stop when the demo ends"}.`;
+}
+
+/** The demo's last lines: how to read the reports above, and what to do next. */
+function closingLines(name: string): string[] {
+  return [
+    "",
+    "Reading the reports: each run lists what it created, updated or left unchanged on each side;",
+    `"story" and "task" rows are tinyPM's stories and tasks, and their ${name} copies are named beside them.`,
+    "",
+    "Next steps:",
+    "  npx tinypm-sync demo --keep              keep the servers running and try the commands on them",
+    "  cp config.example.json tinypm-sync.json  then edit it for your tinyPM and target (README.md)",
+    "  npx tinypm-sync check                    validate the config and probe each system",
+    "  npx tinypm-sync plan --migrate           a dry run of the migration: writes nothing",
+  ];
 }
 
 async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   const name = systemLabel(o.kind);
+  ctx.stdout.write(`${startedLine(o, name)}\n\n`);
   const users = await demoUsers(o, name);
   if (users.map !== undefined)
     ctx.stdout.write(
-      `${name} shows no email for ${users.map.users.join(", ")} (as most ${name} profiles do), so no rule can match them: the demo mapped them in a user map, ${users.map.file} (for your own site: tinypm-sync users --config FILE --job NAME --write users.yaml)\n`,
+      `${name} shows no email for ${users.map.users.join(", ")} (as most ${name} profiles do), so no rule can match them: the demo mapped them in a user map${o.keep === true ? `, ${users.map.file}` : " (a temporary file, removed when the demo ends; `demo --keep` keeps it)"}. For your own site: npx tinypm-sync users --job NAME --write users.yaml\n`,
     );
   ctx.stdout.write(`${users.line}\n\n`);
   const file = writeDemoConfig(o, users.map);
@@ -220,6 +244,7 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   ctx.stdout.write(`\n== 3. Syncing both ways\n`);
   const sync = await runConfiguredJob(demoCtx, session, job, { mode: "sync", dryRun: false });
   printRun(ctx, sync, {});
+  for (const line of closingLines(name)) ctx.stdout.write(`${line}\n`);
   settleRuns(ctx, [migration, sync]);
 }
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { createTinypm, exportProject } from "../../adapters/registry.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig } from "../session.js";
+import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 /** `export`: the job's tinyPM project as a JSON archive (docs/export-format.md). */
@@ -11,7 +11,10 @@ export const registerExport: RegisterCommand = (program, ctx) => {
     .description(
       "write the job's tinyPM project (stories, tasks, comments, time entries, users, iterations) as a JSON archive",
     )
-    .requiredOption("-j, --job <name>", "the job whose tinyPM project to export");
+    .option(
+      "-j, --job <name>",
+      "the job whose tinyPM project to export (default: the config's only job)",
+    );
   configOption(cmd).option(
     "-o, --out <file>",
     "write the archive to a file (default: stdout, and nothing else on stdout)",
@@ -19,14 +22,12 @@ export const registerExport: RegisterCommand = (program, ctx) => {
   logOptions(cmd).action(
     async (flags: {
       config?: string;
-      job: string;
+      job?: string;
       out?: string;
       logLevel?: string;
       logFormat?: "json" | "pretty";
     }) => {
-      const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-      const [resolved] = session.loaded.jobs;
-      if (resolved === undefined) return;
+      const { session, resolved } = openOneJob(ctx, flags.config, flags);
       const tracker = createTinypm({
         baseUrl: resolved.tinypm.baseUrl,
         token: resolved.tinypm.token,

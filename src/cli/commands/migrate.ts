@@ -8,11 +8,11 @@ import {
 } from "../options.js";
 import { runConfiguredJob } from "../job-run.js";
 import { checkJsonAndFormat, printRun, settleRuns } from "../run-report.js";
-import { openConfig } from "../session.js";
+import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface MigrateFlags extends WriteRunFlags {
-  job: string;
+  job?: string;
 }
 
 /** `migrate`: a resumable one-way copy of the whole project in the job's direction. */
@@ -22,7 +22,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
     .description(
       "one-way copy of a whole project in the job's direction (tinyPM → target, or target → tinyPM with direction to-tinypm); resumable, never duplicates",
     )
-    .requiredOption("-j, --job <name>", "the job to run");
+    .option("-j, --job <name>", "the job to run (default: the config's only job)");
   configOption(cmd);
   writeRunOptions(
     cmd
@@ -32,9 +32,7 @@ export const registerMigrate: RegisterCommand = (program, ctx) => {
   reportOptions(cmd);
   logOptions(cmd).action(async (flags: MigrateFlags) => {
     checkJsonAndFormat({ ...flags, formatGiven: cmd.getOptionValueSource("format") === "cli" });
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const run = await runConfiguredJob(ctx, session, resolved, {
       mode: "migrate",
       ...writeRunSwitches(flags),

@@ -3,12 +3,12 @@ import { configOption, logOptions, reportOptions, type JobCommandFlags } from ".
 import { runConfiguredJob } from "../job-run.js";
 import { planExitCode, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
-import { openConfig } from "../session.js";
 import { savedPlanFor, writeSavedPlan } from "../../api/save-plan.js";
+import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface PlanFlags extends JobCommandFlags {
-  job: string;
+  job?: string;
   migrate?: boolean;
   detailedExitcode?: boolean;
   json?: boolean;
@@ -22,7 +22,7 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
     .description(
       "dry run of migrate/sync: what would change, field by field, and the API calls it would take; writes nothing to any system or to the state",
     )
-    .requiredOption("-j, --job <name>", "the job to plan");
+    .option("-j, --job <name>", "the job to plan (default: the config's only job)");
   configOption(cmd);
   reportOptions(cmd)
     .option("--migrate", "plan what `migrate` would do (one-way copy) instead of `sync`")
@@ -36,9 +36,7 @@ export const registerPlan: RegisterCommand = (program, ctx) => {
       "exit 0 when there is nothing to do, 2 when there are changes, 4 when there are conflicts",
     );
   logOptions(cmd).action(async (flags: PlanFlags) => {
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const run = await runConfiguredJob(ctx, session, resolved, {
       mode: flags.migrate === true ? "migrate" : "sync",
       dryRun: true,

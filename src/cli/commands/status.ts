@@ -74,7 +74,7 @@ export function statusText(status: StatusJson, gone: ReadonlySet<string> = new S
       lines.push("  recent runs (newest first; `undo --run ID` takes back what one created):");
     for (const r of j.lastRuns)
       lines.push(
-        `    - ${r.id} ${r.mode} ${r.outcome}: ${r.counts.created ?? 0} created, ${r.counts.updated ?? 0} updated`,
+        `    - ${r.id} ${r.mode} ${r.counts.limitWaitUntil === undefined ? r.outcome : "waiting for limits"}: ${r.counts.created ?? 0} created, ${r.counts.updated ?? 0} updated`,
       );
     const rebuilt = last?.counts.linksRebuilt ?? 0;
     if (last !== undefined)

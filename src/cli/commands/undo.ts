@@ -4,13 +4,14 @@ import { escapeTerminal as t } from "../../report/escape.js";
 import { systemLabel } from "../../report/labels.js";
 import type { UndoItem, UndoReport } from "../../sync/undo/undo-types.js";
 import { logEvent } from "../job-run.js";
+import { retryBursts } from "../retry-bursts.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig } from "../session.js";
+import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface UndoFlags {
   config?: string;
-  job: string;
+  job?: string;
   run: string;
   dryRun?: boolean;
   json?: boolean;
@@ -25,22 +26,21 @@ export const registerUndo: RegisterCommand = (program, ctx) => {
     .description(
       "remove what one run created (target issues, or tinyPM stories and tasks for a to-tinypm run) and its links; items a person changed since are left and listed (exit 4); running it again does nothing",
     )
-    .requiredOption("-j, --job <name>", "the job whose run to undo")
+    .option("-j, --job <name>", "the job whose run to undo (default: the config's only job)")
     .requiredOption("--run <id>", "the run to undo (its id, as `status` lists it)");
   configOption(cmd)
     .option("--dry-run", "list what would be removed and kept; write nothing")
     .option("--json", "print the result as one JSON object");
   logOptions(cmd).action(async (flags: UndoFlags) => {
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const log = session.logger.child({ job: resolved.job.name });
+    const bursts = retryBursts();
     const result = await undoResolvedJob(session, resolved, {
       runId: flags.run,
       dryRun: flags.dryRun === true,
       signal: ctx.signal,
       onEvent: (e) => {
-        logEvent(log, e);
+        logEvent(log, e, bursts);
       },
     });
     ctx.stdout.write(

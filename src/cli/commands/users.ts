@@ -5,14 +5,14 @@ import { laneRead } from "../../sync/prepare.js";
 import { readAndMatchUsers } from "../../sync/user-read.js";
 import { writeLine } from "../context.js";
 import { configOption, logOptions } from "../options.js";
-import { openConfig, openJob } from "../session.js";
+import { openJob, openOneJob } from "../session.js";
 import { usersJson, usersText, type UsersView } from "../users-output.js";
 import type { RegisterCommand } from "./index.js";
 import { systemLabel } from "../../core/system-label.js";
 
 interface UsersFlags {
   config: string;
-  job: string;
+  job?: string;
   json?: boolean;
   write?: string;
   logLevel?: string;
@@ -30,7 +30,7 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
     .description(
       "list tinyPM users, the target users who can be assigned, and the match table (matched by what, ambiguous, unmatched); reads only",
     )
-    .requiredOption("-j, --job <name>", "the job whose users to match");
+    .option("-j, --job <name>", "the job whose users to match (default: the config's only job)");
   configOption(cmd)
     .option("--json", "print one JSON object instead of the table")
     .option(
@@ -38,9 +38,7 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
       "write a user-map YAML: matches filled in, open cases as commented placeholders",
     );
   logOptions(cmd).action(async (flags: UsersFlags) => {
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const job = openJob(session, resolved, () => undefined, ctx.signal);
     try {
       const tinypmUsers = await laneRead(job.lanes, "tinypm", "list tinypm users", () =>
@@ -78,7 +76,8 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
         });
         parseUserMap(text, flags.write); // what we write must load as written
         writeFileSync(flags.write, text);
-        ctx.stderr.write(`Wrote the user map to ${flags.write}\n`);
+        for (const line of writtenLines(flags.write, view, resolved.usersPath))
+          writeLine(ctx.stderr, line);
       }
       if (flags.json === true) writeLine(ctx.stdout, JSON.stringify(usersJson(view), null, 2));
       else for (const line of usersText(view)) writeLine(ctx.stdout, line);
@@ -87,3 +86,18 @@ export const registerUsers: RegisterCommand = (program, ctx) => {
     }
   });
 };
+
+/**
+ * What `--write` says: where the map went, that it is for this job's target, and how to use it —
+ * the config's `users` (top-level, or the job's own when another job targets another system).
+ */
+function writtenLines(file: string, view: UsersView, current: string | undefined): string[] {
+  const target = `${systemLabel(view.targetSystem)} ${view.targetName}`;
+  return [
+    `Wrote the user map for job ${view.job} (${target}) to ${file}.`,
+    `To use it, point the config's "users" at it: "users": ${JSON.stringify(file)} — at the top level for every job, or in job ${view.job}'s own entry for this job only (a job's "users" overrides the top-level map).`,
+    current === undefined
+      ? "The job has no user map yet; until it does, users are matched by email, login and name only."
+      : `The job reads ${current} now.`,
+  ];
+}

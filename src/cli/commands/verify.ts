@@ -4,12 +4,13 @@ import { ExitCode } from "../../core/errors.js";
 import { renderVerify } from "../../report/verify-render.js";
 import { verifyClean } from "../../report/verify-types.js";
 import { logEvent } from "../job-run.js";
+import { retryBursts } from "../retry-bursts.js";
 import { configOption, logOptions, reportOptions, type JobCommandFlags } from "../options.js";
-import { openConfig } from "../session.js";
+import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 
 interface VerifyFlags extends JobCommandFlags {
-  job: string;
+  job?: string;
   json?: boolean;
 }
 
@@ -20,18 +21,17 @@ export const registerVerify: RegisterCommand = (program, ctx) => {
     .description(
       "read both sides and compare every linked pair field by field, and list items linked on neither side; writes nothing; exit 0 when all equal, 4 when anything differs",
     )
-    .requiredOption("-j, --job <name>", "the job to verify");
+    .option("-j, --job <name>", "the job to verify (default: the config's only job)");
   configOption(cmd);
   reportOptions(cmd).option("--json", "the same as --format json");
   logOptions(cmd).action(async (flags: VerifyFlags) => {
-    const session = openConfig(ctx, flags.config, { ...flags, jobs: [flags.job] });
-    const [resolved] = session.loaded.jobs;
-    if (resolved === undefined) return;
+    const { session, resolved } = openOneJob(ctx, flags.config, flags);
     const log = session.logger.child({ job: resolved.job.name });
+    const bursts = retryBursts();
     const report = await verifyResolvedJob(session, resolved, {
       signal: ctx.signal,
       onEvent: (e) => {
-        logEvent(log, e);
+        logEvent(log, e, bursts);
       },
     });
     const text = renderVerify(report, flags.json === true ? "json" : flags.format);

@@ -27,7 +27,7 @@ describe("matchUsers", () => {
   it("matches by map file, email, login and display name, saying how and on what", () => {
     expect(result.matches.map((m) => [m.tinypm.login, m.target.id, m.how, m.reason])).toEqual([
       ["jdoe", "jane-gh", "map-file", "users.jdoe: jane-gh"],
-      ["bob", "bob", "login", "login bob = email local part"],
+      ["bob", "bob", "login", "login bob = the tinyPM email's part before the @"],
       ["cw", "carol", "email", "email CAROL@corp.example"],
       ["dk", "dking", "name", 'name "dan king"'],
     ]);
