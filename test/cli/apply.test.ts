@@ -194,7 +194,7 @@ describe("a saved plan of a GitHub migration", () => {
     });
     const missing = await cli("apply", file, "--config", noJob);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('"gh"');
+    expect(missing.stderr).toContain("no job `gh`");
     expectUntouched(before);
     expect(existsSync(join(tmp.dir, "other-state.db"))).toBe(false);
   }, 120_000);

@@ -1,3 +1,5 @@
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTinypm } from "../../src/adapters/registry.js";
 import type { WorkItem } from "../../src/core/model.js";
@@ -96,16 +98,19 @@ function must(run: { code: number | null; stderr: string }): void {
   if (run.code !== 0) throw new Error(`exit ${run.code}: ${run.stderr}`);
 }
 
-// A first sync after `migrate` reads a GitHub repository in full; Jira's feed never claims a
-// complete read, so there the run that reads the whole project is `sync --repair-markers`.
+// A migration leaves the target's feed checkpoint past its own writes, and a feed never claims a
+// complete read: the run that reads the whole repository or project is `sync --repair-markers`
+// (or a sync without a checkpoint, as serve's below).
 describe.each([
-  { job: "gh", system: "GitHub", sandbox: (s: Servers) => s.github.url, full: [] },
+  {
+    job: "gh",
+    system: "GitHub",
+    sandbox: (s: Servers) => s.github.url,
+    full: ["--repair-markers"],
+  },
   { job: "jr", system: "Jira", sandbox: (s: Servers) => s.jira.url, full: ["--repair-markers"] },
 ] as const)("an emptied $system sandbox, onDelete: delete", ({ job, system, sandbox, full }) => {
-  const plan = (...args: string[]) =>
-    full.length === 0
-      ? w.cli("plan", "--job", job, ...args)
-      : w.cli("sync", "--dry-run", ...full, "--job", job, ...args);
+  const plan = (...args: string[]) => w.cli("sync", "--dry-run", ...full, "--job", job, ...args);
   let w: World;
   beforeAll(async () => {
     w = await startWorld("delete");
@@ -188,6 +193,11 @@ describe.each([
   it.runIf(job === "gh")(
     "serve shows the guarded run as failed, with the mass_delete message",
     async () => {
+      // A state without the feed's checkpoint (a migration that could leave none: a person's
+      // issue made meanwhile): serve's first sync reads the repository in full.
+      const db = new Database(join(dirname(w.config), "state.db"));
+      db.prepare("DELETE FROM checkpoints WHERE job = ? AND system = ?").run(job, "github");
+      db.close();
       const served = await startServe(w.config, w.servers.env);
       try {
         const gh = await eventually(async () => {

@@ -71,9 +71,12 @@ describe.each(["github", "jira"] as const)(
         });
     });
 
-    it.runIf(kind === "github")("costs one 304 on GitHub, like a later quiet sync", () => {
-      expect([first.target, first.notModified]).toEqual([1, 1]);
-      expect([later.target, later.notModified]).toEqual([1, 1]);
+    it.runIf(kind === "github")("costs on GitHub what a later quiet sync does", () => {
+      // The feed's overlap window listed again: one 304 when it fits one page; a migration's
+      // last seconds can fill more (a first page's ETag then stands for nothing), read in full.
+      expect(first.target).toBe(later.target);
+      expect(first.target).toBeLessThanOrEqual(Math.ceil(ITEMS / 100));
+      expect(first.notModified).toBe(later.notModified);
     });
 
     it.runIf(kind === "github")("reads tinyPM by tiers, as a later quiet sync does", () => {

@@ -22,11 +22,13 @@ async function listKnown(
   ctx: GithubContext,
   since: string | undefined,
   signal: AbortSignal | undefined,
-): Promise<{ issues: RawIssue[]; etag: string } | undefined> {
+): Promise<{ issues: RawIssue[]; etag: string; pages: number } | undefined> {
   const issues: RawIssue[] = [];
   let etag: string | undefined;
+  let count = 0;
   for await (const page of pages(ctx, listRequest(since, undefined, signal))) {
     if (page === "not-modified") return undefined;
+    count++;
     const header = page.response.headers.etag;
     etag ??= header === undefined ? "" : String(header);
     for (const raw of page.items) {
@@ -36,7 +38,7 @@ async function listKnown(
       issues.push(issue);
     }
   }
-  return { issues, etag: etag ?? "" };
+  return { issues, etag: etag ?? "", pages: count };
 }
 
 export async function checkpointAfterWrites(
@@ -52,7 +54,7 @@ export async function checkpointAfterWrites(
   const since = sinceFor(max);
   // The next run's exact request, for its ETag and the versions inside the overlap window.
   const window = await listKnown(ctx, since, signal);
-  if (window === undefined || window.etag === "") return undefined;
+  if (window === undefined) return undefined;
   let newest = max;
   for (const issue of window.issues) newest = laterOf(newest, issue.updated_at);
   if (newest !== max) return undefined;
@@ -60,5 +62,8 @@ export async function checkpointAfterWrites(
     window.issues.map((i) => versionKey(i)),
     since,
   );
-  return encodeCheckpoint({ since, etag: window.etag, seen });
+  // The first page's ETag stands for the listing only when it is the only page: changes sort
+  // last, so a longer listing's first page stays the same (the next run then lists the window).
+  const etag = window.pages === 1 ? window.etag : "";
+  return encodeCheckpoint({ since, etag, seen });
 }

@@ -61,18 +61,23 @@ export async function* changeFeed(
   let etag = cp.etag;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let firstEtag: string | undefined;
+    let pageCount = 0;
     for await (const page of pages(ctx, listRequest(state.since, etag, signal))) {
       if (page === "not-modified") {
         yield { changes: [], checkpoint: from ?? encodeCheckpoint(cp), complete: false };
         return;
       }
       firstEtag ??= etagOf(page.response.headers.etag);
+      pageCount++;
       const changes = await pageChanges(ctx, page.items, state, signal);
       yield { changes, checkpoint: checkpointOf(state, undefined), complete: false };
     }
     const next = state.max === undefined ? state.since : sinceFor(state.max);
     if (next === state.since) {
-      yield { changes: [], checkpoint: checkpointOf(state, firstEtag), complete: full };
+      // A first page's ETag stands for the whole listing only when there is no other page: a
+      // change sorts last (oldest update first), so a longer listing's first page stays the same.
+      const etagNext = pageCount === 1 ? firstEtag : undefined;
+      yield { changes: [], checkpoint: checkpointOf(state, etagNext), complete: full };
       return;
     }
     state.since = next;

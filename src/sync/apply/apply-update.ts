@@ -223,9 +223,12 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
         body: a.comment,
       });
   }
+  // The side found gone is marked so; a deletion mirrored as a delete leaves the other side
+  // gone too (a closed copy is still there), so that no later run counts it deleted again.
   const gone = (s: Snapshot): Snapshot => ({ ...s, deleted: true });
-  const t = onTarget ? gone(a.link.baseTinypm) : a.link.baseTinypm;
-  const g = onTarget ? a.link.baseTarget : gone(a.link.baseTarget);
+  const both = a.mode === "delete";
+  const t = onTarget || both ? gone(a.link.baseTinypm) : a.link.baseTinypm;
+  const g = !onTarget || both ? gone(a.link.baseTarget) : a.link.baseTarget;
   await ctx.state.updateBase(ctx.job.name, a.kind, a.link.tinypmId, baseOf(t, g));
   ctx.emit({ type: "deleted", kind: a.kind, title: a.title, side: a.side, mode: a.mode });
 }
