@@ -116,8 +116,17 @@ describe.each([
     w = await startWorld("delete");
     must(await w.cli("migrate", "--job", job));
     if ((await targetIssues(w, job)).length !== STORIES) throw new Error("migrate copied too few");
-    // The repository or project is recreated: empty, while the state still links every story.
-    await emptySandbox(sandbox(w.servers));
+    // Every issue is deleted (GitHub then answers 410 for each: a 404 would be one the token
+    // no longer sees, never a deletion), or the project recreated empty, while the state still
+    // links every story.
+    if (job === "gh")
+      for (const issue of await targetIssues(w, job)) {
+        const res = await fetch(`${sandbox(w.servers)}/_sandbox/issues/${issue.id}/delete`, {
+          method: "POST",
+        });
+        if (!res.ok) throw new Error(`deleting issue ${issue.id} answered ${res.status}`);
+      }
+    else await emptySandbox(sandbox(w.servers));
   });
   afterAll(async () => {
     await w.cleanup();
