@@ -37,6 +37,25 @@ const stopAtBase =
       },
     });
 
+/** The run's target tracker, whose update of `id` stops before sending (as a process would). */
+const refuseUpdateOf =
+  (id: string, onRefused: () => void) =>
+  (tracker: Tracker): Tracker => {
+    const update: Tracker["update"] = async (ref, patch, opts) => {
+      if (ref.id !== id) return tracker.update(ref, patch, opts);
+      onRefused();
+      throw new RemoteUnavailableError(
+        "stopped before the write (test)",
+        { system: tracker.system, operation: "update" },
+        { transient: false },
+      );
+    };
+    return new Proxy(tracker, {
+      get: (target, prop, receiver) =>
+        prop === "update" ? update : (Reflect.get(target, prop, receiver) as unknown),
+    });
+  };
+
 describe.each(["github", "jira"] as const)(
   "a write to %s interrupted before its base update",
   (kind) => {
@@ -242,21 +261,7 @@ describe.each(["github", "jira"] as const)(
       await run("sync", {
         ...FULL,
         // The write is recorded, then never sent (the process stops before the request).
-        wrapTarget: (tracker) => {
-          const update: Tracker["update"] = async (ref, patch, opts) => {
-            if (ref.id !== link.targetId) return tracker.update(ref, patch, opts);
-            refused++;
-            throw new RemoteUnavailableError(
-              "stopped before the write (test)",
-              { system: kind, operation: "update" },
-              { transient: false },
-            );
-          };
-          return new Proxy(tracker, {
-            get: (target, prop, receiver) =>
-              prop === "update" ? update : (Reflect.get(target, prop, receiver) as unknown),
-          });
-        },
+        wrapTarget: refuseUpdateOf(link.targetId, () => refused++),
       }).catch(() => undefined);
       expect(refused).toBe(1);
       expect(stored(link.tinypmId)?.pendingWrites?.map((w) => w.side)).toEqual(["target"]);
@@ -286,21 +291,7 @@ describe.each(["github", "jira"] as const)(
       await run("sync", {
         ...FULL,
         now: host,
-        wrapTarget: (tracker) => {
-          const update: Tracker["update"] = async (ref, patch, opts) => {
-            if (ref.id !== link.targetId) return tracker.update(ref, patch, opts);
-            refused++;
-            throw new RemoteUnavailableError(
-              "stopped before the write (test)",
-              { system: kind, operation: "update" },
-              { transient: false },
-            );
-          };
-          return new Proxy(tracker, {
-            get: (target, prop, receiver) =>
-              prop === "update" ? update : (Reflect.get(target, prop, receiver) as unknown),
-          });
-        },
+        wrapTarget: refuseUpdateOf(link.targetId, () => refused++),
       }).catch(() => undefined);
       expect(refused).toBe(1);
       const pending = stored(link.tinypmId)?.pendingWrites?.find((w) => w.side === "target");
