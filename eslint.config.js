@@ -11,7 +11,7 @@ const LAYERS = [
   "adapters",
   "mapping",
   "sync",
-  "queue",
+  "gate",
   "state",
   "report",
   "cli",
@@ -21,7 +21,7 @@ const LAYERS = [
   "sandboxes",
   "server-kit",
   "serve",
-  "api",
+  "library",
 ];
 
 /** A pattern that forbids importing the named layers (relative imports from anywhere in src). */
@@ -123,17 +123,17 @@ export default tseslint.config(
   layer(["src/adapters/memory/**"], ["core", "adapters"], [otherAdapter("memory")]),
   layer(["src/mapping/**"], ["core", "mapping"]),
   layer(["src/state/**"], ["core", "state"]),
-  layer(["src/queue/**"], ["core", "queue"]),
+  layer(["src/gate/**"], ["core", "gate"]),
   layer(["src/report/**"], ["core", "report"]),
   layer(["src/log/**"], ["core", "log"]),
-  layer(["src/config/**"], ["core", "config", "mapping"]),
-  layer(["src/sync/**"], ["core", "sync", "mapping", "state", "queue", "report"]),
+  layer(["src/config/**"], ["core", "config", "mapping", "adapters", "state"]),
+  layer(["src/sync/**"], ["core", "sync", "mapping", "state", "gate", "report"]),
   // The library (src/index.ts, docs/library.md) runs jobs as the CLI does, without printing.
   layer(
-    ["src/api/**"],
-    ["api", "core", "config", "adapters", "mapping", "queue", "state", "sync", "report", "log"],
+    ["src/library/**"],
+    ["library", "core", "config", "adapters", "mapping", "gate", "state", "sync", "report", "log"],
   ),
-  layer(["src/index.ts"], ["api", "core", "config", "sync", "report"]),
+  layer(["src/index.ts"], ["library", "core", "config", "sync", "report"]),
   layer(["src/reference-server/**"], ["reference-server", "server-kit"]),
   layer(["src/sandboxes/**"], ["sandboxes", "server-kit"]),
   layer(["src/server-kit/**"], ["server-kit"]),

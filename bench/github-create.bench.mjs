@@ -15,7 +15,7 @@ import { once } from "node:events";
 import { loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createGithubTracker } from "../dist/adapters/github/index.js";
-import { createGate } from "../dist/queue/gate.js";
+import { createGate } from "../dist/gate/gate.js";
 
 const STORIES = Number(process.env.BENCH_GITHUB_STORIES ?? 250);
 const TIME_SCALE = Number(process.env.BENCH_GITHUB_TIME_SCALE ?? 60);

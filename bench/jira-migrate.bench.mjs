@@ -10,8 +10,8 @@
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import { createJiraTracker } from "../dist/adapters/jira/index.js";
-import { createGate } from "../dist/queue/gate.js";
-import { JIRA_ISSUE_WRITE_WINDOWS } from "../dist/queue/gate-limits.js";
+import { createGate } from "../dist/gate/gate.js";
+import { JIRA_ISSUE_WRITE_WINDOWS } from "../dist/gate/gate-limits.js";
 
 const STORIES = Number(process.env.BENCH_JIRA_STORIES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_JIRA_CONCURRENCY ?? 8);

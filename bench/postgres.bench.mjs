@@ -24,7 +24,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { createTarget, createTinypm } from "../dist/adapters/registry.js";
 import { loadMapping } from "../dist/mapping/load.js";
-import { createLanes } from "../dist/queue/lanes.js";
+import { createLanes } from "../dist/gate/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { openPostgresState } from "../dist/state/postgres/pg-store.js";

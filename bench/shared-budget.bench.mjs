@@ -1,6 +1,6 @@
 // The shared rate budget of a PostgreSQL state (issue #19): database round trips per write.
 // BENCH_BUDGET_WRITES (default 200) writes of one GitHub token go through the real request gate
-// (dist/queue/gate.js, the one the trackers use) with GitHub's write limits (80 per minute, 500
+// (dist/gate/gate.js, the one the trackers use) with GitHub's write limits (80 per minute, 500
 // per hour) on a fast clock (BENCH_BUDGET_SCALE, default 60: a minute lasts 1 s), each booked in
 // the budget kept by a real PostgreSQL server (bench/postgres-server.mjs). The "service" answers
 // each write after 20 ms. Every worker is its own connection pool, budget and gate, as a process
@@ -12,7 +12,7 @@
 // so the same file measures an older build too.
 // Usage: npm run bench -- shared-budget
 import pg from "pg";
-import { createGate } from "../dist/queue/gate.js";
+import { createGate } from "../dist/gate/gate.js";
 import { pgBudget } from "../dist/state/postgres/pg-budget.js";
 import { openPostgresState } from "../dist/state/postgres/pg-store.js";
 import { startPostgres } from "./postgres-server.mjs";

@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { createTarget, createTinypm } from "../dist/adapters/registry.js";
 import { createMemoryTracker } from "../dist/adapters/memory/index.js";
 import { loadMapping } from "../dist/mapping/load.js";
-import { createLanes } from "../dist/queue/lanes.js";
+import { createLanes } from "../dist/gate/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { openSqliteState } from "../dist/state/sqlite-state.js";

@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { createTarget, createTinypm } from "../dist/adapters/registry.js";
 import { compileMapping } from "../dist/mapping/compile.js";
 import { loadMapping } from "../dist/mapping/load.js";
-import { createLanes } from "../dist/queue/lanes.js";
+import { createLanes } from "../dist/gate/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { startJiraSandbox } from "../dist/sandboxes/jira/index.js";

@@ -12,7 +12,7 @@
 // Usage: npm run bench -- tinypm-read   (BENCH_STORIES, BENCH_DURATION to scale it down)
 import autocannon from "autocannon";
 import { createTinypmTracker } from "../dist/adapters/tinypm/index.js";
-import { createGate } from "../dist/queue/gate.js";
+import { createGate } from "../dist/gate/gate.js";
 import { once } from "node:events";
 import { availableParallelism, loadavg } from "node:os";
 import { Worker } from "node:worker_threads";

@@ -22,8 +22,8 @@ export {
   type RunOptions,
   type SyncConfig,
   type TinypmReadInfo,
-} from "./api/library.js";
-export { StatusJson } from "./api/status.js";
+} from "./library/library.js";
+export { StatusJson } from "./library/status.js";
 export { renderReport, type RenderOptions } from "./report/render.js";
 export { toReport } from "./sync/report-data.js";
 export {

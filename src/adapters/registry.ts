@@ -2,7 +2,7 @@
  * The one place that knows every adapter: builds the trackers a job needs from its resolved
  * configuration. (The only barrel of `adapters/`, per style.md R5.)
  */
-import type { GithubConnection, JiraConnection } from "../core/connection.js";
+import type { GithubConnection, JiraConnection } from "./connection.js";
 import type { RequestGate } from "../core/request-gate.js";
 import type { Tracker } from "../core/tracker.js";
 import type { BoardSpec } from "../core/board.js";
@@ -30,7 +30,7 @@ interface TinypmConnection {
 }
 
 /**
- * A target as the resolved config describes it (`core/connection.ts`, the type the config's
+ * A target as the resolved config describes it (`adapters/connection.ts`, the type the config's
  * targets are made of, taken as is: extra keys such as limits are the gate's, not the adapter's),
  * plus what the registry hands the adapter: the token's request gate and the logger.
  */

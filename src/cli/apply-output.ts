@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ApplyResult } from "../api/apply-job.js";
+import type { ApplyResult } from "../library/apply-job.js";
 import type { SavedPlanFile } from "../sync/saved-plan/plan-file.js";
 import { RunSummaryJson, runSummaryJson } from "./json-output.js";
 

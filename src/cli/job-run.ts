@@ -1,4 +1,4 @@
-import { runResolvedJob } from "../api/run-job.js";
+import { runResolvedJob } from "../library/run-job.js";
 import type { ResolvedJob } from "../config/load.js";
 import type { RunMode, RunReport } from "../sync/engine.js";
 import type { GateEvent } from "../core/request-gate.js";
@@ -10,7 +10,7 @@ import { waitEndLine, waitLine } from "./wait-words.js";
 import type { ConfigSession } from "./session.js";
 
 /**
- * Runs one configured job (src/api/run-job.ts) and shows it: per-item events in the log, progress
+ * Runs one configured job (src/library/run-job.ts) and shows it: per-item events in the log, progress
  * on a terminal.
  */
 export async function runConfiguredJob(

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { StatusJson } from "../api/status.js";
+import { StatusJson } from "../library/status.js";
 import type { RunReport } from "../sync/engine.js";
 
-// `status --json` is the library's `readStatus()`: its schema lives in src/api/status.ts.
-export { jobStatusJson, runJson, StatusJson } from "../api/status.js";
+// `status --json` is the library's `readStatus()`: its schema lives in src/library/status.ts.
+export { jobStatusJson, runJson, StatusJson } from "../library/status.js";
 
 const count = z.number().int().min(0);
 

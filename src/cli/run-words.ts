@@ -1,15 +1,15 @@
-import { runDurationMs, type RunState } from "../api/run-outcome.js";
+import { runDurationMs, type RunState } from "../library/run-outcome.js";
 import type { RunRecord } from "../state/store.js";
 import { duration } from "./progress.js";
 
-// How a run ended, as the status and the library read it: src/api/run-outcome.ts.
+// How a run ended, as the status and the library read it: src/library/run-outcome.ts.
 export {
   effectiveOutcome,
   runDurationMs,
   runExitCode,
   succeeded,
   type RunState,
-} from "../api/run-outcome.js";
+} from "../library/run-outcome.js";
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 

@@ -1,4 +1,4 @@
-import type { ConfigSession } from "../api/job-session.js";
+import type { ConfigSession } from "../library/job-session.js";
 import { loadConfig, type LoadedConfig, type ResolvedJob } from "../config/load.js";
 import { UsageError } from "../core/errors.js";
 import { createLogger, type Logger } from "../log/logger.js";
@@ -6,14 +6,14 @@ import { writeLine, type CliContext } from "./context.js";
 import { configPath } from "./options.js";
 import { terminalOf } from "./terminal.js";
 
-// Opening a job (trackers, lanes, state) is the library's too: src/api/job-session.ts.
+// Opening a job (trackers, lanes, state) is the library's too: src/library/job-session.ts.
 export {
   keepStateConnections,
   openJob,
   openState,
   type ConfigSession,
   type JobSession,
-} from "../api/job-session.js";
+} from "../library/job-session.js";
 
 /** Global logging flags every job command accepts. */
 export interface LogFlags {

@@ -1,4 +1,4 @@
-import type { StatusJson } from "../api/status.js";
+import type { StatusJson } from "../library/status.js";
 import { silentFor } from "../state/worker-processes.js";
 import { when } from "./run-words.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envName, GithubConnectionSchema, JiraConnectionSchema } from "../core/connection.js";
+import { envName, GithubConnectionSchema, JiraConnectionSchema } from "../adapters/connection.js";
 import { DURATION_PATTERN, durationMs } from "../core/duration.js";
 
 /** Request limits of one remote system (its token's request gate). Defaults are the vendor's published limits. */

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ValidationIssue } from "../core/errors.js";
-import { isPostgresUrl, redactUrl, urlHasPassword } from "../core/postgres-url.js";
+import { isPostgresUrl, redactUrl, urlHasPassword } from "../state/postgres-url.js";
 import type { ParsedConfig } from "./schema.js";
 
 /** The default SQLite state file, relative to the config file. */

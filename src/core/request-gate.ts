@@ -1,7 +1,7 @@
 import type { SystemName } from "./model.js";
 
 /**
- * The one seam every HTTP request of every adapter passes through. `core` declares it, `queue/`
+ * The one seam every HTTP request of every adapter passes through. `core` declares it, `gate/`
  * implements it (concurrency, pacing windows, keyed windows, `Retry-After`/reset waits, retries of
  * requests that are safe to repeat), and adapters only describe their requests and map their
  * service's errors to `core/errors` (`RateLimitError` with `retryAfterMs`, transient

@@ -3,7 +3,7 @@ import type { RequestKind } from "./request-gate.js";
 /**
  * The rate-limit budget of one token shared by every process using it (several `serve` or `sync`
  * workers on one PostgreSQL state). `core` declares it, `state/postgres` keeps it in the database,
- * and the request gate (`queue/`) books each write in it on top of its in-process windows.
+ * and the request gate (`gate/`) books each write in it on top of its in-process windows.
  *
  * The rule is the gate's completion-anchored one, kept across processes: the writes of a token
  * form one sequence of booked starts (never decreasing), and write k may start only a full

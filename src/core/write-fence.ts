@@ -5,7 +5,7 @@ import { setMaxListeners } from "node:events";
  * can no longer be vouched for — the database unreachable for too long, another worker took the
  * job over — the fence closes for good: the request gate refuses the run's next write (and stops
  * its other requests), and the engine refuses its next state record. `core` declares it so that
- * `queue/` and `sync/` share one fence without knowing the state.
+ * `gate/` and `sync/` share one fence without knowing the state.
  */
 export interface WriteFence {
   /** Throws why writing stopped (the lease's loss); returns while writes are allowed. */

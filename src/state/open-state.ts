@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { LeaseTiming } from "./postgres/pg-lease.js";
 import { usePgPool } from "./postgres/pg-pools.js";
 import { openPostgresState } from "./postgres/pg-store.js";
-import { isPostgresUrl, redactUrl } from "../core/postgres-url.js";
+import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { openSqliteState } from "./sqlite-state.js";
 import type { StateStore } from "./store.js";
 

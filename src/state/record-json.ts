@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ConflictRecord, RunRecord } from "./records.js";
 
 /**
- * The parts of the state's records that `status --json` (src/api/status.ts) and the serve API
+ * The parts of the state's records that `status --json` (src/library/status.ts) and the serve API
  * (src/serve/api-routes.ts) both show, as zod shapes to spread into their objects and as the
  * plain values to spread into their answers. Each caller keeps its own keys around them.
  */

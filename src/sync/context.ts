@@ -1,7 +1,7 @@
 import type { ItemKind, Iteration, SystemName } from "../core/model.js";
 import type { Tracker } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { StateStore } from "../state/store.js";
 import type { ConfirmGroup } from "./apply/confirm-group.js";
 import type { RunMemory } from "./apply/run-memory.js";

@@ -16,7 +16,7 @@ import {
   NO_ASSIGNEE_LOSS,
   type AssigneeLoss,
 } from "./plan/assignee-loss.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { StateStore } from "../state/store.js";
 import type { EngineContext } from "./context.js";
 import type { RunJobOptions } from "./run-options.js";

@@ -7,7 +7,7 @@ import type {
   UnreadableItem,
 } from "../core/tracker.js";
 import type { CompiledMapping } from "../mapping/compile.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { readAll, type SideRead } from "./read.js";
 import { sameJson, targetSnapshot } from "./plan/snapshot.js";

@@ -1,6 +1,6 @@
 import type { ItemKind, WorkItem } from "../core/model.js";
 import type { Checkpoint, Tracker, UnreadableItem } from "../core/tracker.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { SystemName } from "../core/model.js";
 
 /** What was read of one side. */

@@ -3,7 +3,7 @@ import type { LeaseFence } from "../core/write-fence.js";
 import type { Tracker } from "../core/tracker.js";
 import type { MappingSpec } from "../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { StateStore } from "../state/store.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanJob } from "./plan/plan-input.js";
@@ -21,7 +21,7 @@ export interface RunJobOptions {
   /**
    * Where the target lives (`github:<api host>/<owner>/<repo>`, `jira:<site>/<project key>`): the
    * scope of import claims, so that two jobs sharing a repository or Jira project never both
-   * import a person's issue (`targetLocation` in src/api/target-location.ts). Jobs on one state
+   * import a person's issue (`targetLocation` in src/library/target-location.ts). Jobs on one state
    * whose target has no location given share `<system>:default`.
    */
   readonly targetLocation?: string | undefined;

@@ -1,6 +1,6 @@
 import type { ItemKind, WorkItem } from "../core/model.js";
 import type { UnreadableItem } from "../core/tracker.js";
-import type { Lanes } from "../queue/lanes.js";
+import type { Lanes } from "../gate/lanes.js";
 import type { LinkView } from "./plan/plan-types.js";
 import { fetchOne, type SideRead } from "./read.js";
 import type { TinypmRead } from "./read-tinypm.js";

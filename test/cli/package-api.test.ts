@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StatusJson } from "../../src/api/status.js";
+import { StatusJson } from "../../src/library/status.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 
 // The package as a user installs it: `import … from "tinypm-sync"` resolved through its

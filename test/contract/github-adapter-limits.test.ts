@@ -7,8 +7,8 @@ import {
   RemoteUnavailableError,
 } from "../../src/core/errors.js";
 import { limitsFor } from "../../src/config/load.js";
-import { createGate } from "../../src/queue/gate.js";
-import { serviceShape } from "../../src/queue/gate-limits.js";
+import { createGate } from "../../src/gate/gate.js";
+import { serviceShape } from "../../src/gate/gate-limits.js";
 import { startGithubHarness, type GithubHarness } from "./github-setup.js";
 
 let h: GithubHarness;

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import type { GateEvent } from "../../src/core/request-gate.js";
-import { createGate } from "../../src/queue/gate.js";
-import { createVirtualClock } from "../../src/queue/virtual-clock.js";
+import { createGate } from "../../src/gate/gate.js";
+import { createVirtualClock } from "../../src/gate/virtual-clock.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 
 const T0 = Date.parse("2026-11-02T09:00:00.000Z");

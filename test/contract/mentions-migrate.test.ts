@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTarget, createTinypm, type TargetConnection } from "../../src/adapters/registry.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
-import { createLanes } from "../../src/queue/lanes.js";
+import { createLanes } from "../../src/gate/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createGithubTracker } from "../../src/adapters/github/index.js";
 import { InterruptedError, LimitWaitError } from "../../src/core/errors.js";
 import type { GateEvent } from "../../src/core/request-gate.js";
-import { createGate } from "../../src/queue/gate.js";
-import { openSharedGate, sharedGateHolders } from "../../src/queue/gate-registry.js";
-import { createVirtualClock, realClock, type Clock } from "../../src/queue/virtual-clock.js";
+import { createGate } from "../../src/gate/gate.js";
+import { openSharedGate, sharedGateHolders } from "../../src/gate/gate-registry.js";
+import { createVirtualClock, realClock, type Clock } from "../../src/gate/virtual-clock.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 
 let sandbox: GithubSandbox;

@@ -12,7 +12,7 @@ import { createTarget, createTinypm, type TargetConnection } from "../../src/ada
 import type { UserRef, WorkItem } from "../../src/core/model.js";
 import { loadMapping } from "../../src/mapping/load.js";
 import { parseUserMap, type UnmappedPolicy } from "../../src/mapping/users.js";
-import { createLanes } from "../../src/queue/lanes.js";
+import { createLanes } from "../../src/gate/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";

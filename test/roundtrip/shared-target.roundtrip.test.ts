@@ -3,7 +3,7 @@ import { createTinypm } from "../../src/adapters/registry.js";
 import { instanceFingerprint } from "../../src/core/identity.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
-import { createLanes } from "../../src/queue/lanes.js";
+import { createLanes } from "../../src/gate/lanes.js";
 import { openState, type StateLocation } from "../../src/state/open-state.js";
 import type { StateStore } from "../../src/state/store.js";
 import { runJob, type RunReport } from "../../src/sync/engine.js";

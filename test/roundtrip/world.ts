@@ -8,8 +8,8 @@ import type { RequestGate } from "../../src/core/request-gate.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { loadMapping } from "../../src/mapping/load.js";
 import { boardSpecOf } from "../../src/mapping/project.js";
-import type { GithubProjectRef } from "../../src/core/connection.js";
-import { createLanes } from "../../src/queue/lanes.js";
+import type { GithubProjectRef } from "../../src/adapters/connection.js";
+import { createLanes } from "../../src/gate/lanes.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import {
   startGithubSandbox,

@@ -1,6 +1,6 @@
 import type { SystemName } from "../../src/core/model.js";
-import { createGate, type RunGate } from "../../src/queue/gate.js";
-import { DEFAULT_RETRY_POLICY } from "../../src/queue/retry.js";
+import { createGate, type RunGate } from "../../src/gate/gate.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/gate/retry.js";
 
 /**
  * A request gate that sends each request once, with no pacing, as an adapter without a gate

@@ -1,5 +1,5 @@
 import type { BoardSpec } from "../../core/board.js";
-import type { GithubProjectRef } from "../../core/connection.js";
+import type { GithubProjectRef } from "../connection.js";
 import { NotFoundError } from "../../core/errors.js";
 import type { IterationDraft, WorkItemFields } from "../../core/model.js";
 import type { GithubClient } from "./client.js";

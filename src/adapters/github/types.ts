@@ -1,5 +1,5 @@
 import type { BoardSpec } from "../../core/board.js";
-import type { GithubProjectRef } from "../../core/connection.js";
+import type { GithubProjectRef } from "../connection.js";
 import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { CallOptions, Checkpoint, Tracker } from "../../core/tracker.js";
 import type { GithubLogger } from "./client.js";

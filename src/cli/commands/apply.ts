@@ -1,5 +1,5 @@
-import { applySavedPlan, type ApplyResult } from "../../api/apply-job.js";
-import { readSavedPlan } from "../../api/save-plan.js";
+import { applySavedPlan, type ApplyResult } from "../../library/apply-job.js";
+import { readSavedPlan } from "../../library/save-plan.js";
 import type { SavedPlanFile } from "../../sync/saved-plan/plan-file.js";
 import { applyJson } from "../apply-output.js";
 import { runConfiguredEvents } from "../job-run.js";

@@ -10,9 +10,9 @@ import { loadMapping } from "../../mapping/load.js";
 import { loadUserMap } from "../../mapping/users.js";
 import type { CliContext } from "../context.js";
 import { configOption, configPath, logOptions } from "../options.js";
-import { credentialVars } from "../../api/credential-vars.js";
-import type { ConfigSession } from "../../api/job-session.js";
-import { openTrackers } from "../../api/job-trackers.js";
+import { credentialVars } from "../../library/credential-vars.js";
+import type { ConfigSession } from "../../library/job-session.js";
+import { openTrackers } from "../../library/job-trackers.js";
 import { sessionLogger, type LogFlags } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Option } from "commander";
 import { createTarget, createTinypm } from "../../adapters/registry.js";
-import type { GithubConnection, JiraConnection } from "../../core/connection.js";
+import type { GithubConnection, JiraConnection } from "../../adapters/connection.js";
 import type { ReferenceServer } from "../../reference-server/index.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";

@@ -3,7 +3,7 @@ import { configOption, logOptions, reportOptions, type JobCommandFlags } from ".
 import { runConfiguredJob } from "../job-run.js";
 import { planExitCode, printRun, settleRuns } from "../run-report.js";
 import { durationEstimator } from "../plan-estimate.js";
-import { savedPlanFor, writeSavedPlan } from "../../api/save-plan.js";
+import { savedPlanFor, writeSavedPlan } from "../../library/save-plan.js";
 import { openOneJob } from "../session.js";
 import type { RegisterCommand } from "./index.js";
 

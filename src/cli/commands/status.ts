@@ -1,4 +1,4 @@
-import { readStatus, type StatusJson } from "../../api/status.js";
+import { readStatus, type StatusJson } from "../../library/status.js";
 import type { RunRecord } from "../../state/store.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";

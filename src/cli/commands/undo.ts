@@ -1,4 +1,4 @@
-import { undoResolvedJob } from "../../api/undo-job.js";
+import { undoResolvedJob } from "../../library/undo-job.js";
 import { ExitCode } from "../../core/errors.js";
 import { escapeTerminal as t } from "../../report/escape.js";
 import { systemLabel } from "../../report/labels.js";

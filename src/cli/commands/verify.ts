@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { verifyResolvedJob } from "../../api/verify-job.js";
+import { verifyResolvedJob } from "../../library/verify-job.js";
 import { ExitCode } from "../../core/errors.js";
 import { renderVerify } from "../../report/verify-render.js";
 import { verifyClean } from "../../report/verify-types.js";

@@ -20,7 +20,7 @@ import { hostname } from "node:os";
 import { processWorkerId } from "../../core/worker-id.js";
 import { createPgTables } from "./pg-tables.js";
 import { migratePg, pgSchemaVersion, PG_SCHEMA_VERSION, PG_TABLES } from "./pg-schema.js";
-import { redactUrl } from "../../core/postgres-url.js";
+import { redactUrl } from "../postgres-url.js";
 
 /** Options of `openPostgresState`. */
 export interface PostgresStateOptions {

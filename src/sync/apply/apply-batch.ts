@@ -1,6 +1,6 @@
 import { RateLimitError, SyncError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
-import { isAmbiguous } from "../../queue/retry.js";
+import { isAmbiguous } from "../../gate/retry.js";
 import { createOne, finishCreate, type PreparedCreate } from "./apply-create.js";
 import { call, type EngineContext } from "../context.js";
 import { eachConcurrently } from "./concurrent.js";

@@ -2,7 +2,7 @@ import { NotFoundError, UsageError } from "../../core/errors.js";
 import type { SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
-import type { Lanes } from "../../queue/lanes.js";
+import type { Lanes } from "../../gate/lanes.js";
 import type { StateData } from "../../state/store.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { changedSince } from "./changed-since.js";

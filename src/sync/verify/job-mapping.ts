@@ -3,7 +3,7 @@ import type { Tracker } from "../../core/tracker.js";
 import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import type { MappingSpec } from "../../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
-import type { Lanes } from "../../queue/lanes.js";
+import type { Lanes } from "../../gate/lanes.js";
 import { laneRead, matchJobUsers } from "../prepare.js";
 
 /**

@@ -2,7 +2,7 @@ import type { SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { MappingSpec } from "../../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
-import type { Lanes } from "../../queue/lanes.js";
+import type { Lanes } from "../../gate/lanes.js";
 import type { VerifyReport } from "../../report/verify-types.js";
 import type { StateData } from "../../state/store.js";
 import type { SyncEvent } from "../events.js";

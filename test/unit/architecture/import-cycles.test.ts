@@ -16,7 +16,7 @@ const TYPE_CYCLES_TOLERATED = [
   "adapters/tinypm/",
   "cli/commands/",
   "mapping/",
-  "queue/",
+  "gate/",
   "reference-server/",
   "sandboxes/github/",
   "sandboxes/jira/",

@@ -10,7 +10,7 @@ import type { Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
 import type { MappingSpec } from "../mapping/schema.js";
 import { loadUserMap, type UserMap } from "../mapping/users.js";
-import { createLanes, type Lanes } from "../queue/lanes.js";
+import { createLanes, type Lanes } from "../gate/lanes.js";
 import {
   keepStateConnections as keepConnectionsAt,
   openState as openStateAt,

@@ -7,16 +7,16 @@ import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
 import type { WriteFence } from "../core/write-fence.js";
 import type { Logger } from "../log/logger.js";
-import { serviceShape, type GateLimits } from "../queue/gate-limits.js";
-import type { RunGate } from "../queue/gate.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../queue/retry.js";
+import { serviceShape, type GateLimits } from "../gate/gate-limits.js";
+import type { RunGate } from "../gate/gate.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../gate/retry.js";
 import {
   firstTimeWarned,
   openSharedGate,
   tokenLimits,
   type GateOwner,
   type TokenUse,
-} from "../queue/gate-registry.js";
+} from "../gate/gate-registry.js";
 import { systemLabel } from "../core/system-label.js";
 
 /** A job's two trackers and their request gates (shared per token within the process). */
