@@ -1,5 +1,5 @@
 import type { ConfigSession } from "../library/job-session.js";
-import { loadConfig, type LoadedConfig, type ResolvedJob } from "../config/load.js";
+import { readConfigFile, type LoadedConfig, type ResolvedJob } from "../config/load.js";
 import { UsageError } from "../core/errors.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { writeLine, type CliContext } from "./context.js";
@@ -31,7 +31,7 @@ export function openConfig(
   file: string | undefined,
   flags: LogFlags & { jobs?: string[] | undefined; secrets?: "require" | "optional" },
 ): ConfigSession {
-  const loaded = loadConfig(configPath(ctx, file), {
+  const loaded = readConfigFile(configPath(ctx, file), {
     env: ctx.env,
     jobs: flags.jobs,
     secrets: flags.secrets,
@@ -52,7 +52,7 @@ export function openOneJob(
   const name = flags.job ?? onlyJob(ctx, file);
   const session = openConfig(ctx, file, { ...flags, jobs: [name] });
   const [resolved] = session.loaded.jobs;
-  // loadConfig throws for a name the config does not have: one job is there.
+  // readConfigFile throws for a name the config does not have: one job is there.
   if (resolved === undefined) throw new UsageError(`no job \`${name}\` in ${session.loaded.file}`);
   return { session, resolved };
 }
@@ -61,7 +61,7 @@ export function openOneJob(
 function onlyJob(ctx: CliContext, file: string | undefined): string {
   const path = configPath(ctx, file);
   // No job resolved: the file is checked, no secret is needed yet.
-  const names = loadConfig(path, { env: ctx.env, jobs: [] }).config.jobs.map((j) => j.name);
+  const names = readConfigFile(path, { env: ctx.env, jobs: [] }).config.jobs.map((j) => j.name);
   const [only] = names;
   if (only !== undefined && names.length === 1) {
     writeLine(ctx.stderr, `job: ${only} (the only job in ${path}; --job was not given)`);

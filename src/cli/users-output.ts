@@ -1,5 +1,6 @@
 /** What `tinypm-sync users` prints: the people on both sides and the match table, text or JSON. */
 import type { UserRef } from "../core/model.js";
+import { systemLabel } from "../core/system-label.js";
 import { escapeTerminal } from "../report/escape.js";
 import { describeUser } from "../mapping/user-map-write.js";
 import type { MatchUsersResult } from "../mapping/user-match.js";
@@ -16,7 +17,6 @@ export interface UsersView {
   readonly result: MatchUsersResult;
 }
 
-const TARGET = { github: "GitHub", jira: "Jira" } as const;
 const key = (u: UserRef): string => u.login ?? u.id ?? u.name ?? "?";
 
 /** The `--json` document (one object; stable field names, see docs/commands.md). */
@@ -72,7 +72,7 @@ function table(rows: readonly (readonly string[])[]): string[] {
 
 /** The text view: both user lists, then matched, ambiguous, unmatched, with a hint per case. */
 export function usersText(v: UsersView): string[] {
-  const t = TARGET[v.targetSystem];
+  const t = systemLabel(v.targetSystem);
   const r = v.result;
   const real = r.matches.filter((m) => m.how !== "placeholder");
   const matched = new Set(real.map((m) => m.tinypm));

@@ -1,5 +1,6 @@
 import type { WaitReason } from "../core/request-gate.js";
 import { formatDuration as duration } from "../core/duration.js";
+import { systemLabel } from "../core/system-label.js";
 
 /** A wait the request gate announced (`wait_start`) and has not ended yet. */
 export interface OpenWait {
@@ -11,15 +12,9 @@ export interface OpenWait {
   readonly operation?: string | undefined;
 }
 
-const SYSTEM_NAMES: Readonly<Record<string, string>> = {
-  tinypm: "tinyPM",
-  github: "GitHub",
-  jira: "Jira",
-};
-
 /** `GitHub`, `tinyPM`, `Jira` (any other name as it is). */
 export function systemName(system: string): string {
-  return SYSTEM_NAMES[system] ?? system;
+  return systemLabel(system);
 }
 
 /** What the run waits for, in words: `GitHub's hourly limit`, `a retry of a Jira request`… */

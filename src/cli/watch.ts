@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../core/sleep.js";
 import type { ResolvedJob } from "../config/load.js";
 import { ExitCode, InterruptedError, RateLimitError, SyncError } from "../core/errors.js";
 import type { RunReport } from "../sync/engine.js";
@@ -103,7 +103,7 @@ export async function watchJobs(
     const next = Math.min(...active.map((j) => j.due));
     const stopped = await Promise.race([
       ctx.waitForStop().then(() => true),
-      sleep(Math.max(0, next - Date.now()), false),
+      sleep(Math.max(0, next - Date.now())).then(() => false),
     ]);
     if (stopped || ctx.signal.aborted) {
       log.info("stopped between runs; state is consistent");

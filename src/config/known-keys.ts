@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { KnownKeys } from "./issues.js";
+import type { KnownKeys } from "../core/zod-issues.js";
 
 interface Def {
   readonly type: string;

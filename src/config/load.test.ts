@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../core/errors.js";
 import { configJsonSchema } from "./json-schema.js";
-import { limitsFor, loadConfig } from "./load.js";
+import { limitsFor, readConfigFile } from "./load.js";
 
 const ENV = {
   TINYPM_TOKEN: "tpm-secret",
@@ -38,7 +38,7 @@ function issuesOf(fn: () => unknown): string[] {
   throw new Error("expected a ConfigError");
 }
 
-describe("loadConfig", () => {
+describe("readConfigFile", () => {
   it("reads the service keys: schedules, webhook secrets and the dashboard token (redacted)", () => {
     const file = write({
       ...base,
@@ -46,7 +46,7 @@ describe("loadConfig", () => {
       jobs: [{ ...base.jobs[0], schedule: { cron: "*/10 * * * *" } }],
       serve: { auth: { tokenEnv: "SERVE_TOKEN" } },
     });
-    const loaded = loadConfig(file, {
+    const loaded = readConfigFile(file, {
       env: { ...ENV, GH_HOOK: "hook-secret", SERVE_TOKEN: "dash" },
     });
     expect(loaded.jobs[0]?.job.schedule).toEqual({ cron: "*/10 * * * *" });
@@ -54,7 +54,7 @@ describe("loadConfig", () => {
     expect(loaded.serveToken).toBe("dash");
     expect(loaded.secrets).toEqual(expect.arrayContaining(["hook-secret", "dash"]));
     // Only serve needs them: other commands load the file without them.
-    const without = loadConfig(file, { env: ENV });
+    const without = readConfigFile(file, { env: ENV });
     expect(without.jobs[0]?.target.webhookSecret).toBeUndefined();
     expect(without.serveToken).toBeUndefined();
   });
@@ -64,18 +64,18 @@ describe("loadConfig", () => {
       ...base,
       jobs: [{ ...base.jobs[0], schedule: { cron: "every tuesday" } }],
     });
-    expect(issuesOf(() => loadConfig(cron, { env: ENV })).join("\n")).toMatch(
+    expect(issuesOf(() => readConfigFile(cron, { env: ENV })).join("\n")).toMatch(
       /jobs > 0 > schedule > cron: "every tuesday" is not a cron expression \(.+\); e\.g\./,
     );
     const every = write({ ...base, jobs: [{ ...base.jobs[0], schedule: { every: "5" } }] });
-    expect(issuesOf(() => loadConfig(every, { env: ENV })).join("\n")).toMatch(
+    expect(issuesOf(() => readConfigFile(every, { env: ENV })).join("\n")).toMatch(
       /jobs > 0 > schedule/,
     );
   });
 
   it("loads the shipped example with defaults, absolute paths and secrets", () => {
     const file = new URL("../../config.example.json", import.meta.url).pathname;
-    const loaded = loadConfig(file, { env: ENV });
+    const loaded = readConfigFile(file, { env: ENV });
     expect(loaded.jobs).toHaveLength(1);
     const [job] = loaded.jobs;
     expect(job?.job).toMatchObject({
@@ -100,13 +100,13 @@ describe("loadConfig", () => {
         { name: "b", tinypmProject: 2, target: "nope", mapping: "m.yaml" },
       ],
     });
-    const issues = issuesOf(() => loadConfig(file, { env: ENV }));
+    const issues = issuesOf(() => readConfigFile(file, { env: ENV }));
     expect(issues).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^extra: unknown key "extra"/),
-        expect.stringMatching(/^jobs > 0 > tinypmProject: invalid input: expected number/),
+        expect.stringMatching(/^jobs > 0 > tinypmProject: found "one"; expected number/),
         expect.stringMatching(
-          /^jobs > 0 > direction: .*"to-target".*"to-tinypm".*"both".*\(found "sideways"\)/,
+          /^jobs > 0 > direction: found "sideways"; valid choices: to-target, to-tinypm, both$/,
         ),
       ]),
     );
@@ -115,14 +115,14 @@ describe("loadConfig", () => {
 
   it("names the valid targets when a job refers to an unknown one", () => {
     const file = write({ ...base, jobs: [{ ...base.jobs[0], target: "nope" }] });
-    expect(issuesOf(() => loadConfig(file, { env: ENV }))).toEqual([
+    expect(issuesOf(() => readConfigFile(file, { env: ENV }))).toEqual([
       'jobs > 0 > target: no target named "nope"; valid targets: gh',
     ]);
   });
 
   it("names the environment variables that are missing, never their values", () => {
     const file = write(base);
-    const issues = issuesOf(() => loadConfig(file, { env: { GITHUB_TOKEN: "gh-secret" } }));
+    const issues = issuesOf(() => readConfigFile(file, { env: { GITHUB_TOKEN: "gh-secret" } }));
     expect(issues).toEqual([
       'tinypm > tokenEnv: environment variable TINYPM_TOKEN is not set (needed by job "widgets"); export it before running',
     ]);
@@ -131,7 +131,7 @@ describe("loadConfig", () => {
 
   it("names the valid jobs when --job names an unknown one, as a usage error, not the file's", () => {
     const file = write(base);
-    expect(() => loadConfig(file, { env: ENV, jobs: ["other"] })).toThrow(
+    expect(() => readConfigFile(file, { env: ENV, jobs: ["other"] })).toThrow(
       expect.objectContaining({
         code: "usage",
         message: `no job \`other\`; jobs in ${file}: widgets`,
@@ -141,11 +141,11 @@ describe("loadConfig", () => {
 
   it("refuses a file that is not JSON, saying where", () => {
     const file = write("{ nope");
-    expect(() => loadConfig(file, { env: ENV })).toThrow(/is not valid JSON/);
+    expect(() => readConfigFile(file, { env: ENV })).toThrow(/is not valid JSON/);
   });
 
   it("refuses a missing file with a hint", () => {
-    expect(() => loadConfig("/nonexistent/config.json", { env: ENV })).toThrow(
+    expect(() => readConfigFile("/nonexistent/config.json", { env: ENV })).toThrow(
       /Cannot read the config file/,
     );
   });
@@ -165,7 +165,7 @@ describe("loadConfig", () => {
       },
       jobs: [...base.jobs, { name: "j", tinypmProject: 1, target: "j", mapping: "m.yaml" }],
     });
-    const loaded = loadConfig(file, {
+    const loaded = readConfigFile(file, {
       env: { TINYPM_TOKEN: "t", GITHUB_TOKEN: "g" },
       jobs: ["widgets"],
     });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolveStateConfig, type ConfiguredState } from "./state-config.js";
 import { dirname, resolve } from "node:path";
 import { ConfigError, UsageError, type ValidationIssue } from "../core/errors.js";
-import { zodIssues } from "./issues.js";
+import { zodIssues } from "../core/zod-issues.js";
 import { jsonSyntaxPosition } from "./json-position.js";
 import { knownKeysOf } from "./known-keys.js";
 import { checkConfigRules } from "./rules.js";
@@ -66,7 +66,7 @@ export interface LoadConfigOptions {
  * relative to the file, secrets from the environment) → rules (cross-field). Throws one
  * ConfigError with every problem; nothing is touched before it returns.
  */
-export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig {
+export function readConfigFile(file: string, opts: LoadConfigOptions): LoadedConfig {
   const path = resolve(file);
   return resolveConfig(readJson(path), path, dirname(path), opts);
 }
@@ -75,7 +75,7 @@ export function loadConfig(file: string, opts: LoadConfigOptions): LoadedConfig 
 export const CONFIG_OBJECT_NAME = "(config object)";
 
 /**
- * Loads a config given as an object, as `loadConfig` loads a file: relative paths (mappings, user
+ * Loads a config given as an object, as `readConfigFile` loads a file: relative paths (mappings, user
  * map, state) resolve against `baseDir`; the same checks, the same single ConfigError.
  */
 export function loadConfigObject(
@@ -99,7 +99,14 @@ function resolveConfig(
 ): LoadedConfig {
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success)
-    throw invalid(path, zodIssues(path, parsed.error.issues, knownKeysOf(ConfigSchema)));
+    throw invalid(
+      path,
+      zodIssues(parsed.error.issues, {
+        file: path,
+        root: ConfigSchema,
+        known: knownKeysOf(ConfigSchema),
+      }),
+    );
   const config = parsed.data;
   const issues = checkConfigRules(path, config);
   // Problems of the file first; then a job name it does not have (a usage error).

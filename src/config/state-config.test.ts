@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../core/errors.js";
-import { loadConfig } from "./load.js";
+import { readConfigFile } from "./load.js";
 
 const ENV = { TINYPM_TOKEN: "tpm-secret", GITHUB_TOKEN: "gh-secret" };
 
@@ -35,12 +35,12 @@ function problems(fn: () => unknown): string[] {
 describe("the state's place in the config", () => {
   it("defaults to an SQLite file beside the config, or takes state.path", () => {
     const file = write(undefined);
-    expect(loadConfig(file, { env: ENV }).state).toEqual({
+    expect(readConfigFile(file, { env: ENV }).state).toEqual({
       backend: "sqlite",
       path: join(file, "..", ".tinypm-sync", "state.db"),
       display: join(file, "..", ".tinypm-sync", "state.db"),
     });
-    expect(loadConfig(write({ path: "/srv/s.db" }), { env: ENV }).state).toMatchObject({
+    expect(readConfigFile(write({ path: "/srv/s.db" }), { env: ENV }).state).toMatchObject({
       backend: "sqlite",
       path: "/srv/s.db",
     });
@@ -48,13 +48,13 @@ describe("the state's place in the config", () => {
 
   it("reads how long a create's confirmation waits for its group, on either backend", () => {
     const env = { ...ENV, TINYPM_SYNC_CONFIRM_WAIT_MS: "250" };
-    expect(loadConfig(write(undefined), { env }).state.confirmWaitMs).toBe(250);
+    expect(readConfigFile(write(undefined), { env }).state.confirmWaitMs).toBe(250);
     const pg = write({ url: "postgres://sync@db:5432/tinypm" });
-    expect(loadConfig(pg, { env }).state.confirmWaitMs).toBe(250);
-    expect(loadConfig(write(undefined), { env: ENV }).state.confirmWaitMs).toBeUndefined();
+    expect(readConfigFile(pg, { env }).state.confirmWaitMs).toBe(250);
+    expect(readConfigFile(write(undefined), { env: ENV }).state.confirmWaitMs).toBeUndefined();
     for (const bad of ["-1", "1s", "600001"]) {
       const found = problems(() =>
-        loadConfig(write(undefined), { env: { ...ENV, TINYPM_SYNC_CONFIRM_WAIT_MS: bad } }),
+        readConfigFile(write(undefined), { env: { ...ENV, TINYPM_SYNC_CONFIRM_WAIT_MS: bad } }),
       );
       expect(found).toEqual([
         `state: environment variable TINYPM_SYNC_CONFIRM_WAIT_MS must be milliseconds from 0 to 600000 (how long a created item's confirmation waits for its group commit), got "${bad}"`,
@@ -63,7 +63,7 @@ describe("the state's place in the config", () => {
   });
 
   it("takes a PostgreSQL URL without a password from state.url", () => {
-    const loaded = loadConfig(write({ url: "postgres://sync@db:5432/tinypm" }), { env: ENV });
+    const loaded = readConfigFile(write({ url: "postgres://sync@db:5432/tinypm" }), { env: ENV });
     expect(loaded.state).toEqual({
       backend: "postgres",
       url: "postgres://sync@db:5432/tinypm",
@@ -73,7 +73,7 @@ describe("the state's place in the config", () => {
 
   it("refuses a password in state.url, naming the fix, and never echoes it", () => {
     const file = write({ url: "postgres://sync:hunter2@db/tinypm" });
-    const found = problems(() => loadConfig(file, { env: ENV }));
+    const found = problems(() => readConfigFile(file, { env: ENV }));
     expect(found).toEqual([
       expect.stringMatching(/^state > url: a password in state\.url is refused/),
     ]);
@@ -83,7 +83,7 @@ describe("the state's place in the config", () => {
 
   it("reads the URL from the variable named by state.urlEnv, as a secret shown redacted", () => {
     const env = { ...ENV, STATE_URL: "postgres://sync:s3cret@db/tinypm" };
-    const loaded = loadConfig(write({ urlEnv: "STATE_URL" }), { env });
+    const loaded = readConfigFile(write({ urlEnv: "STATE_URL" }), { env });
     expect(loaded.state).toEqual({
       backend: "postgres",
       url: "postgres://sync:s3cret@db/tinypm",
@@ -94,19 +94,19 @@ describe("the state's place in the config", () => {
   });
 
   it("names a missing or wrong urlEnv variable, and refuses two places at once", () => {
-    expect(problems(() => loadConfig(write({ urlEnv: "NOPE" }), { env: ENV }))).toEqual([
+    expect(problems(() => readConfigFile(write({ urlEnv: "NOPE" }), { env: ENV }))).toEqual([
       "state > urlEnv: environment variable NOPE is not set (the PostgreSQL state URL); export it before running",
     ]);
     const wrong = problems(() =>
-      loadConfig(write({ urlEnv: "X" }), { env: { ...ENV, X: "mysql://a:pw@h/d" } }),
+      readConfigFile(write({ urlEnv: "X" }), { env: { ...ENV, X: "mysql://a:pw@h/d" } }),
     );
     expect(wrong).toEqual([
       "state > urlEnv: environment variable X does not hold a postgres:// URL (its value is not shown)",
     ]);
     expect(
-      problems(() => loadConfig(write({ path: "a.db", url: "postgres://h/d" }), { env: ENV })),
+      problems(() => readConfigFile(write({ path: "a.db", url: "postgres://h/d" }), { env: ENV })),
     ).toEqual(["state: give one of path (SQLite), url or urlEnv (PostgreSQL), not path and url"]);
-    expect(problems(() => loadConfig(write({ url: "http://h/d" }), { env: ENV }))[0]).toMatch(
+    expect(problems(() => readConfigFile(write({ url: "http://h/d" }), { env: ENV }))[0]).toMatch(
       /^state > url: expected a postgres:\/\/ URL/,
     );
   });

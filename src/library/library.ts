@@ -1,5 +1,5 @@
 import {
-  loadConfig as loadConfigFile,
+  readConfigFile,
   loadConfigObject,
   processEnv,
   type LoadedConfig,
@@ -11,7 +11,7 @@ import type { RunReport } from "../sync/engine.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { ConfigSession } from "./job-session.js";
 import { runResolvedJob } from "./run-job.js";
-import { readStatus as readStateStatus, type StatusJson } from "./status.js";
+import { statusOfLoaded, type StatusJson } from "./status.js";
 
 /** A loaded config: the validated config with its jobs resolved, and the logger runs log to. */
 export type SyncConfig = ConfigSession;
@@ -50,7 +50,7 @@ export function loadConfig(source: string | object, opts: LoadConfigOptions = {}
   const env = opts.env ?? processEnv();
   const loaded =
     typeof source === "string"
-      ? loadConfigFile(source, { env, jobs: opts.jobs })
+      ? readConfigFile(source, { env, jobs: opts.jobs })
       : loadConfigObject(source, { env, jobs: opts.jobs, baseDir: opts.baseDir ?? process.cwd() });
   const logger = createLogger({
     stream: opts.log?.stream ?? { write: () => true },
@@ -149,7 +149,7 @@ export function runJob(
  * `schemas/status.schema.json`), read without locking or writing it. Resolves once read.
  */
 export function readStatus(config: SyncConfig): Promise<StatusJson> {
-  return readStateStatus(config.loaded);
+  return statusOfLoaded(config.loaded);
 }
 
 /** What a run planned: its actions (create, update, adopt, delete, skip), field by field. */

@@ -193,7 +193,7 @@ const SUCCESS_LOOKBACK = 500;
  * links, the last runs (a run whose process is gone reads `interrupted`), the last successful
  * run, a run going on now, parked failures and open conflicts. `status --json` prints this.
  */
-export async function readStatus(loaded: LoadedConfig): Promise<StatusJson> {
+export async function statusOfLoaded(loaded: LoadedConfig): Promise<StatusJson> {
   const state = await openState(loaded, true);
   try {
     const livePid = (await state.liveHolder())?.pid;

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { MappingError, type ValidationIssue } from "../core/errors.js";
 import { checkMappingRules } from "./rules.js";
 import { mappingSpecSchema, type MappingSpec } from "./schema.js";
-import { zodIssuesToValidation } from "./zod-issues.js";
+import { zodIssues } from "../core/zod-issues.js";
 
 /** Renders issues as `file > a > b: message` lines, for the error message. */
 export function formatIssues(issues: readonly ValidationIssue[]): string {
@@ -44,7 +44,7 @@ export function parseYamlWith<T>(options: {
   const input: unknown = doc.toJS();
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    throw invalid(what, file, zodIssuesToValidation(parsed.error, { root: schema, input, file }));
+    throw invalid(what, file, zodIssues(parsed.error.issues, { root: schema, input, file }));
   }
   const ruleIssues = options.rules?.(parsed.data, file) ?? [];
   if (ruleIssues.length > 0) throw invalid(what, file, ruleIssues);

@@ -1,5 +1,6 @@
 import type { ReportDurationEstimate } from "./types.js";
 import { aboutDuration } from "../core/duration.js";
+import { systemLabel } from "../core/system-label.js";
 
 /** The write windows of one system, as configured (or the vendor's published defaults). */
 export interface WriteLimits {
@@ -12,12 +13,7 @@ const WINDOWS = [
   { key: "writesPerHour", ms: 3_600_000, per: "hour" },
 ] as const;
 
-const LABELS: Readonly<Record<string, string>> = {
-  tinypm: "tinyPM",
-  github: "GitHub",
-  jira: "Jira",
-};
-const label = (system: string): string => LABELS[system] ?? system;
+const label = systemLabel;
 
 /**
  * How long `writes` writes take, and how much each limit held them back. The per-minute limit

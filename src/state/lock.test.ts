@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StateError } from "../core/errors.js";
 import { isHolderAlive } from "./lock.js";
-import { openStateStore } from "./sqlite-store.js";
+import { openSqliteStore } from "./sqlite-store.js";
 
 let dir: string;
 let path: string;
@@ -27,7 +27,7 @@ function deadPid(): number {
 }
 
 function plantLock(pid: number, processStart: string | null): void {
-  openStateStore({ path }).close();
+  openSqliteStore({ path }).close();
   const db = new Database(path);
   db.prepare("INSERT INTO state_lock VALUES (1, 'old', ?, ?, ?, '2026-01-01T00:00:00.000Z')").run(
     pid,
@@ -39,11 +39,11 @@ function plantLock(pid: number, processStart: string | null): void {
 
 describe("the state lock", () => {
   it("refuses a second store on the same file, naming the holder's pid", () => {
-    const first = openStateStore({ path });
+    const first = openSqliteStore({ path });
     try {
       let error: unknown;
       try {
-        openStateStore({ path, waitForLockMs: 120 });
+        openSqliteStore({ path, waitForLockMs: 120 });
       } catch (e) {
         error = e;
       }
@@ -53,20 +53,20 @@ describe("the state lock", () => {
     } finally {
       first.close();
     }
-    openStateStore({ path }).close();
+    openSqliteStore({ path }).close();
   });
 
   it("takes over the lock of a process that is gone", () => {
     const pid = deadPid();
     plantLock(pid, null);
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     expect(store.tookOverLockFrom).toMatchObject({ pid, acquiredAt: "2026-01-01T00:00:00.000Z" });
     store.close();
   });
 
   it("takes over a lock whose pid was reused by a younger process", () => {
     plantLock(process.pid, "1");
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     expect(store.tookOverLockFrom?.pid).toBe(process.pid);
     store.close();
   });

@@ -139,7 +139,7 @@ export function liveLockHolder(db: Database): LockHolder | undefined {
   return isHolderAlive(holder) ? holder : undefined;
 }
 
-/** Blocks the thread: `openStateStore` is synchronous, like the rest of better-sqlite3. */
+/** Blocks the thread: `openSqliteStore` is synchronous, like the rest of better-sqlite3. */
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

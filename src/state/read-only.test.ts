@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StateError } from "../core/errors.js";
 import { SCHEMA_VERSION, migrate } from "./schema.js";
-import { openStateStore } from "./sqlite-store.js";
+import { openSqliteStore } from "./sqlite-store.js";
 
 let dir: string;
 
@@ -29,10 +29,10 @@ const draft = {
 describe("opening a state file", () => {
   it("reads next to the lock holder without the lock, and refuses writes", () => {
     const path = join(dir, "state.db");
-    const holder = openStateStore({ path });
+    const holder = openSqliteStore({ path });
     try {
       holder.recordIntent(draft);
-      const reader = openStateStore({ path, readOnly: true });
+      const reader = openSqliteStore({ path, readOnly: true });
       expect(reader.pendingIntents("w")).toHaveLength(1);
       expect(() => reader.recordIntent(draft)).toThrow(/readonly/);
       reader.close();
@@ -44,7 +44,7 @@ describe("opening a state file", () => {
 
   it("reads a missing file as an empty state without creating it", () => {
     const path = join(dir, "none.db");
-    const reader = openStateStore({ path, readOnly: true });
+    const reader = openSqliteStore({ path, readOnly: true });
     expect(reader.countLinks("w")).toBe(0);
     expect(reader.runs()).toEqual([]);
     expect(() => reader.startRun("w", "plan")).toThrow();
@@ -59,7 +59,7 @@ describe("opening a state file", () => {
     db.close();
     let error: unknown;
     try {
-      openStateStore({ path, readOnly: true });
+      openSqliteStore({ path, readOnly: true });
     } catch (e) {
       error = e;
     }
@@ -69,14 +69,14 @@ describe("opening a state file", () => {
 
   it("creates the missing directory of a new state file", () => {
     const path = join(dir, ".tinypm-sync", "state.db");
-    openStateStore({ path }).close();
+    openSqliteStore({ path }).close();
     expect(existsSync(path)).toBe(true);
   });
 
   it("names a path that cannot be opened", () => {
     const path = join(dir, "a-directory");
     mkdirSync(path);
-    expect(() => openStateStore({ path })).toThrow(StateError);
-    expect(() => openStateStore({ path })).toThrow(/a-directory is not a file/);
+    expect(() => openSqliteStore({ path })).toThrow(StateError);
+    expect(() => openSqliteStore({ path })).toThrow(/a-directory is not a file/);
   });
 });

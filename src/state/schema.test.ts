@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StateError } from "../core/errors.js";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, migrate } from "./schema.js";
-import { openStateStore } from "./sqlite-store.js";
+import { openSqliteStore } from "./sqlite-store.js";
 
 let dir: string;
 let path: string;
@@ -30,17 +30,17 @@ function raw<T>(fn: (db: Database.Database) => T): T {
 
 function refusal(): StateError {
   try {
-    openStateStore({ path }).close();
+    openSqliteStore({ path }).close();
   } catch (error) {
     if (error instanceof StateError) return error;
     throw error;
   }
-  throw new Error("expected openStateStore to refuse the file");
+  throw new Error("expected openSqliteStore to refuse the file");
 }
 
 describe("migrations", () => {
   it("creates the newest schema in WAL mode from nothing", () => {
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     store.close();
     expect(SCHEMA_VERSION).toBe(MIGRATIONS.at(-1)?.version);
     raw((db) => {
@@ -59,7 +59,7 @@ describe("migrations", () => {
          VALUES ('w', 'story', '1', 'github', '7', 'tinypm', NULL, '{}', '{}', 'a', 'b', 'now')`,
       ).run();
     });
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     try {
       expect(store.getLinkByTarget("w", "story", "7")?.tinypmId).toBe("1");
       store.parkFailure({

@@ -4,9 +4,9 @@ import type { ItemKind } from "../core/model.js";
 import { jobLockedError, type JobLease, type WorkerRecord } from "./lease.js";
 import type { LinkRecord } from "./records.js";
 import {
-  openStateStore,
-  type StateStore as SyncStore,
-  type StateStoreOptions,
+  openSqliteStore,
+  type SqliteStore as SyncStore,
+  type SqliteStoreOptions,
 } from "./sqlite-store.js";
 import type { StateData, StateStore } from "./store.js";
 import { sleep } from "../core/sleep.js";
@@ -75,13 +75,13 @@ function dataOf(sync: SyncStore, call: Call): StateData {
   };
 }
 
-async function openWithWait(options: StateStoreOptions): Promise<SyncStore> {
+async function openWithWait(options: SqliteStoreOptions): Promise<SyncStore> {
   const waitMs = options.waitForLockMs ?? 0;
   const started = Date.now();
   for (;;) {
     try {
       // Never block the thread: poll the lock instead of the synchronous store's blocking wait.
-      return openStateStore({ ...options, waitForLockMs: 0 });
+      return openSqliteStore({ ...options, waitForLockMs: 0 });
     } catch (error) {
       const waited = Date.now() - started;
       if (!(error instanceof StateError) || error.code !== "state_locked" || waited >= waitMs) {
@@ -108,7 +108,7 @@ async function openWithWait(options: StateStoreOptions): Promise<SyncStore> {
  * it). The file lock holds the whole state for this process, so a job lease only keeps two runs
  * of one job in this process apart.
  */
-export async function openSqliteState(options: StateStoreOptions): Promise<StateStore> {
+export async function openSqliteState(options: SqliteStoreOptions): Promise<StateStore> {
   return sqliteStateOver(await openWithWait(options), options.readOnly === true);
 }
 

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictResolvedError, InternalError, UsageError } from "../core/errors.js";
-import type { LinkRecord, StateStore } from "./sqlite-store.js";
-import { openStateStore } from "./sqlite-store.js";
+import type { LinkRecord, SqliteStore } from "./sqlite-store.js";
+import { openSqliteStore } from "./sqlite-store.js";
 
 let dir: string;
-let store: StateStore;
+let store: SqliteStore;
 const at = new Date("2026-11-21T06:00:00.000Z");
 
 function link(tinypmId: string, extra: Partial<LinkRecord> = {}): LinkRecord {
@@ -31,7 +31,7 @@ function link(tinypmId: string, extra: Partial<LinkRecord> = {}): LinkRecord {
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "state-store-"));
-  store = openStateStore({ path: join(dir, "state.db"), now: () => at });
+  store = openSqliteStore({ path: join(dir, "state.db"), now: () => at });
 });
 
 afterEach(() => {
@@ -280,14 +280,14 @@ describe("the file", () => {
     expect(store.integrityCheck()).toBe("ok");
     store.close();
     store.close();
-    store = openStateStore({ path: join(dir, "state.db") });
+    store = openSqliteStore({ path: join(dir, "state.db") });
     expect(store.countLinks("widgets")).toBe(1);
   });
 
   it("marks runs left running by a crashed process as interrupted on the next open", () => {
     const runId = store.startRun("widgets", "sync");
     store.close();
-    store = openStateStore({ path: join(dir, "state.db"), now: () => at });
+    store = openSqliteStore({ path: join(dir, "state.db"), now: () => at });
     expect(store.runs()[0]).toMatchObject({
       id: runId,
       outcome: "interrupted",

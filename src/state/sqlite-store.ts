@@ -38,8 +38,8 @@ import type { StateTables } from "./tables.js";
 export type * from "./records.js";
 export type { LinkIdentity } from "./identity-table.js";
 
-/** Options of `openStateStore`. */
-export interface StateStoreOptions {
+/** Options of `openSqliteStore`. */
+export interface SqliteStoreOptions {
   /** The state file; created (mode 0600) with its directory's permissions if missing. */
   readonly path: string;
   /**
@@ -64,7 +64,7 @@ export interface StateStoreOptions {
  * runs, parked failures and conflicts. One process at a time holds a state file (a lock row in
  * the file); every method is synchronous and each write is one transaction.
  */
-export interface StateStore {
+export interface SqliteStore {
   readonly path: string;
   /** The dead process whose lock this store took over, if any (for a warning). */
   readonly tookOverLockFrom: LockHolder | undefined;
@@ -142,7 +142,7 @@ export interface StateStore {
   /** Opens a conflict, or updates the values of the open one of (job, kind, tinypmId, field). */
   openConflict(c: ConflictDraft): number;
   conflicts(opts?: { job?: string; status?: "open" | "resolved" }): ConflictRecord[];
-  /** Marks a conflict resolved (see StateStore.resolveConflict). Unknown id → UsageError. */
+  /** Marks a conflict resolved (see SqliteStore.resolveConflict). Unknown id → UsageError. */
   resolveConflict(id: number, take: "tinypm" | "target", reopen?: boolean): ConflictRecord;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): void;
@@ -221,10 +221,10 @@ function buildStore(db: Database, path: string, now: () => Date, close: () => vo
  * @throws StateError `state_invalid` (not SQLite, corrupt, another application, newer schema;
  *   the file is never written) or `state_locked` (held by a live process, named by pid)
  * @example
- * const state = openStateStore({ path: ".tinypm-sync/state.db" });
+ * const state = openSqliteStore({ path: ".tinypm-sync/state.db" });
  * try { … } finally { state.close(); }
  */
-export function openStateStore(options: StateStoreOptions): StateStore {
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { path } = options;
   const now = options.now ?? (() => new Date());
   if (options.readOnly === true) return openReadOnly(path, now);
@@ -251,7 +251,7 @@ export function openStateStore(options: StateStoreOptions): StateStore {
 }
 
 /** A missing file reads as an empty state (an in-memory database); nothing is created. */
-function openReadOnly(path: string, now: () => Date): StateStore {
+function openReadOnly(path: string, now: () => Date): SqliteStore {
   let db: Database;
   if (existsSync(path)) {
     db = openDatabaseReadOnly(path);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { closedPort, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
@@ -63,7 +63,7 @@ describe("exit 2: nothing done", () => {
     const { mkdirSync } = await import("node:fs");
     mkdirSync(dir);
     const file = writeConfig(dir, servers);
-    const holder = openStateStore({ path: join(dir, "state.db") });
+    const holder = openSqliteStore({ path: join(dir, "state.db") });
     try {
       const r = await runCliProcess(["migrate", "--config", file, "--job", "gh"], {
         env: servers.env,

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
@@ -54,7 +54,7 @@ describe("config errors", () => {
     const r = await runCliProcess(["check", "--offline", "--config", file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'state > zzz: unknown key "zzz"; remove it or check its spelling (allowed: path, url, urlEnv, waitForLockMs)',
+      'state > zzz: unknown key "zzz"; valid keys: path, url, urlEnv, waitForLockMs',
     );
   });
 
@@ -86,7 +86,7 @@ describe("config errors", () => {
 describe("hints that lead somewhere", () => {
   it("state_locked names the setting to wait with", async () => {
     const file = config("locked");
-    const holder = openStateStore({ path: join(tmp.dir, "locked", "state.db") });
+    const holder = openSqliteStore({ path: join(tmp.dir, "locked", "state.db") });
     try {
       const r = await runCliProcess(["sync", "--job", "gh", "--config", file], {
         env: servers.env,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTarget, createTinypm } from "../../src/adapters/registry.js";
 import { RunSummaryJson, StatusJson } from "../../src/cli/json-output.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
@@ -129,7 +129,7 @@ describe("status", () => {
     const dir = join(tmp.dir, "liveness");
     mkdirSync(dir);
     const file = writeConfig(dir, servers);
-    const state = openStateStore({ path: join(dir, "state.db") });
+    const state = openSqliteStore({ path: join(dir, "state.db") });
     state.startRun("gh", "sync");
     // This process holds the state and the run: it is going on now.
     const live = await runCliProcess(["status", "--config", file], { env: servers.env });

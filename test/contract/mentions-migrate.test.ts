@@ -16,7 +16,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
-import { openStateStore, type StateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type SqliteStore } from "../../src/state/sqlite-store.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 import { runJob, type RunMode } from "../../src/sync/engine.js";
 
@@ -69,7 +69,7 @@ function connection(kind: "jira" | "github"): TargetConnection {
   return kind === "jira" ? jiraSandboxConnection(jira) : githubSandboxConnection(github);
 }
 
-async function run(kind: "jira" | "github", mode: RunMode, state: StateStore) {
+async function run(kind: "jira" | "github", mode: RunMode, state: SqliteStore) {
   const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
   const target: Tracker = createTarget(connection(kind));
   try {
@@ -94,7 +94,7 @@ const statePath = (): string => join(mkdtempSync(join(tmpdir(), "tps-mentions-")
 
 describe("mentions: matched through the sandboxes", () => {
   it("GitHub: the matched login is mentioned, the other stays inert; a second sync writes nothing", async () => {
-    const state = openStateStore({ path: statePath() });
+    const state = openSqliteStore({ path: statePath() });
     try {
       const first = await run("github", "migrate", state);
       expect(first.report.summary.created).toBe(1);
@@ -130,7 +130,7 @@ describe("mentions: matched through the sandboxes", () => {
   });
 
   it("Jira: a mention node with the accountId; a second sync writes nothing", async () => {
-    const state = openStateStore({ path: statePath() });
+    const state = openSqliteStore({ path: statePath() });
     try {
       const first = await run("jira", "migrate", state);
       expect(first.report.summary.created).toBe(1);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { StateError } from "../../src/core/errors.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { StateChild } from "./support/state-child.js";
 import { buildStateForChildren, spawnStateChild } from "./support/state-child.js";
 
@@ -41,11 +41,11 @@ async function kill(c: StateChild): Promise<void> {
 
 describe("a state file across processes", () => {
   it("keeps a pending intent when the process is killed after recordIntent", async () => {
-    const c = child(`const s = openStateStore({ path });
+    const c = child(`const s = openSqliteStore({ path });
       console.log("intent " + s.recordIntent(${INTENT})); ${HANG}`);
     expect(await c.line()).toBe("intent 1");
     await kill(c);
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     try {
       expect(store.tookOverLockFrom?.pid).toBe(c.process.pid);
       expect(store.pendingIntents("w")).toMatchObject([{ id: 1, originId: "1", payloadHash: "p" }]);
@@ -57,11 +57,11 @@ describe("a state file across processes", () => {
   });
 
   it("holds the link and no intent when the process is killed after confirmIntent", async () => {
-    const c = child(`const s = openStateStore({ path });
+    const c = child(`const s = openSqliteStore({ path });
       s.confirmIntent(s.recordIntent(${INTENT}), ${LINK}); console.log("confirmed"); ${HANG}`);
     expect(await c.line()).toBe("confirmed");
     await kill(c);
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     try {
       expect(store.pendingIntents("w")).toEqual([]);
       expect(store.getLinkByTarget("w", "story", "7")?.tinypmId).toBe("1");
@@ -72,7 +72,7 @@ describe("a state file across processes", () => {
   });
 
   it("loses no committed batch and corrupts nothing when killed mid-write", async () => {
-    const c = child(`const s = openStateStore({ path });
+    const c = child(`const s = openSqliteStore({ path });
       const link = ${LINK};
       for (let batch = 0; ; batch++) {
         s.transaction(() => { for (let i = 0; i < 500; i++) s.putLink({ ...link, tinypmId: batch + "-" + i, targetId: batch + "/" + i }); });
@@ -80,7 +80,7 @@ describe("a state file across processes", () => {
       }`);
     expect(await c.line()).toBe("committed");
     await kill(c);
-    const store = openStateStore({ path });
+    const store = openSqliteStore({ path });
     try {
       expect(store.integrityCheck()).toBe("ok");
       const count = store.countLinks("w");
@@ -92,9 +92,9 @@ describe("a state file across processes", () => {
   });
 
   it("refuses a second process with state_locked naming the holder's pid", async () => {
-    const holder = openStateStore({ path });
+    const holder = openSqliteStore({ path });
     try {
-      const c = child(`try { openStateStore({ path }); console.log("opened"); }
+      const c = child(`try { openSqliteStore({ path }); console.log("opened"); }
         catch (e) { console.log(JSON.stringify({ code: e.code, pid: e.details.pid, message: e.message })); }`);
       const answer = JSON.parse(await c.line()) as { code: string; pid: number; message: string };
       expect(answer).toMatchObject({ code: "state_locked", pid: process.pid });
@@ -106,18 +106,18 @@ describe("a state file across processes", () => {
   });
 
   it("refuses this process while a child holds the file, and waits when asked", async () => {
-    const c = child(`const s = openStateStore({ path }); console.log("ready");
+    const c = child(`const s = openSqliteStore({ path }); console.log("ready");
       setTimeout(() => { s.close(); process.exit(0); }, 400);`);
     expect(await c.line()).toBe("ready");
     let error: unknown;
     try {
-      openStateStore({ path });
+      openSqliteStore({ path });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(StateError);
     expect(error).toMatchObject({ code: "state_locked", details: { pid: c.process.pid } });
-    const store = openStateStore({ path, waitForLockMs: 30_000 });
+    const store = openSqliteStore({ path, waitForLockMs: 30_000 });
     expect(store.tookOverLockFrom).toBeUndefined();
     store.close();
     expect(await c.exited).toBe(0);

@@ -17,7 +17,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 import { runJob, type RunReport } from "../../src/sync/engine.js";
 
@@ -73,7 +73,7 @@ async function migrate(
   policy?: UnmappedPolicy,
 ): Promise<{ report: RunReport; assignees: Map<string, string[]> }> {
   (kind === "jira" ? jira : github).reset();
-  const state = openStateStore({ path: join(mkdtempSync(join(tmpdir(), "tps-users-")), "s.db") });
+  const state = openSqliteStore({ path: join(mkdtempSync(join(tmpdir(), "tps-users-")), "s.db") });
   const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
   const target = createTarget(connection(kind));
   try {

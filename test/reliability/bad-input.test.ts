@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { badCases, type BadCase } from "./bad-input-cases.js";
 import { ensureBuilt, runCli } from "./cli.js";
 import { startCliWorld, type CliWorld } from "./cli-world.js";
@@ -121,7 +121,7 @@ describe("bad input is refused with a clear error and changes nothing", () => {
 
     it("refuses a state file locked by another process", async () => {
       const path = copyState("locked");
-      const holder = openStateStore({ path });
+      const holder = openSqliteStore({ path });
       try {
         expect(await runOn(path)).toMatchObject(refusal("state_locked", /lock/));
       } finally {

@@ -5,7 +5,7 @@ import { createTinypmTracker } from "../../src/adapters/tinypm/index.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { createRandom } from "../../src/server-kit/prng.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { ensureBuilt, runCli, spawnCli } from "./cli.js";
 import { startCliWorld, type CliWorld } from "./cli-world.js";
 import { createFigures } from "./figures.js";
@@ -75,7 +75,7 @@ export function describeCrashes(target: "github" | "jira", seed: number): void {
     }
 
     function expectConsistentState(): void {
-      const state = openStateStore({ path: w.statePath });
+      const state = openSqliteStore({ path: w.statePath });
       try {
         expect(state.integrityCheck()).toBe("ok");
         expect(state.pendingIntents(job)).toEqual([]);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { ensureBuilt, runCli } from "./cli.js";
 import { SECRETS, startCliWorld, type CliWorld } from "./cli-world.js";
 
@@ -70,7 +70,7 @@ describe("a story tinyPM sends unreadable is parked, the rest goes on", () => {
   }
 
   function parked() {
-    const state = openStateStore({ path: w.statePath });
+    const state = openSqliteStore({ path: w.statePath });
     try {
       return state.failures("gh");
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemKind, WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { LinkRecord } from "../../src/state/sqlite-store.js";
 import { toReport } from "../../src/sync/report-data.js";
 import { openConflicts, startWorld, storyLinks, type World } from "./world.js";
@@ -100,7 +100,7 @@ describe.each(["github", "jira"] as const)("bidirectional sync tinyPM ⇄ %s", (
     await sync();
     expect(openConflicts(world)).toHaveLength(1);
 
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     state.resolveConflict(open[0]?.id ?? -1, "target");
     state.close();
     await sync();

@@ -8,7 +8,7 @@ import { createTarget } from "../../src/adapters/registry.js";
 import type { WorkItem } from "../../src/core/model.js";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server/index.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { CLI, ensureBuilt } from "../support/private-build.js";
 
 /**
@@ -187,7 +187,7 @@ describe("crash safety of migrate (SIGKILL at random moments)", () => {
           stderr: "",
         });
         expect(await contents(github)).toEqual(expected);
-        const state = openStateStore({ path: join(roundDir, "state.db") });
+        const state = openSqliteStore({ path: join(roundDir, "state.db") });
         try {
           expect(state.pendingIntents("gh")).toEqual([]);
           expect(state.failures("gh")).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerStats } from "../../src/server-kit/stats.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { RunReport } from "../../src/sync/engine.js";
 import { personCreates } from "./person.js";
 import { startWorld, type World } from "./world.js";
@@ -90,7 +90,7 @@ describe.each(["github", "jira"] as const)(
         const id = await personCreates(world, "Filed after the migration");
         const report = await world.run("sync");
         expect(report.summary.created).toBe(1);
-        const state = openStateStore({ path: world.statePath });
+        const state = openSqliteStore({ path: world.statePath });
         try {
           expect([...state.links("widgets")].some((l) => l.targetId === id)).toBe(true);
         } finally {
@@ -114,7 +114,7 @@ describe("a migration that leaves a person's issue for sync (github)", () => {
     expect(migrated.plan.actions.some((a) => a.type === "skip" && a.reason === "direction")).toBe(
       true,
     );
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     try {
       expect(state.getCheckpoint("widgets", "github")).toBeUndefined();
     } finally {
@@ -122,7 +122,7 @@ describe("a migration that leaves a person's issue for sync (github)", () => {
     }
     const report = await world.run("sync");
     expect(report.summary.created).toBe(1);
-    const after = openStateStore({ path: world.statePath });
+    const after = openSqliteStore({ path: world.statePath });
     try {
       expect([...after.links("widgets")].some((l) => l.targetId === id)).toBe(true);
     } finally {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { archiveOf, deleteState, stripBlock } from "./identity-kit.js";
 import { startWorld, type World } from "./world.js";
 
@@ -54,7 +54,7 @@ function oneCopyAlwaysLeft(ops: readonly Op[]): boolean {
 }
 
 function pairs(world: World): { tinypmId: string; targetId: string }[] {
-  const state = openStateStore({ path: world.statePath });
+  const state = openSqliteStore({ path: world.statePath });
   try {
     return [...state.links("widgets", "story")]
       .map((l) => ({ tinypmId: l.tinypmId, targetId: l.targetId }))

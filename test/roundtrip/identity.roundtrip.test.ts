@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import { startReferenceServer } from "../../src/reference-server/index.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { RunReport } from "../../src/sync/engine.js";
 import {
   allItems,
@@ -217,7 +217,7 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
 
       const a0 = await archiveOf(world.tinypm);
       const t0 = await using(world.targetTracker(), countItems);
-      const state0 = openStateStore({ path: world.statePath });
+      const state0 = openSqliteStore({ path: world.statePath });
       const links0 = [...state0.links("widgets")].map(
         (l) => `${l.kind}:${l.tinypmId}:${l.targetId}`,
       );
@@ -232,7 +232,7 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
       expect(run.identity.rebuilt).toHaveLength(links0.length);
       expect(await archiveOf(world.tinypm)).toEqual(a0);
       expect(await using(world.targetTracker(), countItems)).toEqual(t0);
-      const state1 = openStateStore({ path: world.statePath });
+      const state1 = openSqliteStore({ path: world.statePath });
       const links1 = [...state1.links("widgets")].map(
         (l) => `${l.kind}:${l.tinypmId}:${l.targetId}`,
       );
@@ -283,7 +283,7 @@ describe.each(["github", "jira"] as const)("identity on %s", (kind) => {
       const parked = await world.run("sync", { direction: "to-target" });
       expect(parked.identity.ambiguous).toHaveLength(1);
       expect(parked.summary.created).toBe(0);
-      const state = openStateStore({ path: world.statePath });
+      const state = openSqliteStore({ path: world.statePath });
       expect(state.failures("widgets").map((f) => f.code)).toContain("identity_ambiguous");
       state.close();
       expect(await archiveOf(world.tinypm)).toEqual(a0);

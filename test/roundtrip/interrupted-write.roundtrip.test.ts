@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { RemoteUnavailableError, StateError } from "../../src/core/errors.js";
 import type { ItemRef } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import type { StateStore } from "../../src/state/store.js";
 import type { RunMode, RunReport } from "../../src/sync/engine.js";
 import { startWorld, storyLinks, type World } from "./world.js";
@@ -107,7 +107,7 @@ describe.each(["github", "jira"] as const)(
     const tinypmStatus = async (ref: ItemRef) => (await tinypm.get(ref))?.status;
     const targetStatus = async (ref: ItemRef) => (await person.get(ref))?.status;
     const stored = (tinypmId: string): LinkRecord | undefined => {
-      const state = openStateStore({ path: world.statePath });
+      const state = openSqliteStore({ path: world.statePath });
       try {
         return state.getLinkByTinypm("widgets", "story", tinypmId);
       } finally {
@@ -115,7 +115,7 @@ describe.each(["github", "jira"] as const)(
       }
     };
     const openConflicts = (tinypmId: string) => {
-      const state = openStateStore({ path: world.statePath });
+      const state = openSqliteStore({ path: world.statePath });
       try {
         return state.conflicts({ status: "open" }).filter((c) => c.tinypmId === tinypmId);
       } finally {

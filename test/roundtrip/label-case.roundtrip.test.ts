@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { toReport } from "../../src/sync/report-data.js";
 import { startWorld, type World } from "./world.js";
 
@@ -63,7 +63,7 @@ describe("a tinyPM tag and a GitHub label that differ in case only", () => {
   it("is one label: used by the migration, quiet afterwards, tinyPM's spelling kept both ways", async () => {
     const migrated = await world.run("migrate");
     expect(migrated.summary.failed).toBe(0);
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     const found = [...state.links("widgets")].find((l) => l.kind === "story" && l.tinypmId === "1");
     state.close();
     if (found === undefined) throw new Error("story 1 not linked");

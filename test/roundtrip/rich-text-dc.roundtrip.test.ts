@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { startWorld, type World } from "./world.js";
 
 const WIKI = [
@@ -70,7 +70,7 @@ describe("rich text on Jira Data Center, end to end", () => {
     // tinyPM's own rich Markdown on the second story, migrated as wiki.
     await tinypm.update({ kind: "story", id: "2" }, { set: { description: MARKDOWN } });
     await world.run("migrate");
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     const first = [...state.links("widgets")].find((l) => l.kind === "story");
     state.close();
     if (first === undefined) throw new Error("no story linked");
@@ -113,7 +113,7 @@ describe("rich text on Jira Data Center, end to end", () => {
   });
 
   it("writes tinyPM's Markdown (a table, code) as wiki, reads them back the same, then writes nothing", async () => {
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     const second = [...state.links("widgets")].find((l) => l.tinypmId === "2");
     state.close();
     if (second === undefined) throw new Error("story 2 is not linked");

@@ -4,7 +4,7 @@ import type { AdfNode } from "../../src/adapters/jira/adf.js";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import type { ConflictRecord } from "../../src/state/records.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { startWorld, type World } from "./world.js";
 
 /** People's rich text through both sandboxes: a title edit leaves it alone, an append keeps it. */
@@ -50,7 +50,7 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
     tinypm = world.tinypmTracker();
     target = world.targetTracker();
     await world.run("migrate");
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     const first = [...state.links("widgets")].find((l) => l.kind === "story");
     state.close();
     if (first === undefined) throw new Error("no story linked");
@@ -208,7 +208,7 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
 
   /** The job's open conflicts, as `conflicts list` prints them. */
   const openConflicts = (): ConflictRecord[] => {
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     try {
       return state.conflicts({ job: "widgets", status: "open" });
     } finally {
@@ -270,7 +270,7 @@ describe.each(["github", "jira"] as const)("rich text on %s, end to end", (kind)
       expect(openConflicts().map((o) => o.id)).toEqual([c?.id]);
 
       // Taking tinyPM's side writes that cell only (as text): every other node stays as it is.
-      const state = openStateStore({ path: world.statePath });
+      const state = openSqliteStore({ path: world.statePath });
       state.resolveConflict(c?.id ?? -1, "tinypm");
       state.close();
       await sync();

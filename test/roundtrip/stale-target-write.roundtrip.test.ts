@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemRef, WorkItemPatch } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { startWorld, storyLinks, type World } from "./world.js";
 
 // A person edits an issue between the run's read and its write. GitHub's PATCH and Jira's PUT take
@@ -42,7 +42,7 @@ describe.each(["github", "jira"] as const)(
         });
       };
 
-    const state = () => openStateStore({ path: world.statePath });
+    const state = () => openSqliteStore({ path: world.statePath });
 
     it("the same field: nothing is overwritten, the next run parks the conflict", async () => {
       const link = stories[0];

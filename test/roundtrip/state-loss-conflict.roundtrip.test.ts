@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import type { RunReport } from "../../src/sync/engine.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { allItems, countItems, deleteState } from "./identity-kit.js";
 import { personCreates } from "./person.js";
 import { openConflicts, startWorld, type World } from "./world.js";
@@ -161,7 +161,7 @@ describe.each(["github", "jira"] as const)(
         expect((await targetNow(a.id)).title).toBe("Theirs (target)");
 
         // `conflicts resolve`: the target's title for `a`, tinyPM's for the target-born story.
-        const state = openStateStore({ path: world.statePath });
+        const state = openSqliteStore({ path: world.statePath });
         for (const c of open) state.resolveConflict(c.id, c.tinypmId === aId ? "target" : "tinypm");
         state.close();
         noFailures(await world.run("sync"));
@@ -232,7 +232,7 @@ describe.each(["github", "jira"] as const)(
         expect((await using(world.targetTracker(), (t) => byId(t, copy.id))).title).toBe("Theirs");
 
         const stillOpen = openConflicts(world);
-        const state = openStateStore({ path: world.statePath });
+        const state = openSqliteStore({ path: world.statePath });
         for (const c of stillOpen) state.resolveConflict(c.id, "tinypm");
         state.close();
         noFailures(await world.run("sync"));

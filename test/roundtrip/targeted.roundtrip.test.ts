@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { RunReport } from "../../src/sync/engine.js";
 import { startWorld, type World } from "./world.js";
 
@@ -28,7 +28,7 @@ async function linkedWorld(kind: "github" | "jira", stories: number): Promise<Li
   });
   await world.run("migrate");
   await world.run("sync");
-  const state = openStateStore({ path: world.statePath });
+  const state = openSqliteStore({ path: world.statePath });
   const links = [...state.links("widgets")].filter((l) => l.kind === "story");
   state.close();
   return { world, target, stories: new Map(links.map((l) => [l.tinypmId, l.targetId])) };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import type { RunReport } from "../../src/sync/engine.js";
 import { startWorld, type World } from "./world.js";
 
@@ -49,7 +49,7 @@ describe.each(["github", "jira"] as const)("tiered tinyPM reads with %s", (kind)
         .filter((s) => s.iterationId === 1 || s.iterationId === 2)
         .map((s) => String(s.id)),
     );
-    const state = openStateStore({ path: world.statePath });
+    const state = openSqliteStore({ path: world.statePath });
     closedStories = [...state.links("widgets")].filter(
       (l) => l.kind === "story" && closed.has(l.tinypmId),
     );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ItemRef } from "../../src/core/model.js";
-import { openStateStore, type LinkRecord } from "../../src/state/sqlite-store.js";
+import { openSqliteStore, type LinkRecord } from "../../src/state/sqlite-store.js";
 import { gateWithPerson, type PersonMoment } from "../support/person-gate.js";
 import { held, personSets } from "../support/tinypm-person.js";
 import { openConflicts, startWorld, type World } from "./world.js";
@@ -20,7 +20,7 @@ describe.each(["story", "task"] as const)(
     beforeAll(async () => {
       world = await startWorld({ target: "github", generate: "stories=3,tasks=1,comments=0" });
       await world.run("migrate");
-      const state = openStateStore({ path: world.statePath });
+      const state = openSqliteStore({ path: world.statePath });
       try {
         links = [...state.links("widgets")].filter((l) => l.kind === kind);
       } finally {

@@ -23,7 +23,7 @@ import {
 } from "../../src/sandboxes/jira/index.js";
 import { openSqliteState } from "../../src/state/sqlite-state.js";
 import {
-  openStateStore,
+  openSqliteStore,
   type ConflictRecord,
   type LinkRecord,
 } from "../../src/state/sqlite-store.js";
@@ -164,7 +164,7 @@ export async function startWorld(o: {
 
 /** The job's story links in the world's state; fewer than `least` means the setup went wrong. */
 export function storyLinks(world: World, least: number): LinkRecord[] {
-  const state = openStateStore({ path: world.statePath });
+  const state = openSqliteStore({ path: world.statePath });
   try {
     const stories = [...state.links("widgets")].filter((l) => l.kind === "story");
     if (stories.length < least) throw new Error(`only ${String(stories.length)} stories linked`);
@@ -176,7 +176,7 @@ export function storyLinks(world: World, least: number): LinkRecord[] {
 
 /** The job's open conflicts in the world's state. */
 export function openConflicts(world: World): ConflictRecord[] {
-  const state = openStateStore({ path: world.statePath });
+  const state = openSqliteStore({ path: world.statePath });
   try {
     return state.conflicts({ job: "widgets", status: "open" });
   } finally {

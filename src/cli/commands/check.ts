@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedJob } from "../../config/load.js";
+import { readConfigFile, type LoadedConfig, type ResolvedJob } from "../../config/load.js";
 import {
   MappingError,
   SyncError,
@@ -27,7 +27,7 @@ export const registerCheck: RegisterCommand = (program, ctx) => {
   configOption(cmd).option("--offline", "validate files only; do not contact any system");
   logOptions(cmd).action(async (flags: { config?: string; offline?: boolean } & LogFlags) => {
     // Offline, the secrets are not needed: the files can be checked on a machine without them.
-    const loaded = loadConfig(configPath(ctx, flags.config), {
+    const loaded = readConfigFile(configPath(ctx, flags.config), {
       env: ctx.env,
       secrets: flags.offline === true ? "optional" : "require",
     });

@@ -1,4 +1,4 @@
-import { readStatus, type StatusJson } from "../../library/status.js";
+import { statusOfLoaded, type StatusJson } from "../../library/status.js";
 import type { RunRecord } from "../../state/store.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";
@@ -20,7 +20,7 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
       secrets: "optional",
       logLevel: flags.logLevel ?? "warn",
     });
-    const out = await readStatus(loaded);
+    const out = await statusOfLoaded(loaded);
     if (flags.json === true) {
       ctx.stdout.write(`${JSON.stringify(out)}\n`);
       return;

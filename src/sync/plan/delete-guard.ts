@@ -1,3 +1,4 @@
+import { systemLabel } from "../../core/system-label.js";
 import type { Side } from "./merge.js";
 import type { LinkView, Plan } from "./plan-types.js";
 
@@ -79,7 +80,6 @@ export function guardStops(g: DeleteGuard): boolean {
   return g.over.length > 0 && !g.allowed;
 }
 
-const SYSTEM: Record<string, string> = { github: "GitHub", jira: "Jira", tinypm: "tinyPM" };
 const CONTAINER: Record<string, string> = {
   github: "repository",
   jira: "project",
@@ -95,9 +95,9 @@ export function massDeleteWords(
   o: { job: string; targetSystem: string; onDelete: string; side: Side },
 ): { message: string; hint: string } {
   const count = g.planned[o.side];
-  const on = o.side === "tinypm" ? "tinyPM" : (SYSTEM[o.targetSystem] ?? o.targetSystem);
+  const on = systemLabel(o.side === "tinypm" ? "tinypm" : o.targetSystem);
   const gone = o.side === "tinypm" ? o.targetSystem : "tinypm";
-  const goneName = SYSTEM[gone] ?? gone;
+  const goneName = systemLabel(gone);
   const container = CONTAINER[gone] ?? "project";
   const verb = o.onDelete === "delete" ? "delete" : "close";
   const configKey =
@@ -110,7 +110,7 @@ export function massDeleteWords(
     `Job ${o.job}: ${count} of its ${g.links} linked items are gone from ${goneName}, and the run ` +
     `would ${verb} their ${count} counterparts on ${on} (onDelete: ${verb}) — more than the ` +
     `limit of ${g.limit} per run (maxDeletes ${JSON.stringify(g.maxDeletes)}). Nothing was ` +
-    `written to tinyPM or ${SYSTEM[o.targetSystem] ?? o.targetSystem}.`;
+    `written to tinyPM or ${systemLabel(o.targetSystem)}.`;
   const hint =
     `So many items vanishing at once usually means the ${goneName} ${container} was emptied or ` +
     `recreated, the config names the wrong ${container} (${configKey}), or the token lost ` +

@@ -45,7 +45,7 @@ export function buildStateForChildren(): {
   };
 }
 
-/** A child process running `code` (an ES module body with `openStateStore` imported). */
+/** A child process running `code` (an ES module body with `openSqliteStore` imported). */
 export interface StateChild {
   readonly process: ChildProcess;
   /** The next stdout line. */
@@ -54,9 +54,9 @@ export interface StateChild {
   exited: Promise<number | NodeJS.Signals>;
 }
 
-/** Starts `node --input-type=module -e <code>` with `openStateStore` in scope. */
+/** Starts `node --input-type=module -e <code>` with `openSqliteStore` in scope. */
 export function spawnStateChild(storeUrl: string, code: string): StateChild {
-  return spawnChild(`import { openStateStore } from ${JSON.stringify(storeUrl)};\n${code}`);
+  return spawnChild(`import { openSqliteStore } from ${JSON.stringify(storeUrl)};\n${code}`);
 }
 
 /** Starts a child with `openState` (either backend, open-state.ts) in scope. */

@@ -39,13 +39,19 @@ describe("parseMapping on broken files", () => {
       "a misspelt field",
       "  title: { to: title }",
       "  titel: { to: title }",
-      /unknown key "titel"; valid keys: title, description, status/,
+      /unknown key "titel"; did you mean "title"\?/,
+    ],
+    [
+      "an unknown key near none",
+      "  title: { to: title }",
+      "  zzzz: { to: title }",
+      /unknown key "zzzz"; valid keys: title, description, status/,
     ],
     [
       "a misspelt rule key",
       "  title: { to: title }",
       "  title: { to: title, maps: {} }",
-      /unknown key "maps"; valid keys: to, transform, map/,
+      /unknown key "maps"; did you mean "map"\?/,
     ],
     [
       "an unknown slot",
@@ -69,7 +75,7 @@ describe("parseMapping on broken files", () => {
       "a bad colour",
       'color: "bfd4f2"',
       "color: blue-ish",
-      /found "blue-ish"; a colour is 6 hex digits/,
+      /color: a colour is 6 hex digits.*\(found "blue-ish"\)/,
     ],
     [
       "a slot of the wrong type",

@@ -97,7 +97,7 @@ describe("user map files", () => {
     ).toEqual([
       'policy: found "ignore"; valid choices: skip, placeholder, fail',
       "users: missing; expected record",
-      'user: unknown key "user"; valid keys: $schema, policy, placeholder, users',
+      'user: unknown key "user"; did you mean "users"?',
     ]);
   });
 });
