@@ -2,6 +2,7 @@
  * The one place that knows every adapter: builds the trackers a job needs from its resolved
  * configuration. (The only barrel of `adapters/`, per style.md R5.)
  */
+import type { Logger } from "../core/logger.js";
 import type { GithubConnection, JiraConnection } from "./connection.js";
 import type { RequestGate } from "../core/request-gate.js";
 import type { Tracker } from "../core/tracker.js";
@@ -12,11 +13,6 @@ import { createTinypmTracker, type TinypmTracker } from "./tinypm/index.js";
 
 export type { TinypmTracker } from "./tinypm/index.js";
 export type { GithubTracker } from "./github/index.js";
-
-interface Logger {
-  debug(obj: object, msg?: string): void;
-  child?(bindings: Record<string, unknown>): Logger;
-}
 
 interface TinypmConnection {
   readonly baseUrl: string;

@@ -1,3 +1,4 @@
+import type { Logger } from "../../core/logger.js";
 import { Octokit } from "@octokit/rest";
 import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
 import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
@@ -49,16 +50,12 @@ interface GithubClientOptions {
   readonly now?: (() => number) | undefined;
   /** Real milliseconds before a request is abandoned (GitHub kills requests after 10 s). Default 30,000. */
   readonly timeoutMs?: number | undefined;
-  readonly logger?: GithubLogger | undefined;
+  readonly logger?: Logger | undefined;
   /** The transport (default: global fetch); a seam for proxies and tests. */
   readonly fetch?: typeof fetch | undefined;
 }
 
 /** The part of a pino logger the adapter uses. */
-export interface GithubLogger {
-  debug(obj: object, msg?: string): void;
-}
-
 /** One GraphQL request (Projects v2), through the same gate as REST. */
 export interface GithubGraphqlRequest {
   readonly query: string;

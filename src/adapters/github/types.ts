@@ -2,7 +2,7 @@ import type { BoardSpec } from "../../core/board.js";
 import type { GithubProjectRef } from "../connection.js";
 import type { Comment, CommentDraft, ItemRef, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { CallOptions, Checkpoint, Tracker } from "../../core/tracker.js";
-import type { GithubLogger } from "./client.js";
+import type { Logger } from "../../core/logger.js";
 import type { RequestGate } from "../../core/request-gate.js";
 import type { RateLimitSnapshot } from "./rate-limit.js";
 import type { LabelSpec } from "./repo-meta.js";
@@ -27,7 +27,7 @@ export interface GithubTrackerOptions {
   readonly importApi?: boolean | undefined;
   /** The repository's labels with colours, ensured once before the first create. */
   readonly labels?: readonly LabelSpec[] | undefined;
-  readonly logger?: GithubLogger | undefined;
+  readonly logger?: Logger | undefined;
   /** A GitHub Project (v2) showing the issues as a board (`targets.github.project`). */
   readonly project?: GithubProjectRef | undefined;
   /** The board's fields and value tables (the mapping's `project:` section); needed with `project`. */

@@ -1,3 +1,4 @@
+import type { Logger } from "../../core/logger.js";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -14,10 +15,6 @@ import { toSyncError, type ErrorContext } from "./errors.js";
 import { watchServerDate } from "./server-date.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per call). */
-export interface JiraLogger {
-  debug(obj: Record<string, unknown>, msg: string): void;
-}
-
 interface JiraClientOptions {
   readonly baseUrl: string;
   readonly email: string;
@@ -26,7 +23,7 @@ interface JiraClientOptions {
   readonly emailEnv?: string | undefined;
   readonly tokenEnv?: string | undefined;
   readonly timeoutMs?: number | undefined;
-  readonly logger?: JiraLogger | undefined;
+  readonly logger?: Logger | undefined;
   /** Every request goes through it (limits, per-issue windows, retries, waits). @default ungated */
   readonly gate?: RequestGate | undefined;
   /**

@@ -1,3 +1,4 @@
+import type { Logger } from "../../core/logger.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { axiosInstance } from "./axios-instance.js";
 
@@ -8,10 +9,6 @@ interface CallLabel {
 }
 
 /** A pino-compatible debug logger. */
-interface DebugLogger {
-  debug(obj: Record<string, unknown>, msg: string): void;
-}
-
 interface AxiosConfigLike {
   method?: string;
   url?: string;
@@ -50,7 +47,7 @@ function pathOf(config: AxiosConfigLike): string {
  * One debug line per HTTP request a jira.js client makes: method, path, status (or the network
  * error's code), duration, and the operation and item of the call it belongs to.
  */
-export function logHttpRequests(client: object, logger: DebugLogger | undefined): void {
+export function logHttpRequests(client: object, logger: Logger | undefined): void {
   const axios = axiosInstance(client) as AxiosLike | undefined;
   if (logger === undefined || axios === undefined) return;
   axios.interceptors.request.use((config) => {

@@ -9,7 +9,8 @@ import type {
   WorkItemDraft,
 } from "../../core/model.js";
 import type { ProbeResult, Tracker } from "../../core/tracker.js";
-import { createJiraClient, createJiraEndpoints, type JiraLogger } from "./client.js";
+import { createJiraClient, createJiraEndpoints } from "./client.js";
+import type { Logger } from "../../core/logger.js";
 import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
 import { createDefaults } from "./create-defaults.js";
@@ -41,7 +42,7 @@ export interface JiraTrackerOptions {
   readonly storyPointsField?: string | undefined;
   /** Resolution to set when a transition into a status needs one (Done→Done, Rejected→Won't Do). */
   readonly statusResolutions?: Readonly<Record<string, string>> | undefined;
-  readonly logger?: JiraLogger | undefined;
+  readonly logger?: Logger | undefined;
   /**
    * The request gate every HTTP request goes through: Jira's limits (per-issue write windows,
    * 20 per 2 s and 100 per 30 s), `Retry-After` waits, retries, timeouts, cancellation. The CLI

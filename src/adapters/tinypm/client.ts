@@ -1,3 +1,4 @@
+import type { Logger } from "../../core/logger.js";
 import http from "node:http";
 import https from "node:https";
 import { got, type Got } from "got";
@@ -9,17 +10,13 @@ import { foreignAnswer } from "./foreign-answer.js";
 import { buildXml, parseXml, snippetOf, type XmlLimits, type XmlValue } from "./wire.js";
 
 /** A pino-compatible logger; only `debug` is used (one line per HTTP call). */
-export interface TinypmLogger {
-  debug(obj: Record<string, unknown>, msg: string): void;
-}
-
 interface ClientOptions {
   readonly baseUrl: string;
   readonly token: string;
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly limits: XmlLimits;
-  readonly logger?: TinypmLogger | undefined;
+  readonly logger?: Logger | undefined;
   readonly userAgent?: string | undefined;
   /** Every request goes through it (limits, retries, waits). @default ungated */
   readonly gate?: RequestGate | undefined;

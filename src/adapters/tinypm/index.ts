@@ -9,7 +9,8 @@ import type {
   WorkItem,
 } from "../../core/model.js";
 import type { CallOptions, TieredScan, Tracker, TrackerCapabilities } from "../../core/tracker.js";
-import { createTinypmClient, type TinypmLogger } from "./client.js";
+import { createTinypmClient } from "./client.js";
+import type { Logger } from "../../core/logger.js";
 import { fullScanFeed } from "./feed.js";
 import { probe } from "./probe.js";
 import { mapOrdered } from "./ordered.js";
@@ -46,7 +47,7 @@ export interface TinypmTrackerOptions {
   /** Deepest element nesting accepted. @default 64 */
   readonly maxDepth?: number | undefined;
   /** pino-compatible; one debug line per HTTP call. */
-  readonly logger?: TinypmLogger | undefined;
+  readonly logger?: Logger | undefined;
   readonly userAgent?: string | undefined;
   /**
    * The request gate every HTTP request goes through (limits, retries, waits, cancellation); the
