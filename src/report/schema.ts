@@ -1,10 +1,17 @@
 /**
- * The zod schema of a {@link Report}: validates rendered JSON in tests and generates
- * `schemas/report.schema.json` (`npm run build && npm run schemas`). Keep it in step with
- * `types.ts`; `docs/report-format.md` says what may change within a schema version.
+ * The zod schema of a {@link Report}, the one declaration of its shape: `types.ts` derives the
+ * TypeScript types from it, tests validate rendered JSON with it, and it generates
+ * `schemas/report.schema.json` (`npm run build && npm run schemas`). `docs/report-format.md` says
+ * what may change within a schema version.
  */
 import { z } from "zod";
-import { REPORT_SCHEMA_VERSION, type ReportValue } from "./types.js";
+
+/** Raised only when a field is removed, renamed or changes meaning (docs/report-format.md). */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** A field value as reports show it (normalised JSON). */
+export type ReportValue =
+  string | number | boolean | null | readonly ReportValue[] | { readonly [k: string]: ReportValue };
 
 /** A field value: normalised JSON. */
 export const reportValueSchema: z.ZodType<ReportValue> = z
