@@ -16,7 +16,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"] },
+        test: {
+          name: "unit",
+          include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"],
+          // Pure code, no servers: a worker keeps the modules it imported for the next file
+          // instead of importing the source tree again for each (import was ~61 s of ~64 s).
+          isolate: false,
+        },
       },
       {
         extends: true,
