@@ -10,10 +10,15 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 export const LONGEST_FILES = [
   "test/reliability/workers-kill.test.ts",
   "test/roundtrip/crash.roundtrip.test.ts",
+  // Clean-clone CI, 2026-11-28: mass-delete ~200 s, put-fuzz 148 s, conflict-resolve-twice
+  // ~140 s, apply 73 s; none of the first two cli files was listed, so they could start last.
+  "test/cli/mass-delete.test.ts",
   "test/reliability/put-fuzz.test.ts",
+  "test/cli/conflict-resolve-twice.test.ts",
   "test/reliability/bad-input.test.ts",
   "test/reliability/shared-serve.test.ts",
   "test/reliability/confirm-group-crash.test.ts",
+  "test/cli/apply.test.ts",
   "test/cli/limit-wait.test.ts",
   "test/cli/plan-description.test.ts",
   "test/cli/shared-token.test.ts",
