@@ -13,8 +13,10 @@ export function toolVersion(): string {
 /**
  * Builds the command-line program. Commander never exits or prints by itself: its output goes
  * to the context's streams and its exits become exceptions that `run` turns into exit codes.
+ * Given the command about to run (`argv[0]`), only that command's file is loaded; anything else
+ * (no command, `--help`, a mistyped one that needs suggestions) loads them all.
  */
-export function buildProgram(ctx: CliContext): Command {
+export async function buildProgram(ctx: CliContext, command?: string): Promise<Command> {
   const program = new Command("tinypm-sync")
     .description(
       "Migrate and keep in sync tinyPM projects with GitHub Issues or Jira (migrations, scheduled syncs, dry-run reports).",
@@ -29,7 +31,11 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: () => undefined, // `run` renders usage errors itself, with the valid choices
     })
     .exitOverride();
-  for (const register of COMMANDS) register(program, ctx);
+  const one = COMMANDS.find((c) => c.name === command);
+  const wanted =
+    command === "-V" || command === "--version" ? [] : one === undefined ? COMMANDS : [one];
+  const registers = await Promise.all(wanted.map((c) => c.load()));
+  for (const register of registers) register(program, ctx);
   // Every subcommand shares the parent's output, error and exit handling.
   for (const cmd of program.commands) {
     cmd.exitOverride().allowExcessArguments(false).configureOutput(program.configureOutput());

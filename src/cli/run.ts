@@ -6,7 +6,7 @@ import { renderError } from "./render-error.js";
 
 /** Runs the tool with `argv` (without node and script) and returns the exit code. */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx, argv[0]);
   try {
     await program.parseAsync([...argv], { from: "user" });
     if (argv.length === 0) {

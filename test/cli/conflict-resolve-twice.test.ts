@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTinypm } from "../../src/adapters/registry.js";
-import { openStateStore } from "../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { jobTarget, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { editConfig, eventually, getJson, startServe } from "./serve-support.js";
 import { runCliProcess } from "./spawn.js";
@@ -62,7 +62,7 @@ beforeAll(async () => {
   if (parked.code !== 4) throw new Error(`expected a parked conflict: ${parked.stderr}`);
   // The parked conflict's id, read from the state in-process (a CLI start saved): the CLI's
   // `conflicts list --json` is checked below, after the resolutions.
-  const state = openStateStore({ path: join(tmp.dir, "state.db"), readOnly: true });
+  const state = openSqliteStore({ path: join(tmp.dir, "state.db"), readOnly: true });
   try {
     const [open] = state.conflicts({ job: "gh", status: "open" });
     if (open === undefined) throw new Error("the sync parked no conflict");

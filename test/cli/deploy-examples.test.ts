@@ -11,7 +11,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 const root = new URL("../../", import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), "utf8");
 
-function program(): Command {
+async function buildTestProgram(): Promise<Command> {
   const sink = { write: () => true } as unknown as CliContext["stdout"];
   return buildProgram({
     stdout: sink,
@@ -23,6 +23,10 @@ function program(): Command {
     exitCode: 0,
   });
 }
+
+/** Built once (with every command loaded) and only read by the checks below. */
+const built = await buildTestProgram();
+const program = (): Command => built;
 
 /** Checks `args` (`[command, ...words]`) name a real command and only its real flags. */
 function expectRealInvocation(args: readonly string[]): void {

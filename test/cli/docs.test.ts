@@ -9,7 +9,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 const root = new URL("../../", import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), "utf8");
 
-function program(): Command {
+async function buildTestProgram(): Promise<Command> {
   const sink = { write: () => true } as unknown as CliContext["stdout"];
   const ctx: CliContext = {
     stdout: sink,
@@ -22,6 +22,10 @@ function program(): Command {
   };
   return buildProgram(ctx);
 }
+
+/** Built once (with every command loaded) and only read by the checks below. */
+const built = await buildTestProgram();
+const program = (): Command => built;
 
 /** Every `tinypm-sync <command> …` invocation written in a text, split into words. */
 function invocations(text: string): string[][] {
