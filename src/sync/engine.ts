@@ -68,9 +68,11 @@ export interface RunReport {
 }
 
 /**
- * Runs one job: read both sides, settle interrupted creates, plan (pure), then — unless this is
- * a dry run — apply through the lanes, record links and bases, and move the target's checkpoint.
- * A dry run (`plan`) writes nothing to any system or to the state.
+ * Runs one job as one straight pipeline: read (read/run-read.ts: both sides, the stored links,
+ * users, status history — no write), settle (settle/settle.ts: interrupted creates, lost links,
+ * import claims — the only writes before apply), plan (pure, once), then — unless this is a dry
+ * run — apply through the lanes and record links, bases and the target's checkpoint. A dry run
+ * (`plan`) writes nothing to any system or to the state.
  */
 export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const now = o.now ?? (() => new Date());
@@ -161,9 +163,11 @@ async function runHeld(
     if (dry) {
       countPlan(plan, summary);
     } else {
+      // apply: through the lanes, every intent before its create, every base after its write.
       lease?.assertHeld();
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
+      // record: what the run created, the apply record or the checkpoints, then the journal.
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
       await recordCreations(o.state, job.name, runId, events);
