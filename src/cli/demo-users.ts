@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Tracker } from "../core/tracker.js";
 import type { MatchUsersResult } from "../mapping/user-match.js";
 import { parseUserMap, type UserMap } from "../mapping/users.js";
-import { readAndMatchUsers } from "../sync/user-read.js";
+import { readAndMatchUsers } from "../sync/read/user-read.js";
 
 export interface DemoUsers {
   /** The user map written, and the tinyPM logins it maps; absent when every user matched. */

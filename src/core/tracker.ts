@@ -187,7 +187,7 @@ export interface Tracker {
    * `status` never do — the tool's own writes that made it — so no clock skew between the
    * system and this host can pass them off as a person's. Absent where the system keeps no such
    * history. Read before a run writes a status over one that still equals the link's base
-   * (src/sync/status-touched.ts), with the status the item holds now.
+   * (src/sync/read/status-touched.ts), with the status the item holds now.
    */
   statusLeftSince?(
     ref: ItemRef,

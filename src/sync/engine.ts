@@ -4,16 +4,25 @@ import type { CompiledMapping } from "../mapping/compile.js";
 import type { UserMatch } from "../mapping/user-match.js";
 import { applyPlan } from "./apply/apply.js";
 import { newRunMemory } from "./apply/run-memory.js";
-import type { AssigneeLoss } from "./plan/assignee-loss.js";
+import {
+  assigneeLoss,
+  assigneeLossError,
+  describeAssigneeLoss,
+  NO_ASSIGNEE_LOSS,
+  type AssigneeLoss,
+} from "./plan/assignee-loss.js";
 import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
-import type { IdentityStats } from "./identity-step.js";
+import type { IdentityStats } from "./settle/identity-step.js";
+import { settle, unsettled } from "./settle/settle.js";
+import { tinypmFloors } from "./apply/tinypm-anchor.js";
+import { planRun, readDeletions } from "./plan-step.js";
 import { ensureIterations } from "./apply/iterations.js";
-import { prepare } from "./prepare.js";
+import { readRun, type RunRead } from "./read/run-read.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
 import type { RunJobOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
-import type { TinypmReadInfo } from "./read-tinypm.js";
+import type { TinypmReadInfo } from "./read/read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import type { JobLease } from "../state/store.js";
@@ -59,9 +68,11 @@ export interface RunReport {
 }
 
 /**
- * Runs one job: read both sides, settle interrupted creates, plan (pure), then — unless this is
- * a dry run — apply through the lanes, record links and bases, and move the target's checkpoint.
- * A dry run (`plan`) writes nothing to any system or to the state.
+ * Runs one job as one straight pipeline: read (read/run-read.ts: both sides, the stored links,
+ * users, status history — no write), settle (settle/settle.ts: interrupted creates, lost links,
+ * import claims — the only writes before apply), plan (pure, once), then — unless this is a dry
+ * run — apply through the lanes and record links, bases and the target's checkpoint. A dry run
+ * (`plan`) writes nothing to any system or to the state.
  */
 export async function runJob(o: RunJobOptions): Promise<RunReport> {
   const now = o.now ?? (() => new Date());
@@ -117,27 +128,46 @@ async function runHeld(
   const runId = dry ? `dry-${Date.now().toString(36)}` : await startRun(journal, o, job.name);
   const summary = emptySummary();
   try {
-    const prepared = await prepare(o, job, dry, now);
-    const { mapping, tinypmIterations, target } = prepared;
-    const users = { ...prepared.users, assigneeLoss: prepared.assigneeLoss };
+    // read: every remote and state read the plan needs, one plain value (read/run-read.ts).
+    const read = await readRun(o, job, dry, now());
+    const { mapping, tinypmIterations, target } = read;
+    // The assignee policy and the deletion guard stop a run before its first write, settling
+    // included: both are decided from the read and the stored links alone.
+    const users = {
+      ...read.users,
+      assigneeLoss: read.quiet ? NO_ASSIGNEE_LOSS : lossOf(o, job, read),
+    };
+    if (!dry)
+      assertDeletesAllowed(
+        job,
+        o.targetSystem,
+        readDeletions(job, o.targetSystem, read, now()),
+        read.links,
+      );
     const ctx = {
       ...context(o, job, runId, mapping, emit, now, tinypmIterations),
-      tinypmFloors: prepared.tinypmFloors,
+      tinypmFloors: tinypmFloors(read.tinypm.items),
     };
-    const planned = await prepared.plan(ctx);
+    // settle: interrupted creates, lost links, import claims — the only writes before apply.
+    if (!read.quiet) emit({ type: "phase", phase: "planning" });
+    const settled = read.quiet ? unsettled(read) : await settle(ctx, read, dry);
+    // plan: pure, once.
+    const planned = planRun(job, o.targetSystem, read, settled, now());
     // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
     const plan = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
     // Settling and rebuilding links may have changed the plan: the guard looks again, before
     // the plan's first write (a dry run only reports what it finds).
     const deleteGuard = dry
-      ? deleteGuardOf(job, o.targetSystem, plan, prepared.links())
-      : assertDeletesAllowed(job, o.targetSystem, plan, prepared.links());
+      ? deleteGuardOf(job, o.targetSystem, plan, settled.links)
+      : assertDeletesAllowed(job, o.targetSystem, plan, settled.links);
     if (dry) {
       countPlan(plan, summary);
     } else {
+      // apply: through the lanes, every intent before its create, every base after its write.
       lease?.assertHeld();
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
+      // record: what the run created, the apply record or the checkpoints, then the journal.
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
       await recordCreations(o.state, job.name, runId, events);
@@ -164,16 +194,17 @@ async function runHeld(
           emit({ type: "checkpoint_saved", system: o.targetSystem });
         }
       }
-      if (prepared.tinypmTiers !== undefined && o.savedPlan === undefined)
-        await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, prepared.tinypmTiers);
+      // record: the tinyPM tiers read, once the run is applied.
+      if (read.tinypmTiers !== undefined && o.savedPlan === undefined)
+        await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, read.tinypmTiers);
     }
-    const identity = prepared.identity() ?? NO_IDENTITY;
+    const identity = settled.identity ?? NO_IDENTITY;
     const report = finish({
       o,
       runId,
       job,
       plan,
-      tinypmRead: prepared.tinypmRead,
+      tinypmRead: read.tinypmRead,
       summary,
       users,
       events,
@@ -218,6 +249,25 @@ async function runHeld(
     }
     throw error;
   }
+}
+
+/**
+ * Items sent to the target with an unmatched assignee, counted from the read and the stored
+ * links: announced, and under the `fail` policy the run stops here, before any write.
+ */
+function lossOf(o: RunJobOptions, job: PlanJob, read: RunRead): AssigneeLoss {
+  if (job.direction === "to-tinypm" || read.users.table === undefined) return NO_ASSIGNEE_LOSS;
+  const loss = assigneeLoss({
+    items: read.tinypm.items,
+    links: read.links,
+    table: read.users.table,
+  });
+  if (loss.items > 0) {
+    const message = describeAssigneeLoss(loss, o.targetSystem);
+    o.emit?.({ type: "assignees_unmapped", items: loss.items, policy: loss.policy, message });
+    if (loss.policy === "fail") throw assigneeLossError(loss, o.targetSystem);
+  }
+  return loss;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { UserRef } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { parseUserMap } from "../../src/mapping/users.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
-import { readAndMatchUsers } from "../../src/sync/user-read.js";
+import { readAndMatchUsers } from "../../src/sync/read/user-read.js";
 import { countingGate } from "../support/counting-gate.js";
 
 const tinypmUsers: UserRef[] = ["alice", "bob", "carol"].map((login, i) => ({

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkItem } from "../../src/core/model.js";
 import { createLanes } from "../../src/gate/lanes.js";
 import type { RetryPolicy } from "../../src/gate/retry.js";
-import { readAll, readChanges } from "../../src/sync/read.js";
+import { readAll, readChanges } from "../../src/sync/read/read.js";
 import {
   runGates,
   startReliabilityWorld,

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { renderUserMapFile } from "../../mapping/user-map-write.js";
 import { parseUserMap } from "../../mapping/users.js";
-import { laneRead } from "../../sync/prepare.js";
-import { readAndMatchUsers } from "../../sync/user-read.js";
+import { laneRead } from "../../sync/read/run-read.js";
+import { readAndMatchUsers } from "../../sync/read/user-read.js";
 import { writeLine } from "../context.js";
 import { configOption, logOptions } from "../options.js";
 import { openJob, openOneJob } from "../session.js";

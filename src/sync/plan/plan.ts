@@ -31,7 +31,6 @@ export function planJob(input: PlanInput): Plan {
   const linkByTarget = new Map(input.links.map((l) => [byKey(l.kind, l.targetId), l]));
   const creates: CreateAction[] = [];
   const others: PlanAction[] = [];
-  const deletes: PlanAction[] = [];
   const adopted = new Set<string>();
   const unreadable = unreadableIndex(input.tinypm.unreadable);
   const invisible = new Map(
@@ -123,12 +122,8 @@ export function planJob(input: PlanInput): Plan {
       others.push(invisibleSkip(hidden, link, item.title, input.targetSystem));
       continue;
     }
-    const targetGone =
-      input.target.complete || input.target.gone?.has(byKey(link.kind, link.targetId)) === true;
-    if (targetItem === undefined && targetGone) {
-      deletes.push(...deletion(input, link, item.title, "target", item));
-      continue;
-    }
+    // Gone from the target: planned by planDeletions, below.
+    if (targetItem === undefined && targetGone(input, link)) continue;
     others.push(pairAction(input, link, item, targetItem));
   }
 
@@ -137,19 +132,65 @@ export function planJob(input: PlanInput): Plan {
     others.push(unreadableSkip(u, linkByTinypm.get(byKey(u.kind, u.id)), input.targetSystem));
   }
 
+  return {
+    job: input.job.name,
+    targetSystem: input.targetSystem,
+    actions: [...creates.sort(createOrder), ...others, ...planDeletions(input)],
+  };
+}
+
+/** Whether a linked target item not read this run is gone (a complete read, or read by id). */
+function targetGone(input: PlanInput, link: LinkView): boolean {
+  return input.target.complete || input.target.gone?.has(byKey(link.kind, link.targetId)) === true;
+}
+
+/**
+ * The deletions of a plan (pure), in the plan's order: linked items gone from the target (in
+ * tinyPM's order), then linked items gone from tinyPM (in the links' order). They depend on the
+ * read and the links alone, so the deletion guard counts them before a run settles anything,
+ * without planning the rest.
+ */
+export function planDeletions(input: PlanInput): PlanAction[] {
+  const tinypm = new Map(input.tinypm.items.map((i) => [byKey(i.kind, i.id), i]));
+  const target = new Map(input.target.items.map((i) => [byKey(i.kind, i.id), i]));
+  const linkByTinypm = new Map(input.links.map((l) => [byKey(l.kind, l.tinypmId), l]));
+  const invisible = new Set((input.target.unreadable ?? []).map((u) => byKey(u.kind, u.id)));
+  const unreadable = unreadableIndex(input.tinypm.unreadable);
+  const out: PlanAction[] = [];
+  for (const item of input.tinypm.items) {
+    const link = linkByTinypm.get(byKey(item.kind, item.id));
+    if (link === undefined) continue;
+    const k = byKey(link.kind, link.targetId);
+    if (target.has(k) || invisible.has(k) || !targetGone(input, link)) continue;
+    out.push(...deletion(input, link, item.title, "target", item));
+  }
   for (const link of input.links) {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
     // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
     if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
-    deletes.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
+    out.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
+  return out;
+}
 
-  return {
-    job: input.job.name,
-    targetSystem: input.targetSystem,
-    actions: [...creates.sort(createOrder), ...others, ...deletes],
-  };
+/**
+ * Whether a run whose target read returned nothing plans only skips (pure): no tinyPM item to
+ * create on the target and no deletion to mirror. With no target item read, every linked pair
+ * is skipped and nothing is imported or adopted, so that is the whole question — asked before
+ * the target's users are read, so that a quiet sync costs the target nothing but its feed.
+ */
+export function quietPlan(input: PlanInput): boolean {
+  if (input.target.items.length > 0) return false;
+  const linked = new Set(input.links.map((l) => byKey(l.kind, l.tinypmId)));
+  const creates =
+    input.job.direction !== "to-tinypm" &&
+    input.tinypm.items.some(
+      (i) =>
+        !linked.has(byKey(i.kind, i.id)) &&
+        input.held?.has(`tinypm:${byKey(i.kind, i.id)}`) !== true,
+    );
+  return !creates && planDeletions(input).every((a) => a.type === "skip");
 }
 
 /**
@@ -322,7 +363,7 @@ function fillFrom(g: Snapshot, t: Snapshot): Snapshot {
  * For `newest`: the target knows when it changed; tinyPM keeps no change times, so a tinyPM
  * change is dated halfway between the last sync and this scan.
  */
-function newestSide(link: LinkView, targetItem: WorkItem | undefined, now: Date): Side {
+export function newestSide(link: LinkView, targetItem: WorkItem | undefined, now: Date): Side {
   const synced = Date.parse(link.syncedAt);
   const tinypmAt = Number.isFinite(synced) ? (synced + now.getTime()) / 2 : now.getTime();
   const targetAt = targetItem?.updatedAt === undefined ? 0 : Date.parse(targetItem.updatedAt);

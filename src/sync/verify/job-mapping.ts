@@ -4,7 +4,7 @@ import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import type { MappingSpec } from "../../mapping/schema.js";
 import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
 import type { Lanes } from "../../gate/lanes.js";
-import { laneRead, matchJobUsers } from "../prepare.js";
+import { laneRead, matchJobUsers } from "../read/run-read.js";
 
 /**
  * The job's mapping compiled as a run compiles it: with tinyPM's iterations and the users matched

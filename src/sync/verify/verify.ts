@@ -8,7 +8,7 @@ import type { StateData } from "../../state/store.js";
 import type { SyncEvent } from "../events.js";
 import { linkView } from "../plan/links.js";
 import type { LinkView } from "../plan/plan-types.js";
-import { readAll } from "../read.js";
+import { readAll } from "../read/read.js";
 import { compareSides } from "./compare.js";
 import { compileJobMapping } from "./job-mapping.js";
 

@@ -1,11 +1,11 @@
-import type { WorkItem } from "../core/model.js";
-import type { CompiledMapping } from "../mapping/compile.js";
-import type { StateStore } from "../state/store.js";
-import { linkView } from "./plan/links.js";
-import type { LinkView } from "./plan/plan-types.js";
-import { rebuildLinks, type AmbiguousMatch, type RebuiltLink } from "./plan/rebuild-links.js";
-import type { SystemName } from "../core/model.js";
-import type { PlanJob } from "./plan/plan-input.js";
+import type { WorkItem } from "../../core/model.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { StateStore } from "../../state/store.js";
+import { linkView } from "../plan/links.js";
+import type { LinkView } from "../plan/plan-types.js";
+import { rebuildLinks, type AmbiguousMatch, type RebuiltLink } from "../plan/rebuild-links.js";
+import type { SystemName } from "../../core/model.js";
+import type { PlanJob } from "../plan/plan-input.js";
 
 /** What the identity step tells the report and the run's counts. */
 export interface IdentityStats {
@@ -43,6 +43,8 @@ export async function identityStep(o: {
   runId: string;
   tinypmItems: readonly WorkItem[];
   targetItems: readonly WorkItem[];
+  /** The job's links: as read, and those that settling interrupted creates stored since. */
+  links: readonly LinkView[];
   now: Date;
   /**
    * Items already held (`side:kind:id`: an interrupted import whose tinyPM copy cannot be told
@@ -51,8 +53,7 @@ export async function identityStep(o: {
   held?: ReadonlySet<string> | undefined;
 }): Promise<IdentityStep> {
   const before = o.held ?? new Set<string>();
-  const stored: LinkView[] = [];
-  for await (const l of o.state.links(o.job.name)) stored.push(linkView(l));
+  const stored = o.links;
   const found = rebuildLinks({
     job: o.job,
     mapping: o.mapping,

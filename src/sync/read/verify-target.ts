@@ -1,9 +1,9 @@
-import type { ItemKind, SystemName, WorkItem } from "../core/model.js";
-import type { Tracker, UnreadableItem } from "../core/tracker.js";
-import type { CompiledMapping } from "../mapping/compile.js";
-import type { Lanes } from "../gate/lanes.js";
-import type { LinkView } from "./plan/plan-types.js";
-import { sameAsBase, targetSnapshot, tinypmSnapshot } from "./plan/snapshot.js";
+import type { ItemKind, SystemName, WorkItem } from "../../core/model.js";
+import type { Tracker, UnreadableItem } from "../../core/tracker.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { Lanes } from "../../gate/lanes.js";
+import type { LinkView } from "../plan/plan-types.js";
+import { sameAsBase, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { fetchOne, type SideRead } from "./read.js";
 
 /** Why a listed (or missing) linked target item is read again by itself. */

@@ -5,27 +5,24 @@ import type {
   UserRef,
   WorkItem,
   WorkItemFieldName,
-} from "../core/model.js";
-import type { Checkpoint } from "../core/tracker.js";
-import { compileMapping, type CompiledMapping } from "../mapping/compile.js";
-import type { UserMatch } from "../mapping/user-match.js";
-import {
-  assigneeLoss,
-  assigneeLossError,
-  describeAssigneeLoss,
-  NO_ASSIGNEE_LOSS,
-  type AssigneeLoss,
-} from "./plan/assignee-loss.js";
-import type { Lanes } from "../gate/lanes.js";
-import type { StateStore } from "../state/store.js";
-import type { EngineContext } from "./context.js";
-import type { RunJobOptions } from "./run-options.js";
-import { identityStep, type IdentityStats, type IdentityStep } from "./identity-step.js";
-import { linkView } from "./plan/links.js";
-import type { LinkView } from "./plan/plan-types.js";
-import type { Side } from "./plan/merge.js";
-import { planJob } from "./plan/plan.js";
-import type { Plan } from "./plan/plan-types.js";
+} from "../../core/model.js";
+import type { Checkpoint } from "../../core/tracker.js";
+import { systemLabel } from "../../core/system-label.js";
+import type { Lanes } from "../../gate/lanes.js";
+import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
+import type { UserMatch } from "../../mapping/user-match.js";
+import type { UserTable } from "../../mapping/users.js";
+import type { ConflictRecord } from "../../state/records.js";
+import type { StateStore } from "../../state/store.js";
+import { linkView } from "../plan/links.js";
+import type { Side } from "../plan/merge.js";
+import type { PlanInput, PlanJob } from "../plan/plan-input.js";
+import type { LinkView } from "../plan/plan-types.js";
+import { quietPlan } from "../plan/plan.js";
+import { sameJson, tinypmSnapshot } from "../plan/snapshot.js";
+import { statusOverBase } from "../plan/status-over-base.js";
+import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "../plan/tiers.js";
+import type { RunJobOptions } from "../run-options.js";
 import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
 import {
   readCounterparts,
@@ -35,19 +32,10 @@ import {
   type TinypmRead,
   type TinypmReadInfo,
 } from "./read-tinypm.js";
-import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "./plan/tiers.js";
-import { statusTouchedSinceBase, withStatusUnknown } from "./status-touched.js";
-import { reconcileIntents } from "./apply/reconcile.js";
-import { tinypmFloors } from "./apply/tinypm-anchor.js";
+import { readStatusTouched } from "./status-touched.js";
 import { readTargeted } from "./targeted-read.js";
 import { readAndMatchUsers, type ReadUsersResult } from "./user-read.js";
 import { recheckTargetRead, rechecks } from "./verify-target.js";
-import { sameJson, tinypmSnapshot } from "./plan/snapshot.js";
-import type { PlanJob } from "./plan/plan-input.js";
-import { claimLocation } from "./claim-location.js";
-import { markerOwner } from "../core/identity.js";
-import { systemLabel } from "../core/system-label.js";
-import { assertDeletesAllowed } from "./mass-delete.js";
 
 /** A read outside the item scans, through the lane so that it is paced and retried. */
 export function laneRead<T>(
@@ -78,161 +66,131 @@ export async function matchJobUsers(
   return result;
 }
 
-export interface Prepared {
-  readonly mapping: CompiledMapping;
-  readonly users: { matches: readonly UserMatch[]; unmapped: readonly UserRef[] };
-  /** Items sent to the target with an unmatched assignee (counted before any write). */
-  readonly assigneeLoss: AssigneeLoss;
+/** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
+export type Resolutions = ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>>;
+
+/**
+ * Everything a run reads before it settles, plans and applies — one plain value: both sides, the
+ * job's stored links (read once), the target's users (unless the run is quiet), the mapping
+ * compiled with them, and the target's status history where the plan needs it.
+ */
+export interface RunRead {
   readonly tinypmIterations: readonly Iteration[];
-  /** The highest tinyPM id of each kind read (the floor of a tinyPM create's anchor). */
-  readonly tinypmFloors: ReadonlyMap<ItemKind, number>;
+  /** Compiled with the target's users; without them (`quiet`) when there is nothing to map. */
+  readonly mapping: CompiledMapping;
+  /** The target's users matched with tinyPM's (none read for a quiet run). */
+  readonly users: {
+    readonly matches: readonly UserMatch[];
+    readonly unmapped: readonly UserRef[];
+    /** How the mapping names each tinyPM user on the target (absent for a quiet run). */
+    readonly table?: UserTable | undefined;
+  };
+  readonly tinypm: SideRead;
   readonly target: SideRead;
   /** What was read of tinyPM (tiers), for the report. */
   readonly tinypmRead: TinypmReadInfo;
   /** The tinyPM tier record to store once the run is applied. */
   readonly tinypmTiers?: Checkpoint | undefined;
-  /** Settles interrupted creates (unless a dry run), rebuilds lost links, then plans. */
-  readonly plan: (ctx: EngineContext) => Promise<Plan>;
-  /** What the identity step found (after `plan`; undefined for a quiet run). */
-  readonly identity: () => IdentityStats | undefined;
-  /** The links the plan saw: stored, and after `plan` those the identity step rebuilt. */
-  readonly links: () => readonly LinkView[];
+  /** The job's links as stored before the run writes any. */
+  readonly links: readonly LinkView[];
+  readonly resolved: Resolutions;
+  /**
+   * Nothing in the target's read, no decision to apply, no create to settle, and a plan of skips
+   * only (plan.ts `quietPlan`): the run needs neither the target's users nor a settling step.
+   */
+  readonly quiet: boolean;
+  /**
+   * Linked pairs (`kind:tinypmId`) whose target status was set back to its base since the last
+   * sync (status-touched.ts): their status base is unknown to the plan.
+   */
+  readonly statusTouched: ReadonlySet<string>;
+}
+
+/** What the state holds for the run, read once before anything else. */
+interface Stored {
+  readonly links: readonly LinkView[];
+  /** Interrupted creates waiting to be settled. */
+  readonly pending: number;
+  /** Conflicts resolved with `conflicts resolve`. */
+  readonly resolved: readonly ConflictRecord[];
 }
 
 /**
- * Reads both sides, then the target's users only when there is something to map: field names
- * and tinyPM snapshots do not depend on users, so a quiet sync (nothing in the target's feed,
- * nothing changed on tinyPM) costs the target nothing but its feed's 304.
+ * The read step of a run (no write anywhere). tinyPM's users and iterations, the stored links,
+ * then both sides; the target's users only when there is something to map: field names and
+ * tinyPM snapshots do not depend on users, so a quiet sync (nothing in the target's feed, nothing
+ * changed on tinyPM) costs the target nothing but its feed's 304. Then the listings are checked
+ * again item by item where they lag, and the status history read where the plan needs it.
  */
-export async function prepare(
+export async function readRun(
   o: RunJobOptions,
   job: PlanJob,
   dry: boolean,
-  now: () => Date,
-): Promise<Prepared> {
+  now: Date,
+): Promise<RunRead> {
   o.emit?.({ type: "phase", phase: "reading tinyPM" });
   const [tinypmUsers, tinypmIterations] = await Promise.all([
     laneRead(o.lanes, "tinypm", "list tinypm users", () => o.tinypm.listUsers()),
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
   ]);
+  const stored = await readStored(o.state, job.name);
   const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
-  const sides = await readSides(o, job, bare);
-  const { tinypm, target } = sides;
-  const read = { tinypmRead: sides.tinypmRead.info, tinypmTiers: sides.tinypmRead.save };
-  const resolved = await resolutions(o.state, job.name);
-  // The links as stored before this run writes any (plans and the assignee count use them).
-  const storedLinks = await linkViews(o.state, job.name);
-  const planWith = (
-    mapping: CompiledMapping,
-    id?: IdentityStep,
-    read = sides,
-    claimed?: ReadonlyMap<string, string>,
-  ): Plan =>
-    planJob({
-      job,
-      mapping,
-      targetSystem: o.targetSystem,
-      tinypm: read.tinypm,
-      target: id === undefined ? read.target : { ...read.target, items: id.targetItems },
-      links: id?.links ?? storedLinks,
-      resolved,
-      blockless: id?.blockless,
-      held: id?.held,
-      claimed,
-      now: now(),
-    });
+  const sides = await readSides(o, job, bare, stored);
+  const resolved = resolutions(stored.resolved);
+  const read = {
+    tinypmIterations,
+    links: stored.links,
+    resolved,
+    tinypmTiers: sides.tinypmRead.save,
+  };
+  const input = (mapping: CompiledMapping, s: Sides): PlanInput => ({
+    job,
+    mapping,
+    targetSystem: o.targetSystem,
+    tinypm: s.tinypm,
+    target: s.target,
+    links: stored.links,
+    resolved,
+    now,
+  });
   const quiet =
-    target.items.length === 0 &&
-    resolved.size === 0 &&
-    (dry || (await o.state.pendingIntents(job.name)).length === 0);
-  const quietPlan = quiet ? planWith(bare) : undefined;
-  if (quietPlan?.actions.every((a) => a.type === "skip") === true) {
-    const users = { matches: [], unmapped: [] };
+    resolved.size === 0 && (dry || stored.pending === 0) && quietPlan(input(bare, sides));
+  if (quiet)
     return {
-      mapping: bare,
-      users,
-      assigneeLoss: NO_ASSIGNEE_LOSS,
-      tinypmIterations,
-      tinypmFloors: tinypmFloors(sides.tinypm.items),
-      target,
       ...read,
-      plan: () => Promise.resolve(quietPlan),
-      identity: () => undefined,
-      links: () => storedLinks,
+      mapping: bare,
+      users: { matches: [], unmapped: [] },
+      tinypm: sides.tinypm,
+      target: sides.target,
+      tinypmRead: sides.tinypmRead.info,
+      quiet,
+      statusTouched: new Set(),
     };
-  }
   const users = await matchJobUsers(o, tinypmUsers);
-  const loss =
-    job.direction === "to-tinypm"
-      ? NO_ASSIGNEE_LOSS
-      : assigneeLoss({
-          items: tinypm.items,
-          links: storedLinks,
-          table: users.table,
-        });
-  if (loss.items > 0) {
-    const message = describeAssigneeLoss(loss, o.targetSystem);
-    o.emit?.({ type: "assignees_unmapped", items: loss.items, policy: loss.policy, message });
-    // The `fail` policy stops here: before settling interrupted creates or any other write.
-    if (loss.policy === "fail") throw assigneeLossError(loss, o.targetSystem);
-  }
   const mapping = compileMapping(o.mappingSpec, {
     users: users.table,
     iterations: tinypmIterations,
   });
-  const checked = await recheckListings(o, job, sides, mapping);
-  let found: IdentityStep | undefined;
+  const checked = await recheckListings(o, job, sides, mapping, stored.links);
+  const statusTouched = await readStatusTouched(o, statusOverBase(input(mapping, checked)));
   return {
+    ...read,
     mapping,
     users,
-    assigneeLoss: loss,
-    tinypmIterations,
-    tinypmFloors: tinypmFloors(checked.tinypm.items),
+    tinypm: checked.tinypm,
     target: checked.target,
-    ...read,
     tinypmRead: checked.tinypmRead.info,
-    async plan(ctx) {
-      ctx.emit({ type: "phase", phase: "planning" });
-      // The deletion guard, before the first write (settling interrupted creates writes): the
-      // plan a dry run would make from the stored links must not delete too much. Deletions are
-      // inferred only from a complete read or items read by id and gone: else nothing to count.
-      const mayDelete =
-        checked.tinypm.complete || checked.target.complete || (checked.target.gone?.size ?? 0) > 0;
-      if (!dry && mayDelete)
-        assertDeletesAllowed(
-          job,
-          o.targetSystem,
-          planWith(mapping, undefined, checked),
-          storedLinks,
-        );
-      const settled = dry
-        ? undefined
-        : await reconcileIntents(ctx, checked.tinypm.items, checked.target.items);
-      found = await identityStep({
-        job,
-        mapping,
-        targetSystem: o.targetSystem,
-        state: o.state,
-        dry,
-        runId: ctx.runId,
-        tinypmItems: checked.tinypm.items,
-        targetItems: checked.target.items,
-        now: now(),
-        // An import whose tinyPM copy cannot be told apart is left alone, like an ambiguous match.
-        held: settled?.held,
-      });
-      const claimed = await importClaims(o, job, found);
-      const first = planWith(mapping, found, checked, claimed);
-      // A target status set back since the last sync is an edit too: planned again with an
-      // unknown status base wherever the target's history shows one (status-touched.ts).
-      const touched = await statusTouchedSinceBase(ctx, first);
-      if (touched.size === 0) return first;
-      const links = withStatusUnknown(found.links, touched);
-      return planWith(mapping, { ...found, links }, checked, claimed);
-    },
-    identity: () => found?.stats,
-    links: () => found?.links ?? storedLinks,
+    quiet,
+    statusTouched,
   };
+}
+
+async function readStored(state: StateStore, job: string): Promise<Stored> {
+  const links: LinkView[] = [];
+  for await (const l of state.links(job)) links.push(linkView(l));
+  const pending = (await state.pendingIntents(job)).length;
+  const resolved = await state.conflicts({ job, status: "resolved" });
+  return { links, pending, resolved };
 }
 
 /**
@@ -240,7 +198,12 @@ export async function prepare(
  * feed. The target's counterparts of tinyPM items that changed are fetched too, and so are the
  * tinyPM counterparts of target items that changed but lie in a section this run left out.
  */
-async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMapping): Promise<Sides> {
+async function readSides(
+  o: RunJobOptions,
+  job: PlanJob,
+  mapping: CompiledMapping,
+  stored: Stored,
+): Promise<Sides> {
   // `--repair-markers` looks at every target item (removing a block need not show in a feed)
   // and matches them against every tinyPM item.
   if (o.mode !== "sync" || job.repairMarkers === true) {
@@ -261,8 +224,7 @@ async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMappin
     return { tinypm: tinypmRead.side, target, tinypmRead };
   }
   const from = await o.state.getCheckpoint(job.name, o.targetSystem);
-  const links = await linkViews(o.state, job.name);
-  const pending = (await o.state.pendingIntents(job.name)).length;
+  const { links, pending } = stored;
   // A webhook's run reads only the items it named, once a first sync has linked the projects
   // and no create waits to be settled (both need the whole project).
   if (o.targetItems !== undefined && from !== undefined && o.fullScan !== true && pending === 0) {
@@ -288,8 +250,8 @@ async function readSides(o: RunJobOptions, job: PlanJob, mapping: CompiledMappin
             : undefined,
   });
   // Parked failures and resolved conflicts are settled whether or not their section was read.
-  const resolvedIds = (await o.state.conflicts({ job: job.name, status: "resolved" })).flatMap(
-    (c) => (c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : []),
+  const resolvedIds = stored.resolved.flatMap((c) =>
+    c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : [],
   );
   const withParked = await readCounterparts({
     lanes: o.lanes,
@@ -360,8 +322,8 @@ async function recheckListings(
   job: PlanJob,
   sides: Sides,
   mapping: CompiledMapping,
+  links: readonly LinkView[],
 ): Promise<Sides> {
-  const links = await linkViews(o.state, job.name);
   const wanted = rechecks({ read: sides.target, links, tinypmItems: sides.tinypm.items, mapping });
   if (wanted.length === 0) return sides;
   const target = await recheckTargetRead({
@@ -421,43 +383,12 @@ async function fetchMissing(
 }
 
 /** Decisions taken with `conflicts resolve`, still to apply, by `kind:tinypmId`. */
-async function resolutions(
-  state: StateStore,
-  job: string,
-): Promise<Map<string, Partial<Record<WorkItemFieldName, Side>>>> {
+function resolutions(conflicts: readonly ConflictRecord[]): Resolutions {
   const out = new Map<string, Partial<Record<WorkItemFieldName, Side>>>();
-  for (const c of await state.conflicts({ job, status: "resolved" })) {
+  for (const c of conflicts) {
     if (c.appliedAt !== undefined || c.resolution === undefined) continue;
     const key = `${c.kind}:${c.tinypmId}`;
     out.set(key, { ...out.get(key), [c.field]: c.resolution });
   }
-  return out;
-}
-
-/**
- * The import claims other jobs sharing the target hold on the unlinked target items this run may
- * import — unmarked ones — or that another job's marker names — a person's issue that job
- * imported, told apart from that job's own items, which it never claims (read, never written: a
- * dry run shows them too). One query, only when there are such items.
- */
-async function importClaims(
-  o: RunJobOptions,
-  job: PlanJob,
-  found: IdentityStep,
-): Promise<ReadonlyMap<string, string> | undefined> {
-  // Whatever the direction (a `migrate` plans to the target only): another job's import is
-  // named as such, not as a foreign item.
-  const linked = new Set(found.links.map((l) => `${l.kind}:${l.targetId}`));
-  const ids = found.targetItems
-    .filter((i) => markerOwner(i.marker, job) !== "ours" && !linked.has(`${i.kind}:${i.id}`))
-    .map((i) => i.id);
-  if (ids.length === 0) return undefined;
-  return o.state.importClaims(o.targetSystem, claimLocation(o), ids);
-}
-
-/** A job's stored links as the planner sees them. */
-async function linkViews(state: StateStore, job: string): Promise<LinkView[]> {
-  const out: LinkView[] = [];
-  for await (const l of state.links(job)) out.push(linkView(l));
   return out;
 }

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { WorkItem } from "../core/model.js";
-import type { LinkView } from "./plan/plan-types.js";
-import { EMPTY_SNAPSHOT } from "./plan/snapshot.js";
+import type { WorkItem } from "../../core/model.js";
+import type { LinkView } from "../plan/plan-types.js";
+import { EMPTY_SNAPSHOT } from "../plan/snapshot.js";
 import { rechecks } from "./verify-target.js";
 import {
   bundledMapping,
   linkOf as linkFor,
   targetCopy,
   tinypmStory,
-} from "../../test/support/work-items.js";
+} from "../../../test/support/work-items.js";
 
 const mapping = bundledMapping("github");
 const story = tinypmStory;

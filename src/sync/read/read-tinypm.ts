@@ -1,16 +1,16 @@
-import type { ItemKind, WorkItem } from "../core/model.js";
+import type { ItemKind, WorkItem } from "../../core/model.js";
 import type {
   Checkpoint,
   ListingForm,
   TieredScan,
   Tracker,
   UnreadableItem,
-} from "../core/tracker.js";
-import type { CompiledMapping } from "../mapping/compile.js";
-import type { Lanes } from "../gate/lanes.js";
-import type { LinkView } from "./plan/plan-types.js";
+} from "../../core/tracker.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { Lanes } from "../../gate/lanes.js";
+import type { LinkView } from "../plan/plan-types.js";
 import { readAll, type SideRead } from "./read.js";
-import { sameJson, targetSnapshot } from "./plan/snapshot.js";
+import { sameJson, targetSnapshot } from "../plan/snapshot.js";
 import {
   decideTiers,
   encodeTierState,
@@ -18,7 +18,7 @@ import {
   type FullReason,
   type SectionReason,
   type TierState,
-} from "./plan/tiers.js";
+} from "../plan/tiers.js";
 
 /** What a run read of tinyPM, for the report (every format) and the run's record. */
 export interface TinypmReadInfo {

@@ -4,10 +4,10 @@
  * target users the cheap rules (user map, login) left unmatched, and only while some tinyPM user
  * is still open: a team whose logins match costs one listing, not one read per person.
  */
-import type { UserRef } from "../core/model.js";
-import type { CallOptions, Tracker } from "../core/tracker.js";
-import { matchUsers, type MatchUsersResult } from "../mapping/user-match.js";
-import type { UnmappedPolicy, UserMap } from "../mapping/users.js";
+import type { UserRef } from "../../core/model.js";
+import type { CallOptions, Tracker } from "../../core/tracker.js";
+import { matchUsers, type MatchUsersResult } from "../../mapping/user-match.js";
+import type { UnmappedPolicy, UserMap } from "../../mapping/users.js";
 
 export interface ReadUsersOptions {
   readonly tinypmUsers: readonly UserRef[];

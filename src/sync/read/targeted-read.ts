@@ -1,10 +1,10 @@
-import type { ItemKind, WorkItem } from "../core/model.js";
-import type { UnreadableItem } from "../core/tracker.js";
-import type { Lanes } from "../gate/lanes.js";
-import type { LinkView } from "./plan/plan-types.js";
+import type { ItemKind, WorkItem } from "../../core/model.js";
+import type { UnreadableItem } from "../../core/tracker.js";
+import type { Lanes } from "../../gate/lanes.js";
+import type { LinkView } from "../plan/plan-types.js";
 import { fetchOne, type SideRead } from "./read.js";
 import type { TinypmRead } from "./read-tinypm.js";
-import type { RunJobOptions } from "./run-options.js";
+import type { RunJobOptions } from "../run-options.js";
 
 /** Both sides of a run limited to named target items, and what was read of tinyPM. */
 export interface TargetedSides {

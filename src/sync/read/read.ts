@@ -1,7 +1,7 @@
-import type { ItemKind, WorkItem } from "../core/model.js";
-import type { Checkpoint, Tracker, UnreadableItem } from "../core/tracker.js";
-import type { Lanes } from "../gate/lanes.js";
-import type { SystemName } from "../core/model.js";
+import type { ItemKind, WorkItem } from "../../core/model.js";
+import type { Checkpoint, Tracker, UnreadableItem } from "../../core/tracker.js";
+import type { Lanes } from "../../gate/lanes.js";
+import type { SystemName } from "../../core/model.js";
 
 /** What was read of one side. */
 export interface SideRead {
