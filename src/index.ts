@@ -3,15 +3,22 @@
  * the same functions the CLI runs, without printing anything.
  * @example
  * import { loadConfig, planJob, runJob, readStatus, toReport } from "tinypm-sync";
+ * // A migration to rehearse, review, apply, check and take back: savePlan, applyPlan,
+ * // verifyJob, undoRun (docs/library.md).
  * const config = loadConfig("tinypm-sync.json");
  * const plan = await planJob(config, "widgets");
  * const run = await runJob(config, "widgets");
  */
 export {
+  applyPlan,
   loadConfig,
   planJob,
   readStatus,
   runJob,
+  savePlan,
+  undoRun,
+  verifyJob,
+  type ApplyResult,
   type LoadConfigOptions,
   type LoadedConfig,
   type Plan,
@@ -20,8 +27,12 @@ export {
   type ResolvedJob,
   type RunJobOptions,
   type RunOptions,
+  type SavedPlanFile,
   type SyncConfig,
   type TinypmReadInfo,
+  type UndoOptions,
+  type UndoReport,
+  type VerifyReport,
 } from "./library/library.js";
 export { StatusJson } from "./library/status.js";
 export { renderReport, type RenderOptions } from "./report/render.js";
@@ -40,6 +51,8 @@ export {
   NotFoundError,
   PayloadInvalidError,
   PermissionError,
+  PlanMismatchError,
+  PlanStaleError,
   RateLimitError,
   RemoteUnavailableError,
   StateError,

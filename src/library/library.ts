@@ -9,8 +9,15 @@ import { ConfigError } from "../core/errors.js";
 import { createLogger, type LogSink } from "../log/logger.js";
 import type { RunReport } from "../sync/engine.js";
 import type { SyncEvent } from "../sync/events.js";
+import type { VerifyReport } from "../report/verify-types.js";
+import type { SavedPlanFile } from "../sync/saved-plan/plan-file.js";
+import type { UndoReport } from "../sync/undo/undo-types.js";
+import { applySavedPlan, type ApplyResult } from "./apply-job.js";
 import type { ConfigSession } from "./job-session.js";
 import { runResolvedJob } from "./run-job.js";
+import { readSavedPlan, savedPlanFor, writeSavedPlan } from "./save-plan.js";
+import { undoResolvedJob } from "./undo-job.js";
+import { verifyResolvedJob } from "./verify-job.js";
 import { statusOfLoaded, type StatusJson } from "./status.js";
 
 /** A loaded config: the validated config with its jobs resolved, and the logger runs log to. */
@@ -152,10 +159,85 @@ export function readStatus(config: SyncConfig): Promise<StatusJson> {
   return statusOfLoaded(config.loaded);
 }
 
+/**
+ * A dry run of a job, as {@link planJob}, whose plan is also written to `file` (the CLI's
+ * `plan --save FILE`): JSON, versioned, with the digests of what its actions read; no secret.
+ * {@link applyPlan} carries it out.
+ */
+export async function savePlan(
+  config: SyncConfig,
+  job: string,
+  file: string,
+  opts: PlanOptions = {},
+): Promise<{ readonly run: RunReport; readonly plan: SavedPlanFile }> {
+  const resolved = jobOf(config, job);
+  const run = await planJob(config, job, opts);
+  const plan = await savedPlanFor(config, resolved, run);
+  writeSavedPlan(file, plan);
+  return { run, plan };
+}
+
+/**
+ * Carries out exactly the plan {@link savePlan} wrote to `file` (the CLI's `apply`). Rejects
+ * with `PlanMismatchError` (a plan of another config, job or state) or `PlanStaleError` (what an
+ * action touches changed since, or the job ran since), writing nothing. Resumable: after a crash,
+ * applying the same file again finishes it; a plan applied in full resolves `already-applied`.
+ */
+export function applyPlan(
+  config: SyncConfig,
+  file: string,
+  opts: RunOptions = {},
+): Promise<ApplyResult> {
+  const plan = readSavedPlan(file);
+  return applySavedPlan(config, jobOf(config, plan.job), plan, {
+    file,
+    signal: opts.signal,
+    onEvent: opts.onEvent,
+  });
+}
+
+/**
+ * Compares both sides of a job (the CLI's `verify`): every linked pair field by field through
+ * the mapping, and the items linked on neither side. Writes nothing anywhere, not even the
+ * state. `report.summary.different` and the unlinked lists say whether all is in step.
+ */
+export function verifyJob(
+  config: SyncConfig,
+  job: string,
+  opts: RunOptions = {},
+): Promise<VerifyReport> {
+  return verifyResolvedJob(config, jobOf(config, job), opts);
+}
+
+/** Options of {@link undoRun}. */
+export interface UndoOptions extends RunOptions {
+  /** List what would be removed and kept; write nothing. @default false */
+  readonly dryRun?: boolean | undefined;
+}
+
+/**
+ * Takes back what one run of a job created (the CLI's `undo`; run ids as {@link readStatus}
+ * lists them): its items on the created side and their links. Items a person changed since are
+ * kept and listed in `kept` (the CLI exits 4 then). Running it again does nothing.
+ */
+export function undoRun(
+  config: SyncConfig,
+  job: string,
+  runId: string,
+  opts: UndoOptions = {},
+): Promise<UndoReport> {
+  return undoResolvedJob(config, jobOf(config, job), {
+    runId,
+    dryRun: opts.dryRun === true,
+    signal: opts.signal,
+    onEvent: opts.onEvent,
+  });
+}
+
 /** What a run planned: its actions (create, update, adopt, delete, skip), field by field. */
 export type Plan = RunReport["plan"];
 export type PlanAction = Plan["actions"][number];
 /** What a run read of tinyPM: everything, or which tiers (sections) and why. */
 export type TinypmReadInfo = RunReport["tinypmRead"];
 
-export type { LoadedConfig, ResolvedJob };
+export type { ApplyResult, LoadedConfig, ResolvedJob, SavedPlanFile, UndoReport, VerifyReport };

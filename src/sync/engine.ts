@@ -29,7 +29,7 @@ import type { JobLease } from "../state/store.js";
 import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
-import { recordCreations } from "./undo/creations.js";
+import { creationsLog, recordCreations, type CreationsLog } from "./undo/creations.js";
 import { migrationCheckpoint } from "./migration-checkpoint.js";
 import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.js";
 
@@ -121,11 +121,15 @@ async function runHeld(
 ): Promise<RunReport> {
   const startedAt = now().toISOString();
   const events: SyncEvent[] = [];
+  // Each create noted as it is made, for `undo` of a run killed outright (undo/creations.ts).
+  let created: CreationsLog | undefined;
   const emit = (e: SyncEvent): void => {
     events.push(e);
+    created?.note(e);
     o.emit?.(e);
   };
   const runId = dry ? `dry-${Date.now().toString(36)}` : await startRun(journal, o, job.name);
+  if (!dry) created = creationsLog(journal, job.name, runId);
   const summary = emptySummary();
   try {
     // read: every remote and state read the plan needs, one plain value (read/run-read.ts).
@@ -170,6 +174,7 @@ async function runHeld(
       // record: what the run created, the apply record or the checkpoints, then the journal.
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
+      await created?.flush();
       await recordCreations(o.state, job.name, runId, events);
       if (o.savedPlan !== undefined) {
         // Applied in full unless an item failed: then a rerun of `apply` tries it again.
@@ -232,6 +237,7 @@ async function runHeld(
       const lost = lease?.signal.aborted === true;
       const outcome = error instanceof InterruptedError && !lost ? "interrupted" : "failed";
       // The creates it made before it stopped can be taken back too.
+      await created?.flush();
       if (!lost) await recordCreations(journal, job.name, runId, events).catch(() => undefined);
       await journal
         .finishRun(runId, {

@@ -14,6 +14,8 @@ export type SyncEvent =
       readonly sourceId: string;
       /** The new item's page, where its system gives one (reports link to it). */
       readonly url?: string | undefined;
+      /** Made by an interrupted run, found and linked by this one (its create is this run's). */
+      readonly settled?: true | undefined;
     }
   | {
       readonly type: "adopted";

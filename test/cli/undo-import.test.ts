@@ -64,6 +64,18 @@ describe("undo of a to-tinypm run", () => {
         { kind: "story", id: first.id },
         { set: { title: "First, edited in tinyPM" }, base: first },
       );
+      // A task a person added in tinyPM under an imported story: deleting the story would take
+      // it along, so the story stays.
+      const second = stories.find((s) => s.title === "Second");
+      if (second === undefined) throw new Error("Second was not imported");
+      const handMade = await tinypm.create({
+        kind: "task",
+        parentId: second.id,
+        title: "A person's task",
+        status: "TO DO",
+        assignees: [],
+        labels: [],
+      });
 
       const undone = await cli("undo", "--job", "back", "--run", run.runId, "--json");
       expect(undone.code).toBe(4);
@@ -71,26 +83,36 @@ describe("undo of a to-tinypm run", () => {
         summary: { removed: number; kept: number };
         kept: { tinypmId: string; side: string; reason: string }[];
       };
-      expect(result.summary).toEqual({ removed: 2, kept: 1 });
-      expect(result.kept).toEqual([
-        expect.objectContaining({
-          tinypmId: first.id,
-          side: "tinypm",
-          reason: "changed since the run: title",
-        }),
-      ]);
-      const left = await collect(tinypm.list({}));
-      expect(left.map((s) => s.title)).toEqual(["First, edited in tinyPM"]);
+      expect(result.summary).toEqual({ removed: 1, kept: 2 });
+      expect(result.kept).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            tinypmId: first.id,
+            side: "tinypm",
+            reason: "changed since the run: title",
+          }),
+          expect.objectContaining({
+            tinypmId: second.id,
+            side: "tinypm",
+            reason: `its task ${handMade.id} (tinyPM) was not made by the run and would go with it`,
+          }),
+        ]),
+      );
+      const left = await collect(tinypm.list({ kind: "story" }));
+      expect(left.map((s) => s.title).sort()).toEqual(["First, edited in tinyPM", "Second"]);
+      expect(
+        (await collect(tinypm.list({ kind: "task", parentId: second.id }))).map((t) => t.id),
+      ).toEqual([handMade.id]);
 
       const again = await cli("undo", "--job", "back", "--run", run.runId, "--json");
       expect(again.code).toBe(0);
 
       const reimported = await cli("migrate", "--job", "back", "--json");
       expect(reimported.code).toBe(0);
-      expect(RunSummaryJson.parse(JSON.parse(reimported.stdout)).summary.created).toBe(2);
+      expect(RunSummaryJson.parse(JSON.parse(reimported.stdout)).summary.created).toBe(1);
       const once = await cli("migrate", "--job", "back", "--json");
       expect(RunSummaryJson.parse(JSON.parse(once.stdout)).summary.created).toBe(0);
-      const titles = (await collect(tinypm.list({}))).map((s) => s.title).sort();
+      const titles = (await collect(tinypm.list({ kind: "story" }))).map((s) => s.title).sort();
       expect(titles).toEqual(["First, edited in tinyPM", "Second", "Third"]);
     } finally {
       await Promise.allSettled([github.close(), tinypm.close()]);

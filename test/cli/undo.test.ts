@@ -56,6 +56,27 @@ describe.each(["gh", "jr"] as const)("undo of a migration of job %s", (job) => {
       });
       if (copy === undefined) throw new Error("story 1 has no copy");
       await target.update({ kind: "story", id: copy.id }, { set: { title: "Kept by a person" } });
+      // On Jira, where the undo deletes a story with its sub-tasks, a person's sub-task under
+      // another copied story keeps that story (GitHub only closes the story: nothing is lost).
+      const other = await target.findByMarker({
+        job,
+        origin: "tinypm",
+        originKind: "story",
+        originId: "2",
+      });
+      if (other === undefined) throw new Error("story 2 has no copy");
+      const handMade =
+        job === "jr"
+          ? await target.create({
+              kind: "task",
+              parentId: other.id,
+              title: "A person's sub-task",
+              status: "To Do",
+              assignees: [],
+              labels: [],
+            })
+          : undefined;
+      const keptCount = handMade === undefined ? 1 : 2;
 
       const stateFile = join(tmp.dir, "state.db");
       const before = readFileSync(stateFile);
@@ -63,25 +84,39 @@ describe.each(["gh", "jr"] as const)("undo of a migration of job %s", (job) => {
       const dry = await cli("undo", "--job", job, "--run", run.runId, "--dry-run", "--json");
       expect(dry.code).toBe(4);
       const planned = JSON.parse(dry.stdout) as UndoJson;
-      expect(planned).toMatchObject({ dryRun: true, summary: { removed: 5, kept: 1 } });
+      expect(planned).toMatchObject({
+        dryRun: true,
+        summary: { removed: 6 - keptCount, kept: keptCount },
+      });
       expect(servers.github.stats().writes + servers.jira.stats().writes).toBe(writes);
       expect(readFileSync(stateFile).equals(before)).toBe(true);
 
       const undone = await cli("undo", "--job", job, "--run", run.runId, "--json");
       expect(undone.code).toBe(4);
       const result = JSON.parse(undone.stdout) as UndoJson;
-      expect(result.summary).toEqual({ removed: 5, kept: 1 });
+      expect(result.summary).toEqual({ removed: 6 - keptCount, kept: keptCount });
       expect(result.removed.map((r) => r.tinypmId).sort()).toEqual(
         planned.removed.map((r) => r.tinypmId).sort(),
       );
-      expect(result.kept).toEqual([
-        expect.objectContaining({
-          kind: "story",
-          tinypmId: "1",
-          targetId: copy.id,
-          reason: "changed since the run: title",
-        }),
-      ]);
+      const keptStories = [
+        { kind: "story", tinypmId: "1", targetId: copy.id, reason: "changed since the run: title" },
+        ...(handMade === undefined
+          ? []
+          : [
+              {
+                kind: "story",
+                tinypmId: "2",
+                targetId: other.id,
+                reason: `its task ${handMade.id} (Jira) was not made by the run and would go with it`,
+              },
+            ]),
+      ];
+      expect(result.kept).toEqual(
+        expect.arrayContaining(keptStories.map((k): unknown => expect.objectContaining(k))),
+      );
+      const still =
+        handMade === undefined ? undefined : await target.get({ kind: "task", id: handMade.id });
+      expect(still?.title).toBe(handMade === undefined ? undefined : "A person's sub-task");
       const after = await Promise.all(
         result.removed.map((r) => target.get({ kind: r.kind as "story", id: r.targetId })),
       );
@@ -101,7 +136,10 @@ describe.each(["gh", "jr"] as const)("undo of a migration of job %s", (job) => {
 
       const remigrated = await cli("migrate", "--job", job, "--json");
       expect(remigrated.code).toBe(0);
-      expect(RunSummaryJson.parse(JSON.parse(remigrated.stdout)).summary.created).toBe(5);
+      // The removed items again (a migration leaves the person's sub-task where it is).
+      expect(RunSummaryJson.parse(JSON.parse(remigrated.stdout)).summary.created).toBe(
+        6 - keptCount,
+      );
       const once = await cli("migrate", "--job", job, "--json");
       expect(RunSummaryJson.parse(JSON.parse(once.stdout)).summary.created).toBe(0);
     } finally {

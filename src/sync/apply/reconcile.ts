@@ -100,6 +100,17 @@ export async function reconcileIntents(
     // The marker the interrupted import would have written next: without it the item could not
     // be told apart from a person's new issue, nor its link rebuilt from the target alone.
     if (!toTarget) await markBorn(ctx, source, found, pair.differing);
+    // The interrupted run recorded no create for it: it is this run's to take back (`undo`).
+    ctx.emit({
+      type: "created",
+      kind: intent.kind,
+      side: toTarget ? "target" : "tinypm",
+      title: source.title,
+      id: found.id,
+      sourceId: source.id,
+      settled: true,
+      ...(found.url !== undefined && { url: found.url }),
+    });
     linked++;
   }
   return { linked, held };

@@ -1,8 +1,10 @@
 import { NotFoundError, UsageError } from "../../core/errors.js";
-import type { SystemName, WorkItem } from "../../core/model.js";
+import { systemLabel } from "../../core/system-label.js";
+import type { JsonValue, SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { Lanes } from "../../gate/lanes.js";
+import type { LinkRecord, RunRecord } from "../../state/records.js";
 import type { StateData } from "../../state/store.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { changedSince } from "./changed-since.js";
@@ -42,7 +44,8 @@ const itemKey = (c: Pick<Creation, "kind" | "tinypmId">): string => `${c.kind}:$
  * undone) and only finishes the record. A rerun removes nothing twice and keeps nothing twice.
  */
 export async function undoRun(o: UndoOptions): Promise<UndoReport> {
-  const run = (await o.state.runs({ job: o.job })).find((r) => r.id === o.runId);
+  const runs = await o.state.runs({ job: o.job });
+  const run = runs.find((r) => r.id === o.runId);
   if (run === undefined)
     throw new UsageError(`Job "${o.job}" has no run ${o.runId}.`, {
       hint: `List the job's runs with \`tinypm-sync status --config FILE\` and pass one of their ids to --run.`,
@@ -75,7 +78,12 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
     // Already taken back (a rerun), or relinked to another item since: not this run's any more.
     if (link?.targetId !== c.targetId) continue;
     const item = await current(o, c);
-    const reason = keepReason(o, c, item, keptTasksOf, laterTasks);
+    // A create noted by a run killed outright: the base its link holds, if no later run wrote it.
+    const known = c.base === undefined ? noteBase(c, link, settledBy(runs, run)) : { base: c.base };
+    const reason =
+      ("reason" in known ? known.reason : undefined) ??
+      keepReason(o, c, known.base, item, keptTasksOf, laterTasks) ??
+      (await othersTaskUnder(o, c, item, creations));
     const named = itemOf(o, c);
     if (reason !== undefined) {
       kept.push({ ...named, reason });
@@ -85,7 +93,7 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
         await saveProgress(o, { ...progress, kept: [...keptBefore, ...kept.map(itemKey)] });
       continue;
     }
-    const how = o.targetSystem === "github" && c.side === "target" ? "closed" : "deleted";
+    const how = closesOnly(o, c) ? "closed" : "deleted";
     removed.push({ ...named, how });
     if (o.dryRun) continue;
     // The intent first: a crash between the removal and the record leaves it for the rerun.
@@ -120,18 +128,48 @@ function itemOf(o: UndoOptions, c: Creation): UndoItem {
   };
 }
 
+/**
+ * When a run killed outright was settled: the end of the job's first run after it (which took
+ * over its unconfirmed creates), else the run's own end; undefined when neither is known.
+ */
+function settledBy(runs: readonly RunRecord[], run: RunRecord): string | undefined {
+  const later = runs
+    .filter((r) => r.startedAt >= run.startedAt && r.id !== run.id && r.finishedAt !== undefined)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return later[0]?.finishedAt ?? run.finishedAt;
+}
+
+/**
+ * The base of a create noted while its run went (the run never recorded its own): its link's,
+ * when the link was last written by that run or the one that settled it; a link written later
+ * may hold a person's change as its base, and the item is kept.
+ */
+function noteBase(
+  c: Creation,
+  link: LinkRecord | undefined,
+  settled: string | undefined,
+): { base: JsonValue } | { reason: string; base?: undefined } {
+  if (link === undefined) return { reason: "its link is gone" };
+  if (settled !== undefined && link.updatedAt > settled)
+    return {
+      reason: `its run was killed before recording it, and a later run wrote its link at ${link.updatedAt}: whether a person changed it since cannot be told; remove it by hand if it should go`,
+    };
+  return { base: c.side === "target" ? link.base.target : link.base.tinypm };
+}
+
 /** Why an item stays, or undefined when it may go. */
 function keepReason(
   o: UndoOptions,
   c: Creation,
+  base: JsonValue | undefined,
   item: WorkItem | undefined,
   keptTasksOf: ReadonlyMap<string, string>,
   laterTasks: ReadonlyMap<string, string>,
 ): string | undefined {
-  if (item !== undefined && !alreadyUndone(o, item)) {
+  if (base !== undefined && item !== undefined && !alreadyUndone(o, item)) {
     const snapshot =
       c.side === "target" ? targetSnapshot(o.mapping, item) : tinypmSnapshot(o.mapping, item);
-    const fields = changedSince(snapshot, c.base);
+    const fields = changedSince(snapshot, base);
     if (fields.length > 0) return `changed since the run: ${fields.join(", ")}`;
   }
   if (c.kind !== "story") return undefined;
@@ -140,6 +178,45 @@ function keepReason(
   const later = laterTasks.get(c.tinypmId);
   if (later !== undefined) return `its task ${later} (tinyPM) was linked after the run`;
   return undefined;
+}
+
+/**
+ * A task on the created side under a story about to be deleted that this run did not create (a
+ * person's, made by hand since): deleting the story would take it along (Jira deletes sub-tasks
+ * with their parent, tinyPM tasks with their story), so the story stays. One listing of the
+ * story's tasks; none on GitHub, where the story is closed and its sub-issues stay as they are.
+ */
+async function othersTaskUnder(
+  o: UndoOptions,
+  c: Creation,
+  item: WorkItem | undefined,
+  creations: readonly Creation[],
+): Promise<string | undefined> {
+  if (c.kind !== "story" || item === undefined || closesOnly(o, c)) return undefined;
+  const id = c.side === "target" ? c.targetId : c.tinypmId;
+  const mine = new Set(
+    creations
+      .filter((t) => t.kind === "task" && t.side === c.side)
+      .map((t) => (c.side === "target" ? t.targetId : t.tinypmId)),
+  );
+  const tasks = await o.lanes.run(systemOf(o, c), {
+    name: `list the tasks of ${c.kind} ${id}`,
+    kind: "read",
+    idempotent: true,
+    run: async () => {
+      const out: string[] = [];
+      for await (const t of trackerOf(o, c).list({ kind: "task", parentId: id })) out.push(t.id);
+      return out;
+    },
+  });
+  const other = tasks.find((t) => !mine.has(t));
+  if (other === undefined) return undefined;
+  const where = c.side === "target" ? systemLabel(o.targetSystem) : "tinyPM";
+  return `its task ${other} (${where}) was not made by the run and would go with it`;
+}
+
+function closesOnly(o: UndoOptions, c: Creation): boolean {
+  return o.targetSystem === "github" && c.side === "target";
 }
 
 /** An item this undo already closed and marked (GitHub), before a crash kept it from the record. */
@@ -174,7 +251,7 @@ async function current(o: UndoOptions, c: Creation): Promise<WorkItem | undefine
 async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void> {
   const ref = { kind: c.kind, id: item.id };
   const tracker = trackerOf(o, c);
-  const github = o.targetSystem === "github" && c.side === "target";
+  const github = closesOnly(o, c);
   await o.lanes.run(systemOf(o, c), {
     name: `undo ${c.kind} ${item.id}`,
     kind: "write",

@@ -8,7 +8,7 @@ import type { Tracker } from "../../../src/core/tracker.js";
 import { createLanes } from "../../../src/gate/lanes.js";
 import { loadMapping } from "../../../src/mapping/load.js";
 import { sqliteStateOver } from "../../../src/state/sqlite-state.js";
-import { openStateStore } from "../../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../../src/state/sqlite-store.js";
 import type { StateStore } from "../../../src/state/store.js";
 import { newRunMemory } from "../../../src/sync/apply/run-memory.js";
 import type { EngineContext } from "../../../src/sync/context.js";
@@ -29,7 +29,7 @@ const NOW = new Date("2026-11-28T12:00:00.000Z");
 const MAPPING = loadMapping("mappings/github.yaml");
 
 let dir: string;
-let store: ReturnType<typeof openStateStore>;
+let store: ReturnType<typeof openSqliteStore>;
 let state: StateStore;
 let tinypm: ReturnType<typeof createMemoryTracker>;
 let target: ReturnType<typeof createMemoryTracker>;
@@ -77,7 +77,7 @@ async function targetOf(tinypmId: string): Promise<ItemRef> {
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "pipeline-"));
-  store = openStateStore({ path: join(dir, "state.db"), now: () => NOW });
+  store = openSqliteStore({ path: join(dir, "state.db"), now: () => NOW });
   state = sqliteStateOver(store);
   tinypm = createMemoryTracker({ system: "tinypm" });
   target = createMemoryTracker({ system: "github" });

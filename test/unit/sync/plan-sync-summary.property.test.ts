@@ -7,7 +7,7 @@ import { createMemoryTracker } from "../../../src/adapters/memory/index.js";
 import { createLanes } from "../../../src/gate/lanes.js";
 import { loadMapping } from "../../../src/mapping/load.js";
 import { sqliteStateOver } from "../../../src/state/sqlite-state.js";
-import { openStateStore } from "../../../src/state/sqlite-store.js";
+import { openSqliteStore } from "../../../src/state/sqlite-store.js";
 import { runJob, type RunJobOptions } from "../../../src/sync/engine.js";
 import type { PlanJob } from "../../../src/sync/plan/plan-input.js";
 
@@ -56,7 +56,7 @@ describe("plan and sync summarise a plan identically", () => {
     await fc.assert(
       fc.asyncProperty(jobs, fc.array(edit, { maxLength: 8 }), async (job, edits) => {
         const dir = mkdtempSync(join(tmpdir(), "plan-sync-"));
-        const store = openStateStore({ path: join(dir, "state.db") });
+        const store = openSqliteStore({ path: join(dir, "state.db") });
         try {
           const tinypm = createMemoryTracker({ system: "tinypm" });
           const target = createMemoryTracker({ system: "github" });
