@@ -1,6 +1,7 @@
 import { diffWordsWithSpace } from "diff";
 import { describeAssigneeLoss } from "./plan/assignee-loss.js";
 import type { JsonValue } from "../core/model.js";
+import { systemLabel } from "../core/system-label.js";
 import {
   REPORT_SCHEMA_VERSION,
   type Report,
@@ -200,7 +201,10 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
           action: "failed",
           tinypmId: action.tinypmId,
           targetId: action.targetId,
-          reason: "unreadable on tinyPM",
+          reason:
+            action.unreadableOn === "target"
+              ? `unreadable on ${systemLabel(input.target)}`
+              : "unreadable on tinyPM",
           error: action.failure ?? failures.get(actionKey(action)),
         };
       return {

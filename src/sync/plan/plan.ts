@@ -7,7 +7,13 @@ import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
-import { invisibleSkip, unreadableIndex, unreadableSkip } from "./unreadable.js";
+import {
+  invisibleSkip,
+  isBadPayload,
+  targetUnreadableSkip,
+  unreadableIndex,
+  unreadableSkip,
+} from "./unreadable.js";
 import type {
   CreateAction,
   LinkView,
@@ -34,9 +40,24 @@ export function planJob(input: PlanInput): Plan {
   const deletes: PlanAction[] = [];
   const adopted = new Set<string>();
   const unreadable = unreadableIndex(input.tinypm.unreadable);
+  const targetUnreadable = input.target.unreadable ?? [];
   const invisible = new Map(
-    (input.target.unreadable ?? []).map((u) => [byKey(u.kind, u.id), u] as const),
+    targetUnreadable.filter((u) => !isBadPayload(u)).map((u) => [byKey(u.kind, u.id), u] as const),
   );
+  // Target items whose payload fails validation, by id (a target id names one item), unless a
+  // later read by id found them readable: parked, never created, updated or taken for deleted.
+  const badTarget = new Map(
+    targetUnreadable
+      .filter((u) => isBadPayload(u) && !input.target.items.some((i) => i.id === u.id))
+      .map((u) => [u.id, u] as const),
+  );
+  const parkTarget = (id: string, link: LinkView | undefined): boolean => {
+    const u = badTarget.get(id);
+    if (u === undefined) return false;
+    badTarget.delete(id);
+    others.push(targetUnreadableSkip(u, link, input.targetSystem));
+    return true;
+  };
 
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
@@ -117,6 +138,7 @@ export function planJob(input: PlanInput): Plan {
       continue;
     }
     const targetItem = target.get(byKey(link.kind, link.targetId));
+    if (targetItem === undefined && parkTarget(link.targetId, link)) continue;
     const hidden =
       targetItem === undefined ? invisible.get(byKey(link.kind, link.targetId)) : undefined;
     if (hidden !== undefined) {
@@ -142,8 +164,15 @@ export function planJob(input: PlanInput): Plan {
     // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
     if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
+    // Its copy could not be read: parked, not closed or deleted unseen.
+    if (targetItem === undefined && parkTarget(link.targetId, link)) continue;
     deletes.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
+
+  // The rest of the unreadable target items: new ones (not imported), and linked ones whose
+  // tinyPM item this run did not read.
+  const linkOfTarget = new Map(input.links.map((l) => [l.targetId, l]));
+  for (const id of [...badTarget.keys()]) parkTarget(id, linkOfTarget.get(id));
 
   return {
     job: input.job.name,
