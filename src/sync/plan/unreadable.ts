@@ -133,8 +133,13 @@ export function targetUnreadableMessage(
       ? `it is not imported into tinyPM`
       : `tinyPM ${KIND_WORD[link.kind]} ${link.tinypmId} and its link are left as they are, and ` +
         `it is not taken for deleted`;
+  // The adapter's words name the item when they can (GitHub: `GitHub issue #12 "…" cannot be
+  // read (…)`); else they are prefixed with it.
+  const what = because.includes(u.id)
+    ? because
+    : `${targetWord(targetSystem)} ${u.id} cannot be read: ${because}`;
   return (
-    `${targetWord(targetSystem)} ${u.id} cannot be read: ${because}. It is left out of this ` +
+    `${what}. It is left out of this ` +
     `run: ${kept}. Open it in ${system} and save it again (or fix the field named); if every ` +
     `answer is broken, check what sits between you and ${system} (a proxy rewriting answers). ` +
     `The next run reads it again and picks it up once it reads.`
