@@ -33,6 +33,20 @@ export function issueIdentity(raw: unknown): IssueIdentity | undefined {
 }
 
 /**
+ * One issue's own error as a person reads it: which issue, what is wrong and where (the request
+ * and the field), rather than the client's words about an answer.
+ */
+export function issueError(who: IssueIdentity, error: PayloadInvalidError): PayloadInvalidError {
+  const what = /with an unexpected payload \((.*)\)\.?$/s.exec(error.message)?.[1] ?? error.message;
+  return new PayloadInvalidError(
+    `Jira issue ${who.id}${who.title === undefined ? "" : ` "${who.title}"`} cannot be read ` +
+      `(${error.operation}): ${what}`,
+    { system: "jira", operation: error.operation, id: who.id, status: error.status },
+    { hint: error.hint, cause: error },
+  );
+}
+
+/**
  * Reads one issue of a many-issue read. Its own payload (the issue, its comments, its worklogs)
  * failing validation makes it unreadable: handed to `onUnreadable` and left out (`undefined`)
  * when the caller takes such issues and the payload says which issue it is; else thrown. Every
@@ -48,7 +62,7 @@ export async function issueOrUnreadable<T>(
   } catch (error) {
     if (onUnreadable === undefined || who === undefined || !(error instanceof PayloadInvalidError))
       throw error;
-    onUnreadable({ ...who, error });
+    onUnreadable({ ...who, error: issueError(who, error) });
     return undefined;
   }
 }
