@@ -1,6 +1,7 @@
 import { diffWordsWithSpace } from "diff";
 import { describeAssigneeLoss } from "./plan/assignee-loss.js";
 import type { JsonValue } from "../core/model.js";
+import { systemLabel } from "../core/system-label.js";
 import {
   REPORT_SCHEMA_VERSION,
   type Report,
@@ -12,7 +13,7 @@ import {
 import type { RunReport } from "./engine.js";
 import type { SyncEvent } from "./events.js";
 import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
-import { actionKey, itemKey, plannedOutcome } from "./outcome.js";
+import { actionIds, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
 import { userKey } from "./plan/snapshot.js";
 import {
@@ -81,7 +82,10 @@ export function estimateRunWrites(
 
 /** What every item of a run's report is built from besides its action. */
 interface ItemInput {
-  /** The run's failures by `kind:id` (either side's id): never by title, which two items share. */
+  /**
+   * The run's failures by side and `kind:id` (`tinypm:story:12`, `target:story:12`): never by
+   * title, which two items share, nor by a bare id, which a tinyPM item and a target item share.
+   */
   readonly failures: ReadonlyMap<string, { code: string; message: string }>;
   readonly created: CreatedIndex;
   readonly titles: ReadonlyMap<string, string>;
@@ -92,6 +96,20 @@ interface ItemInput {
 
 /** Why a `migrate` rerun leaves an item as it is: a person's edits on the target, for `sync`. */
 export const KEPT_REASON = "edited on the target: a two-way sync carries it to tinyPM";
+
+/** The failure the run met on an action's item, by its tinyPM id, else its target id. */
+function failureOf(
+  failures: ItemInput["failures"],
+  action: PlanAction,
+): { code: string; message: string } | undefined {
+  const { tinypmId, targetId } = actionIds(action);
+  return (
+    (tinypmId === undefined
+      ? undefined
+      : failures.get(`tinypm:${itemKey(action.kind, tinypmId)}`)) ??
+    (targetId === undefined ? undefined : failures.get(`target:${itemKey(action.kind, targetId)}`))
+  );
+}
 
 /** How a report says that another job sharing the target imports an item. */
 export const claimedReason = (job: string): string => `imported by job ${job}`;
@@ -112,7 +130,7 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
       const claimedBy = input.claimed.get(`${action.kind}:${id}`);
       if (action.toSide === "tinypm" && claimedBy !== undefined)
         return { ...base, action: "skip", targetId: id, reason: claimedReason(claimedBy) };
-      const error = failures.get(actionKey(action));
+      const error = failureOf(failures, action);
       const made = input.created.get(`${action.kind}:${id}`)?.id;
       const links = createLinks(action, input.created);
       const writes = createWrites(action, input.target, input.titles);
@@ -133,7 +151,7 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
     }
     case "update": {
       const outcome = plannedOutcome(action);
-      const error = failures.get(actionKey(action));
+      const error = failureOf(failures, action);
       const links = pairLinks(action.tinypmItem, action.targetItem);
       const kept = action.keptOnTarget ?? [];
       return {
@@ -200,8 +218,11 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
           action: "failed",
           tinypmId: action.tinypmId,
           targetId: action.targetId,
-          reason: "unreadable on tinyPM",
-          error: action.failure ?? failures.get(actionKey(action)),
+          reason:
+            action.unreadableOn === "target"
+              ? `unreadable on ${systemLabel(input.target)}`
+              : "unreadable on tinyPM",
+          error: action.failure ?? failureOf(failures, action),
         };
       return {
         ...base,
@@ -221,8 +242,9 @@ export function toReport(run: RunReport): Report {
   const failures = new Map<string, { code: string; message: string }>();
   for (const e of run.events) {
     if (e.type !== "failed") continue;
-    for (const id of [e.tinypmId, e.targetId])
-      if (id !== undefined) failures.set(itemKey(e.kind, id), { code: e.code, message: e.message });
+    const error = { code: e.code, message: e.message };
+    if (e.tinypmId !== undefined) failures.set(`tinypm:${itemKey(e.kind, e.tinypmId)}`, error);
+    if (e.targetId !== undefined) failures.set(`target:${itemKey(e.kind, e.targetId)}`, error);
   }
   const estimated = estimateRunWrites(run.plan.actions, run.targetSystem);
   const dryRun = run.dryRun;

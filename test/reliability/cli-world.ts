@@ -29,14 +29,15 @@ export type Hostile =
   | { readonly route: RegExp; readonly body: string | Buffer; readonly status?: number }
   | { readonly route: RegExp; readonly rewrite: (body: string) => string };
 
-/** A forwarding proxy in front of the reference server that answers chosen routes itself. */
+/** A forwarding proxy in front of a server that answers chosen routes itself. */
 export interface HostileProxy {
   readonly url: string;
   set(h: Hostile | undefined): void;
   close(): Promise<void>;
 }
 
-export async function startHostileProxy(upstream: ReferenceServer): Promise<HostileProxy> {
+/** A forwarding proxy in front of any server of the world (tinyPM, a GitHub or Jira sandbox). */
+export async function startHostileProxy(upstream: { readonly url: string }): Promise<HostileProxy> {
   const up = new URL(upstream.url);
   let hostile: Hostile | undefined;
   const agent = new http.Agent({ keepAlive: true });

@@ -8,6 +8,7 @@
  * quiet sync costs one 304 like any later one. Anything else — an issue nobody listed or wrote,
  * or one changed since — gives no checkpoint: the first sync reads everything, as before.
  */
+import { PayloadInvalidError } from "../../core/errors.js";
 import type { Checkpoint } from "../../core/tracker.js";
 import { encodeCheckpoint, laterOf, seenInWindow, sinceFor, versionKey } from "./checkpoint.js";
 import type { GithubContext } from "./context.js";
@@ -32,7 +33,14 @@ async function listKnown(
     const header = page.response.headers.etag;
     etag ??= header === undefined ? "" : String(header);
     for (const raw of page.items) {
-      const issue = readIssue(ctx, raw, OPERATION);
+      // An issue that cannot be read is no version the engine holds: no checkpoint then.
+      let issue: RawIssue | undefined;
+      try {
+        issue = readIssue(ctx, raw, OPERATION);
+      } catch (error) {
+        if (error instanceof PayloadInvalidError) return undefined;
+        throw error;
+      }
       if (issue === undefined) continue;
       if (!isKnown(ctx.known, issue)) return undefined;
       issues.push(issue);

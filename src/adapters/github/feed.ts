@@ -11,6 +11,7 @@ import {
 import type { GithubContext } from "./context.js";
 import { loadItem, readIssue } from "./reads.js";
 import { pages } from "./requests.js";
+import { issueIdentity, issueOrUnreadable, type OnUnreadable } from "./unreadable.js";
 
 /** Rounds of "fetch the overlap window again" before giving up on priming the ETag. */
 const MAX_ROUNDS = 3;
@@ -54,6 +55,8 @@ export async function* changeFeed(
   ctx: GithubContext,
   from: Checkpoint | undefined,
   signal?: AbortSignal,
+  /** Where an issue whose payload (or comments) fails validation goes; else the feed fails. */
+  onUnreadable?: OnUnreadable,
 ): AsyncGenerator<ChangePage> {
   const cp = decodeCheckpoint(from);
   const full = cp.since === undefined;
@@ -69,7 +72,7 @@ export async function* changeFeed(
       }
       firstEtag ??= etagOf(page.response.headers.etag);
       pageCount++;
-      const changes = await pageChanges(ctx, page.items, state, signal);
+      const changes = await pageChanges(ctx, page.items, state, signal, onUnreadable);
       yield { changes, checkpoint: checkpointOf(state, undefined), complete: false };
     }
     const next = state.max === undefined ? state.since : sinceFor(state.max);
@@ -108,16 +111,22 @@ async function pageChanges(
   items: readonly unknown[],
   state: Round,
   signal: AbortSignal | undefined,
+  onUnreadable: OnUnreadable,
 ): Promise<Change[]> {
   const changes: Change[] = [];
   for (const raw of items) {
-    const issue = readIssue(ctx, raw, OPERATION);
+    // One that cannot be read is left out and its version not remembered: the engine reads a
+    // parked issue by number on the next run (read.ts), so the checkpoint may pass it.
+    const who = issueIdentity(raw);
+    const issue = await issueOrUnreadable(who, onUnreadable, () => readIssue(ctx, raw, OPERATION));
     if (issue === undefined) continue;
     const key = versionKey(issue);
     state.max = laterOf(state.max, issue.updated_at);
     if (state.seen.has(key)) continue;
+    const item = await issueOrUnreadable(who, onUnreadable, () => loadItem(ctx, issue, signal));
+    if (item === undefined) continue;
     state.seen.add(key);
-    changes.push({ kind: "upsert", item: await loadItem(ctx, issue, signal) });
+    changes.push({ kind: "upsert", item });
   }
   return changes;
 }

@@ -37,6 +37,7 @@ import {
   type LabelSpec,
 } from "./repo-meta.js";
 import type { RawIssue } from "./schema.js";
+import { issueOrUnreadable } from "./unreadable.js";
 import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
 import { describeGithubUsers, listAssignableUsers } from "./users.js";
 import {
@@ -189,30 +190,46 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
           };
         return;
       }
-      for await (const raw of listRawIssues(ctx, o?.signal)) {
+      const onUnreadable = o?.onUnreadable;
+      for await (const raw of listRawIssues(ctx, o?.signal, onUnreadable)) {
         // What a full listing read, the engine holds (feed-prime.ts).
         if (query.kind === undefined) rememberIssue(ctx, raw);
         const isTask = raw.parent_issue_url != null;
         if (query.kind === "task" && !isTask) continue;
         if (query.kind === "story" && isTask) continue;
-        yield await viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
+        // An issue whose comments cannot be read is left out like one that cannot be read.
+        const who = {
+          kind: isTask ? ("task" as const) : ("story" as const),
+          id: String(raw.number),
+          title: raw.title,
+        };
+        const item = await issueOrUnreadable(who, onUnreadable, async () =>
+          viewed(await loadItem(ctx, raw, o?.signal), o?.signal),
+        );
+        if (item !== undefined) yield item;
       }
     },
     async get(ref: ItemRef, o?: CallOptions) {
       const onUnreadable = o?.onUnreadable;
-      // A deleted issue answers 410; a 404 is one the token cannot see (moved to a repository it
-      // cannot read, access lost): told apart where the caller asks.
-      const raw = await getRawIssue(
-        ctx,
-        ref.id,
-        o?.signal,
-        onUnreadable === undefined
+      // An issue (or its comments) failing validation is handed to the caller that asks, like a
+      // listing's: it is parked, not taken for gone.
+      return issueOrUnreadable({ kind: ref.kind, id: ref.id }, onUnreadable, async () => {
+        // A deleted issue answers 410; a 404 is one the token cannot see (moved to a repository
+        // it cannot read, access lost): told apart where the caller asks.
+        const raw = await getRawIssue(
+          ctx,
+          ref.id,
+          o?.signal,
+          onUnreadable === undefined
+            ? undefined
+            : (error) => {
+                onUnreadable({ ...ref, error });
+              },
+        );
+        return raw === undefined
           ? undefined
-          : (error) => {
-              onUnreadable({ ...ref, error });
-            },
-      );
-      return raw === undefined ? undefined : viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
+          : viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
+      });
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {
       markerIndex = undefined;
@@ -252,7 +269,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     changes: (from: Parameters<Tracker["changes"]>[0], o?: CallOptions) =>
       board === undefined || boardSpec === undefined
-        ? changeFeed(ctx, from, o?.signal)
+        ? changeFeed(ctx, from, o?.signal, o?.onUnreadable)
         : boardFeed({
             board,
             spec: boardSpec,

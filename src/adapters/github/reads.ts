@@ -1,4 +1,4 @@
-import { NotFoundError } from "../../core/errors.js";
+import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
 import type { UserRef, WorkItem } from "../../core/model.js";
 import type { GithubRequest } from "./client.js";
 import type { GithubContext } from "./context.js";
@@ -11,6 +11,7 @@ import {
   type RawIssue,
 } from "./schema.js";
 import { fetchOne, pages, parse } from "./requests.js";
+import { issueIdentity, issueOrUnreadable, type OnUnreadable } from "./unreadable.js";
 
 /** Parses one raw issue and remembers its id; pull requests give `undefined`. */
 export function readIssue(
@@ -42,9 +43,28 @@ export async function listRawComments(
   };
   for await (const page of pages(ctx, first)) {
     if (page === "not-modified") break;
-    out.push(...parse(rawCommentSchema.array(), page.items, { operation, id: String(number) }));
+    for (const raw of page.items) out.push(readComment(raw, number, operation));
   }
   return out;
+}
+
+/** One comment of an issue, validated on its own: a bad one is named by its id. */
+function readComment(raw: unknown, number: number, operation: string): RawComment {
+  const id = (raw as { id?: unknown } | null)?.id;
+  const comment = typeof id === "number" ? `comment ${String(id)}` : "a comment";
+  try {
+    return parse(rawCommentSchema, raw, { operation, id: String(number) });
+  } catch (error) {
+    if (!(error instanceof PayloadInvalidError)) throw error;
+    throw new PayloadInvalidError(
+      error.message.replace(
+        /answered an unexpected payload: /,
+        `answered an unexpected payload for ${comment}: `,
+      ),
+      { system: "github", operation, id: String(number), status: error.status },
+      { hint: error.hint, cause: error },
+    );
+  }
 }
 
 /** A raw issue as a work item, reading its comments only when it has some. */
@@ -84,10 +104,14 @@ export async function getRawIssue(
   }
 }
 
-/** Every issue of the repository (pull requests skipped), oldest update first. */
+/**
+ * Every issue of the repository (pull requests skipped), oldest update first. With
+ * `onUnreadable`, an issue whose payload fails validation is handed there and left out.
+ */
 export async function* listRawIssues(
   ctx: GithubContext,
   signal?: AbortSignal,
+  onUnreadable?: OnUnreadable,
 ): AsyncGenerator<RawIssue> {
   const operation = "issues.listForRepo";
   const first: GithubRequest = {
@@ -100,7 +124,9 @@ export async function* listRawIssues(
   for await (const page of pages(ctx, first)) {
     if (page === "not-modified") return;
     for (const raw of page.items) {
-      const issue = readIssue(ctx, raw, operation);
+      const issue = await issueOrUnreadable(issueIdentity(raw), onUnreadable, () =>
+        readIssue(ctx, raw, operation),
+      );
       if (issue !== undefined) yield issue;
     }
   }

@@ -8,7 +8,7 @@ import type {
   UserRef,
   WorkItemDraft,
 } from "../../core/model.js";
-import type { ProbeResult, Tracker } from "../../core/tracker.js";
+import type { CallOptions, ProbeResult, Tracker } from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints } from "./client.js";
 import type { Logger } from "../../core/logger.js";
 import type { JiraContext, JiraSettings } from "./context.js";
@@ -118,9 +118,11 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       markers: true,
       bulkCreate: 50,
     },
-    list: (query: { kind?: "story" | "task" | undefined; parentId?: string | undefined }) =>
-      listItems(ctx, query),
-    get: (ref: ItemRef) => getItem(ctx, ref),
+    list: (
+      query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },
+      opts?: CallOptions,
+    ) => listItems(ctx, query, opts?.onUnreadable),
+    get: (ref: ItemRef, opts?: CallOptions) => getItem(ctx, ref, opts?.onUnreadable),
     create: (draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) =>
       unfinished.create(draft, opts?.signal),
     createMany: (drafts: readonly WorkItemDraft[], opts?: { signal?: AbortSignal | undefined }) =>
@@ -132,7 +134,8 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     ) => updateItem(ctx, ref, patch, opts?.signal),
     delete: (ref: ItemRef, opts?: { signal?: AbortSignal | undefined }) =>
       deleteItem(ctx, ref, opts?.signal),
-    changes: (from: Parameters<typeof changeFeed>[1]) => changeFeed(ctx, from),
+    changes: (from: Parameters<typeof changeFeed>[1], opts?: CallOptions) =>
+      changeFeed(ctx, from, opts?.onUnreadable),
     createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
     statusHistory: (ref: ItemRef) => statusHistory(ctx, ref.id),
     statusLeftSince: (ref: ItemRef, status: string, since: string) =>

@@ -16,6 +16,12 @@ import {
   type RawIssue,
 } from "./schema.js";
 import type { SiteInfo } from "./site.js";
+import {
+  issueIdentity,
+  issueOrUnreadable,
+  type IssueIdentity,
+  type OnUnreadable,
+} from "./unreadable.js";
 
 const BASE_FIELDS = [
   "summary",
@@ -41,11 +47,15 @@ function readFields(site: SiteInfo): string[] {
   ];
 }
 
-/** Pages of validated raw issues for a JQL query (`nextPageToken` / `isLast`). */
+/**
+ * Pages of validated raw issues for a JQL query (`nextPageToken` / `isLast`). Each issue is
+ * validated on its own: with `onUnreadable`, one that fails is handed there and left out.
+ */
 export async function* searchIssues(
   ctx: JiraContext,
   jql: string,
   reconcile?: readonly number[],
+  onUnreadable?: OnUnreadable,
 ): AsyncGenerator<RawIssue[]> {
   const site = await ctx.site();
   let token: string | undefined;
@@ -58,8 +68,17 @@ export async function* searchIssues(
       nextPageToken: token,
       reconcileIssues: reconcile,
     });
-    const page = ctx.client.parse(rawSearchPage, raw, { operation: "POST /rest/api/3/search/jql" });
-    yield page.issues;
+    const operation = "POST /rest/api/3/search/jql";
+    const page = ctx.client.parse(rawSearchPage, raw, { operation });
+    const issues: RawIssue[] = [];
+    for (const one of page.issues) {
+      const who = issueIdentity(one);
+      const issue = await issueOrUnreadable(who, onUnreadable, () =>
+        ctx.client.parse(rawIssue, one, { operation, id: who?.id }),
+      );
+      if (issue !== undefined) issues.push(issue);
+    }
+    yield issues;
     token =
       page.isLast === false || (page.isLast === undefined && page.nextPageToken)
         ? (page.nextPageToken ?? undefined)
@@ -108,7 +127,16 @@ export async function toItem(ctx: JiraContext, raw: RawIssue): Promise<WorkItem>
   return toWorkItem(raw, mapCtx, await extrasFor(ctx, raw));
 }
 
-export async function getItem(ctx: JiraContext, ref: ItemRef): Promise<WorkItem | undefined> {
+/**
+ * One issue by key; `undefined` when Jira answers 404 (deleted, or no longer shown: Jira tells
+ * them apart no more than that). With `onUnreadable`, one whose payload fails validation is
+ * handed there and `undefined` returned.
+ */
+export async function getItem(
+  ctx: JiraContext,
+  ref: ItemRef,
+  onUnreadable?: OnUnreadable,
+): Promise<WorkItem | undefined> {
   const site = await ctx.site();
   let raw: unknown;
   try {
@@ -117,21 +145,37 @@ export async function getItem(ctx: JiraContext, ref: ItemRef): Promise<WorkItem 
     if (error instanceof NotFoundError) return undefined;
     throw error;
   }
-  const issue = ctx.client.parse(rawIssue, raw, {
-    operation: "GET /rest/api/3/issue/{key}",
-    id: ref.id,
-  });
-  return toItem(ctx, issue);
+  const who = { ...issueIdentity(raw), kind: ref.kind, id: ref.id };
+  return issueOrUnreadable(who, onUnreadable, () =>
+    toItem(
+      ctx,
+      ctx.client.parse(rawIssue, raw, { operation: "GET /rest/api/3/issue/{key}", id: ref.id }),
+    ),
+  );
 }
 
-export async function* listItems(ctx: JiraContext, query: ListQuery): AsyncGenerator<WorkItem> {
+/** The issue a raw one names, for an item that fails after its own validation (its extras). */
+export function identityOf(raw: RawIssue): IssueIdentity {
+  return {
+    kind: raw.fields.issuetype.subtask === true ? "task" : "story",
+    id: raw.key,
+    title: raw.fields.summary,
+  };
+}
+
+export async function* listItems(
+  ctx: JiraContext,
+  query: ListQuery,
+  onUnreadable?: OnUnreadable,
+): AsyncGenerator<WorkItem> {
   const jql =
     query.parentId === undefined
       ? projectJql(ctx.settings.projectKey)
       : childrenJql(ctx.settings.projectKey, query.parentId);
-  for await (const page of searchIssues(ctx, jql)) {
+  for await (const page of searchIssues(ctx, jql, undefined, onUnreadable)) {
     for (const raw of page) {
-      const item = await toItem(ctx, raw);
+      const item = await issueOrUnreadable(identityOf(raw), onUnreadable, () => toItem(ctx, raw));
+      if (item === undefined) continue;
       if (query.kind !== undefined && item.kind !== query.kind) continue;
       if (query.parentId !== undefined && item.parentId !== query.parentId) continue;
       yield item;

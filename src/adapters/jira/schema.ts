@@ -106,8 +106,9 @@ export const rawIssue = z.looseObject({
 });
 export type RawIssue = z.infer<typeof rawIssue>;
 
+/** A search page; its issues are validated one by one (`rawIssue`), so one bad issue is its own. */
 export const rawSearchPage = z.looseObject({
-  issues: z.array(rawIssue),
+  issues: z.array(z.unknown()),
   nextPageToken: z.string().nullish(),
   isLast: z.boolean().optional(),
 });

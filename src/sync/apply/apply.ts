@@ -200,7 +200,7 @@ async function settleSkip(
   count(summary, plannedOutcome(action));
   if (action.reason === "unreadable") {
     const failure = action.failure ?? { code: "payload_invalid", message: action.title };
-    await park(ctx, action, failure, parked, "tinypm");
+    await park(ctx, action, failure, parked, action.unreadableOn ?? "tinypm");
     return;
   }
   const key = action.tinypmId === undefined ? undefined : `${action.kind}:${action.tinypmId}`;
@@ -300,7 +300,7 @@ async function adopt(ctx: EngineContext, tinypmItem: WorkItem, targetItem: WorkI
 
 /**
  * `kind:id` of either side's id of every item the job has parked now, and `kind:tinypmId` of
- * those parked because tinyPM sent them unreadable.
+ * those parked because a side sent them unreadable.
  */
 async function parkedItems(
   ctx: EngineContext,
@@ -310,7 +310,9 @@ async function parkedItems(
   for (const f of await ctx.state.failures(ctx.job.name)) {
     if (f.tinypmId !== undefined) parked.add(`${f.kind}:${f.tinypmId}`);
     if (f.targetId !== undefined) parked.add(`${f.kind}:${f.targetId}`);
-    if (f.side === "tinypm" && f.code === "payload_invalid" && f.tinypmId !== undefined)
+    // Unreadable on either side (a target's refused write too: cleared alike once nothing is
+    // left to write).
+    if (f.code === "payload_invalid" && f.tinypmId !== undefined)
       unreadable.add(`${f.kind}:${f.tinypmId}`);
   }
   return { parked, unreadable };

@@ -149,7 +149,10 @@ export type SkipReason =
   | "ambiguous"
   /** A person's target item another job sharing the target claimed to import (`claimedBy`). */
   | "claimed"
-  /** tinyPM sent it but it cannot be read (`failure`): parked, its link and copy left alone. */
+  /**
+   * tinyPM or the target sent it but it cannot be read (`failure`, `unreadableOn`): parked, its
+   * link and copy left alone.
+   */
   | "unreadable";
 
 export interface SkipAction {
@@ -163,6 +166,8 @@ export interface SkipAction {
   readonly claimedBy?: string | undefined;
   /** For `unreadable`: the error the item is parked with (what is wrong, where, what to do). */
   readonly failure?: { readonly code: string; readonly message: string } | undefined;
+  /** For `unreadable`: the side whose answer could not be read (absent: tinyPM). */
+  readonly unreadableOn?: "tinypm" | "target" | undefined;
 }
 
 export type PlanAction = CreateAction | UpdateAction | AdoptAction | DeleteAction | SkipAction;

@@ -13,7 +13,7 @@ import {
   TEST_JOB,
   tinypmStory,
 } from "../../../test/support/work-items.js";
-import { PayloadInvalidError } from "../../core/errors.js";
+import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
 
 const mapping = bundledMapping("github");
 const JOB = TEST_JOB.name;
@@ -59,6 +59,7 @@ function plan(o: {
   resolved?: PlanInput["resolved"];
   claimed?: PlanInput["claimed"];
   unreadable?: PlanInput["tinypm"]["unreadable"];
+  targetUnreadable?: PlanInput["target"]["unreadable"];
 }): PlanAction[] {
   return [
     ...planJob({
@@ -75,7 +76,11 @@ function plan(o: {
         complete: o.tinypmComplete ?? true,
         unreadable: o.unreadable,
       },
-      target: { items: o.target ?? [], complete: o.targetComplete ?? true },
+      target: {
+        items: o.target ?? [],
+        complete: o.targetComplete ?? true,
+        unreadable: o.targetUnreadable,
+      },
       links: o.links ?? [],
       resolved: o.resolved,
       claimed: o.claimed,
@@ -398,5 +403,80 @@ describe("planJob with an item tinyPM sent unreadable (issue 31)", () => {
         title: "story 7",
       }),
     ]);
+  });
+});
+
+describe("planJob with a target issue sent unreadable (issue 31)", () => {
+  const bad = (id: string, title?: string) => ({
+    kind: "story" as const,
+    id,
+    title,
+    error: new PayloadInvalidError(
+      `GitHub issue #${id} cannot be read (issues.listForRepo): state: Invalid option`,
+      { system: "github", operation: "issues.listForRepo", id },
+    ),
+  });
+
+  it("parks a linked issue missing from a complete read: its story is not deleted", () => {
+    const actions = plan({
+      ...linked,
+      target: [],
+      onDelete: "delete",
+      targetUnreadable: [bad("101")],
+    });
+    expect(actions.map((a) => [a.type, plannedOutcome(a)])).toEqual([["skip", "failed"]]);
+    expect(actions[0]).toMatchObject({
+      reason: "unreadable",
+      unreadableOn: "target",
+      tinypmId: "1",
+      targetId: "101",
+      failure: {
+        code: "payload_invalid",
+        message: expect.stringMatching(
+          /^GitHub issue #101 cannot be read .*state.*tinyPM story 1 and its link are left as they are, and it is not taken for deleted\. Open it in GitHub/,
+        ) as unknown,
+      },
+    });
+  });
+
+  it("parks it when tinyPM is gone too: no deletion written over an issue never read", () => {
+    const actions = plan({ ...linked, tinypm: [], target: [], targetUnreadable: [bad("101")] });
+    expect(actions.map((a) => [a.type, plannedOutcome(a)])).toEqual([["skip", "failed"]]);
+  });
+
+  it("parks a new issue instead of importing it, and names it by its title", () => {
+    const actions = plan({ targetUnreadable: [bad("109", "Person's issue")] });
+    expect(actions).toEqual([
+      expect.objectContaining({
+        type: "skip",
+        reason: "unreadable",
+        targetId: "109",
+        title: "Person's issue",
+        failure: expect.objectContaining({
+          message: expect.stringContaining("it is not imported into tinyPM") as unknown,
+        }) as unknown,
+      }),
+    ]);
+    expect(actions[0]).not.toHaveProperty("tinypmId");
+  });
+
+  it("plans the pair as usual when a read by id found it readable after all", () => {
+    const actions = plan({ ...both, targetUnreadable: [bad("101")] });
+    expect(actions.map((a) => a.type)).toEqual(["update"]);
+  });
+
+  it("keeps a 404 (invisible) apart from a bad payload", () => {
+    const gone = {
+      ...bad("101"),
+      error: new NotFoundError("GitHub issue #101 answered 404", {
+        system: "github",
+        operation: "issues.get",
+        id: "101",
+        status: 404,
+      }),
+    };
+    const [a] = plan({ ...linked, target: [], targetUnreadable: [gone] });
+    expect(a).toMatchObject({ type: "skip", reason: "unreadable" });
+    expect(a).not.toHaveProperty("unreadableOn");
   });
 });

@@ -1,4 +1,5 @@
 import type { ItemKind, WorkItem } from "../../core/model.js";
+import type { UnreadableItem } from "../../core/tracker.js";
 import { liveMarker, markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
 import { mergePair, type Side } from "./merge.js";
@@ -7,7 +8,13 @@ import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
-import { invisibleSkip, unreadableIndex, unreadableSkip } from "./unreadable.js";
+import {
+  invisibleSkip,
+  isBadPayload,
+  targetUnreadableSkip,
+  unreadableIndex,
+  unreadableSkip,
+} from "./unreadable.js";
 import type {
   CreateAction,
   LinkView,
@@ -33,9 +40,20 @@ export function planJob(input: PlanInput): Plan {
   const others: PlanAction[] = [];
   const adopted = new Set<string>();
   const unreadable = unreadableIndex(input.tinypm.unreadable);
+  const targetUnreadable = input.target.unreadable ?? [];
   const invisible = new Map(
-    (input.target.unreadable ?? []).map((u) => [byKey(u.kind, u.id), u] as const),
+    targetUnreadable.filter((u) => !isBadPayload(u)).map((u) => [byKey(u.kind, u.id), u] as const),
   );
+  // Target items whose payload fails validation, by id (a target id names one item), unless a
+  // later read by id found them readable: parked, never created, updated or taken for deleted.
+  const badTarget = badTargetIndex(input);
+  const parkTarget = (id: string, link: LinkView | undefined): boolean => {
+    const u = badTarget.get(id);
+    if (u === undefined) return false;
+    badTarget.delete(id);
+    others.push(targetUnreadableSkip(u, link, input.targetSystem));
+    return true;
+  };
 
   for (const item of input.target.items) {
     const k = byKey(item.kind, item.id);
@@ -116,6 +134,7 @@ export function planJob(input: PlanInput): Plan {
       continue;
     }
     const targetItem = target.get(byKey(link.kind, link.targetId));
+    if (targetItem === undefined && parkTarget(link.targetId, link)) continue;
     const hidden =
       targetItem === undefined ? invisible.get(byKey(link.kind, link.targetId)) : undefined;
     if (hidden !== undefined) {
@@ -132,11 +151,28 @@ export function planJob(input: PlanInput): Plan {
     others.push(unreadableSkip(u, linkByTinypm.get(byKey(u.kind, u.id)), input.targetSystem));
   }
 
+  // The rest of the unreadable target items: new ones (not imported), and linked ones whose
+  // tinyPM item this run did not read or is gone (parked, not closed or deleted unseen).
+  const linkOfTarget = new Map(input.links.map((l) => [l.targetId, l]));
+  for (const id of [...badTarget.keys()]) parkTarget(id, linkOfTarget.get(id));
+
   return {
     job: input.job.name,
     targetSystem: input.targetSystem,
     actions: [...creates.sort(createOrder), ...others, ...planDeletions(input)],
   };
+}
+
+/**
+ * Target items whose payload fails validation, by id (a target id names one item), unless a later
+ * read by id found them readable: parked, never created, updated or taken for deleted.
+ */
+function badTargetIndex(input: PlanInput): Map<string, UnreadableItem> {
+  return new Map(
+    (input.target.unreadable ?? [])
+      .filter((u) => isBadPayload(u) && !input.target.items.some((i) => i.id === u.id))
+      .map((u) => [u.id, u] as const),
+  );
 }
 
 /** Whether a linked target item not read this run is gone (a complete read, or read by id). */
@@ -156,6 +192,7 @@ export function planDeletions(input: PlanInput): PlanAction[] {
   const linkByTinypm = new Map(input.links.map((l) => [byKey(l.kind, l.tinypmId), l]));
   const invisible = new Set((input.target.unreadable ?? []).map((u) => byKey(u.kind, u.id)));
   const unreadable = unreadableIndex(input.tinypm.unreadable);
+  const bad = badTargetIndex(input);
   const out: PlanAction[] = [];
   for (const item of input.tinypm.items) {
     const link = linkByTinypm.get(byKey(item.kind, item.id));
@@ -169,6 +206,8 @@ export function planDeletions(input: PlanInput): PlanAction[] {
     // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
     if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
+    // Its copy could not be read: parked by planJob, not closed or deleted unseen.
+    if (targetItem === undefined && bad.has(link.targetId)) continue;
     out.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }
   return out;
@@ -181,7 +220,8 @@ export function planDeletions(input: PlanInput): PlanAction[] {
  * the target's users are read, so that a quiet sync costs the target nothing but its feed.
  */
 export function quietPlan(input: PlanInput): boolean {
-  if (input.target.items.length > 0) return false;
+  // A target item read but unreadable is parked (or its pair kept): a plan to make, not quiet.
+  if (input.target.items.length > 0 || (input.target.unreadable?.length ?? 0) > 0) return false;
   const linked = new Set(input.links.map((l) => byKey(l.kind, l.tinypmId)));
   const creates =
     input.job.direction !== "to-tinypm" &&

@@ -10,6 +10,10 @@ function targetWord(system: SystemName): string {
   return system === "github" ? "GitHub issue" : system === "jira" ? "Jira issue" : "copy";
 }
 
+function systemWord(system: SystemName): string {
+  return system === "github" ? "GitHub" : system === "jira" ? "Jira" : "the target";
+}
+
 /**
  * What a person reads about an item tinyPM sent but the run could not read: what is wrong and
  * where (the error's own words), and what to do — fix it in tinyPM and run again.
@@ -101,5 +105,68 @@ export function unreadableSkip(
     ...(link !== undefined && { targetId: link.targetId }),
     reason: "unreadable",
     failure: { code: u.error.code, message: unreadableMessage(u, targetSystem) },
+  };
+}
+
+/**
+ * Whether a target's unreadable entry is an item whose payload failed validation (parked as
+ * unreadable on the target), not one the service no longer shows (GitHub's 404: invisible).
+ */
+export function isBadPayload(u: UnreadableItem): boolean {
+  return u.error.code === "payload_invalid";
+}
+
+/**
+ * What a person reads about a target item whose payload fails validation: what is wrong and
+ * where (the adapter's words name the item, the request and the field), what becomes of it in
+ * this run, and what to do.
+ */
+export function targetUnreadableMessage(
+  u: UnreadableItem,
+  link: LinkView | undefined,
+  targetSystem: SystemName,
+): string {
+  const because = u.error.message.replace(/\.$/, "");
+  const system = systemWord(targetSystem);
+  const kept =
+    link === undefined
+      ? `it is not imported into tinyPM`
+      : `tinyPM ${KIND_WORD[link.kind]} ${link.tinypmId} and its link are left as they are, and ` +
+        `it is not taken for deleted`;
+  // The adapter's words name the item when they can (GitHub: `GitHub issue #12 "…" cannot be
+  // read (…)`); else they are prefixed with it.
+  const what = because.includes(u.id)
+    ? because
+    : `${targetWord(targetSystem)} ${u.id} cannot be read: ${because}`;
+  return (
+    `${what}. It is left out of this ` +
+    `run: ${kept}. Open it in ${system} and save it again (or fix the field named); if every ` +
+    `answer is broken, check what sits between you and ${system} (a proxy rewriting answers). ` +
+    `The next run reads it again and picks it up once it reads.`
+  );
+}
+
+/** The plan's entry for a target item whose payload fails validation: parked as failed. */
+export function targetUnreadableSkip(
+  u: UnreadableItem,
+  link: LinkView | undefined,
+  targetSystem: SystemName,
+): SkipAction {
+  const base = link?.baseTarget.fields.title ?? link?.baseTinypm.fields.title;
+  const title =
+    u.title !== undefined && u.title !== ""
+      ? u.title
+      : typeof base === "string" && base !== ""
+        ? base
+        : `${targetWord(targetSystem)} ${u.id}`;
+  return {
+    type: "skip",
+    kind: link?.kind ?? u.kind,
+    title,
+    ...(link !== undefined && { tinypmId: link.tinypmId }),
+    targetId: u.id,
+    reason: "unreadable",
+    unreadableOn: "target",
+    failure: { code: u.error.code, message: targetUnreadableMessage(u, link, targetSystem) },
   };
 }

@@ -21,8 +21,9 @@ export interface SideRead {
    */
   readonly gone?: ReadonlySet<string> | undefined;
   /**
-   * Items whose own document could not be read (tinyPM): each is parked with its error, and
-   * neither it nor (for a story) its tasks are taken for deleted; their links stay as they are.
+   * Items whose own document could not be read: each is parked with its error, and neither it
+   * nor (for a tinyPM story) its tasks are taken for deleted; their links stay as they are. On a
+   * target, also the linked items it no longer shows but may still have (GitHub's 404).
    */
   readonly unreadable?: readonly UnreadableItem[] | undefined;
 }
@@ -64,11 +65,16 @@ export async function readChanges(o: {
   from: Checkpoint | undefined;
   extra: readonly { kind: ItemKind; id: string }[];
 }): Promise<SideRead> {
+  const unreadable: UnreadableItem[] = [];
   const pages = await o.lanes.run(o.system, {
     name: `read ${o.system} changes`,
     kind: "read",
     idempotent: true,
-    run: () => collect(o.tracker.changes(o.from)),
+    run: () => {
+      // A retried read starts again: what the failed attempt found unreadable is found again.
+      unreadable.length = 0;
+      return collect(o.tracker.changes(o.from, { onUnreadable: (u) => unreadable.push(u) }));
+    },
   });
   const byKey = new Map<string, WorkItem>();
   const fresh = new Set<string>();
@@ -76,17 +82,26 @@ export async function readChanges(o: {
     for (const change of page.changes)
       if (change.kind === "upsert") byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
   }
+  // A parked item read again by id replaces what the feed found unreadable of it.
+  const refetched = new Set<string>();
   for (const ref of o.extra) {
-    if (byKey.has(`${ref.kind}:${ref.id}`)) continue;
-    const item = await fetchOne(o.lanes, o.system, o.tracker, ref);
+    if (byKey.has(`${ref.kind}:${ref.id}`) || refetched.has(ref.id)) continue;
+    refetched.add(ref.id);
+    const bad: UnreadableItem[] = [];
+    const item = await fetchOne(o.lanes, o.system, o.tracker, ref, (u) => bad.push(u));
     if (item) byKey.set(`${ref.kind}:${ref.id}`, item);
+    // Only a payload that fails validation is parked again here; a 404 reads as before.
+    unreadable.push(...bad.filter((u) => u.error.code === "payload_invalid"));
     fresh.add(`${ref.kind}:${ref.id}`);
   }
+  const read = new Set([...byKey.values()].map((i) => i.id));
+  const stillBad = unreadable.filter((u) => !read.has(u.id));
   return {
     items: [...byKey.values()],
     fresh,
     complete: pages.some((p) => p.complete),
     checkpoint: pages.at(-1)?.checkpoint ?? o.from,
+    ...(stillBad.length > 0 && { unreadable: stillBad }),
   };
 }
 

@@ -6,7 +6,7 @@ import type {
   WorkItem,
   WorkItemFieldName,
 } from "../../core/model.js";
-import type { Checkpoint } from "../../core/tracker.js";
+import type { Checkpoint, UnreadableItem } from "../../core/tracker.js";
 import { systemLabel } from "../../core/system-label.js";
 import type { Lanes } from "../../gate/lanes.js";
 import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
@@ -289,7 +289,8 @@ async function readSides(
     ? await readRest(o.lanes, withParked, "unlinked")
     : { read: withParked, added: [] };
   const more = from === undefined ? [] : changedCounterparts(mapping, links, rest.added);
-  const fetched = await fetchMissing(o, target, more);
+  const unreadable = [...(target.unreadable ?? [])];
+  const fetched = await fetchMissing(o, target, more, unreadable);
   const tinypmRead = await readCounterparts({
     lanes: o.lanes,
     read: rest.read,
@@ -301,7 +302,12 @@ async function readSides(
   const fresh = new Set([...(target.fresh ?? []), ...fetched.map((i) => `${i.kind}:${i.id}`)]);
   return {
     tinypm: tinypmRead.side,
-    target: { ...target, items: [...target.items, ...fetched], fresh },
+    target: {
+      ...target,
+      items: [...target.items, ...fetched],
+      fresh,
+      ...(unreadable.length > 0 && { unreadable }),
+    },
     tinypmRead,
   };
 }
@@ -371,12 +377,16 @@ async function fetchMissing(
   o: RunJobOptions,
   target: SideRead,
   refs: readonly { kind: ItemKind; id: string }[],
+  /** Where an item whose payload fails validation goes (parked by the plan). */
+  unreadable: UnreadableItem[],
 ): Promise<WorkItem[]> {
   const have = new Set(target.items.map((i) => `${i.kind}:${i.id}`));
   const out: WorkItem[] = [];
   for (const ref of refs) {
     if (have.has(`${ref.kind}:${ref.id}`)) continue;
-    const item = await fetchOne(o.lanes, o.targetSystem, o.target, ref);
+    const item = await fetchOne(o.lanes, o.targetSystem, o.target, ref, (u) => {
+      if (u.error.code === "payload_invalid") unreadable.push(u);
+    });
     if (item) out.push(item);
   }
   return out;

@@ -1,0 +1,66 @@
+import { PayloadInvalidError } from "../../core/errors.js";
+import type { ItemKind } from "../../core/model.js";
+import type { UnreadableItem } from "../../core/tracker.js";
+
+/** Where a read of many issues hands one it cannot read (`CallOptions.onUnreadable`). */
+export type OnUnreadable = ((item: UnreadableItem) => void) | undefined;
+
+/** The issue an element of a listing names, read without the schema (it may have failed it). */
+export interface IssueIdentity {
+  readonly kind: ItemKind;
+  readonly id: string;
+  readonly title?: string | undefined;
+}
+
+/**
+ * The number, kind and title an issue's payload names, when it names a number at all: an issue
+ * that failed validation is parked under it. `undefined` when nothing tells which issue it is —
+ * such an element cannot be parked and fails the listing.
+ */
+export function issueIdentity(raw: unknown): IssueIdentity | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.number !== "number" || !Number.isInteger(r.number) || r.number <= 0)
+    return undefined;
+  const parent = r.parent_issue_url;
+  return {
+    kind: typeof parent === "string" && parent !== "" ? "task" : "story",
+    id: String(r.number),
+    ...(typeof r.title === "string" && { title: r.title }),
+  };
+}
+
+/**
+ * One issue's own error as a person reads it: which issue, what is wrong and where. The zod
+ * error of a listing names the listing; this names the issue.
+ */
+export function issueError(who: IssueIdentity, error: PayloadInvalidError): PayloadInvalidError {
+  const what = error.message.replace(/^GitHub (\S+) answered an unexpected payload: /, "");
+  return new PayloadInvalidError(
+    `GitHub issue #${who.id}${who.title === undefined ? "" : ` "${who.title}"`} cannot be read ` +
+      `(${error.operation}): ${what}`,
+    { system: "github", operation: error.operation, id: who.id, status: error.status },
+    { hint: error.hint, cause: error },
+  );
+}
+
+/**
+ * Reads one issue of a many-issue read. Its own payload (the issue, its comments) failing
+ * validation makes it unreadable: handed to `onUnreadable` and left out (`undefined`) when the
+ * caller takes such issues and the payload says which issue it is; else thrown. Every other
+ * error (unreachable, token refused, interrupted) is thrown: it is not the issue's.
+ */
+export async function issueOrUnreadable<T>(
+  who: IssueIdentity | undefined,
+  onUnreadable: OnUnreadable,
+  read: () => T | Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (onUnreadable === undefined || who === undefined || !(error instanceof PayloadInvalidError))
+      throw error;
+    onUnreadable({ ...who, error: issueError(who, error) });
+    return undefined;
+  }
+}
