@@ -33,7 +33,6 @@ export async function statusTouchedSinceBase(
     const touched = await call(ctx, "target", {
       name: `read the status changes of ${a.kind} ${a.link.targetId}`,
       kind: "read",
-      idempotent: true,
       run: () => read(ref, held, a.link.baseTarget.at ?? a.link.syncedAt),
     });
     if (touched) out.add(key(a.kind, a.link.tinypmId));

@@ -31,7 +31,6 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     tinypmAfter = await call(ctx, "tinypm", {
       name: `update ${a.kind} ${a.link.tinypmId}`,
       kind: "write",
-      idempotent: true,
       run: () => ctx.tinypm.update(tinypmRef, { set: a.tinypmSet, base: a.tinypmItem }),
     });
   }
@@ -43,7 +42,6 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     targetAfter = await call(ctx, "target", {
       name: `update ${a.kind} ${a.link.targetId}`,
       kind: "write",
-      idempotent: true,
       run: () =>
         ctx.target.update(targetRef, {
           set: a.targetSet,
@@ -203,7 +201,6 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
     await call(ctx, a.side, {
       name: `delete ${a.kind} ${ref.id}`,
       kind: "write",
-      idempotent: true,
       run: () => tracker.delete(ref),
     });
   } else if (a.mode === "close" && a.set !== undefined) {
@@ -211,7 +208,6 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
     await call(ctx, a.side, {
       name: `close ${a.kind} ${ref.id}`,
       kind: "write",
-      idempotent: true,
       run: () => tracker.update(ref, { set }),
     });
     // Why it was closed, for people reading the issue; once: the link is marked deleted below,

@@ -84,7 +84,6 @@ function createDefaults(ctx: EngineContext, kind: ItemKind): Promise<Partial<Wor
     pending = call(ctx, "target", {
       name: `read the ${kind} create defaults`,
       kind: "read",
-      idempotent: true,
       run: () => read(kind),
     }).catch(() => ({}));
     defaults.set(kind, pending);

@@ -27,7 +27,6 @@ export async function refreshTargetDigests(
   await call(ctx, "target", {
     name: `mark ${o.kind} ${o.item.id}`,
     kind: "write",
-    idempotent: true,
     run: () =>
       ctx.target.update(
         { kind: o.kind, id: o.item.id },
