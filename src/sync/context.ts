@@ -40,7 +40,7 @@ export interface EngineContext {
  * request gate; a create that must not be sent twice goes through `ensure` (apply/ensure.ts).
  */
 export function call<T>(
-  ctx: EngineContext,
+  ctx: Pick<EngineContext, "lanes" | "targetSystem">,
   side: "tinypm" | "target",
   op: { name: string; kind: "read" | "write"; run: () => Promise<T> },
 ): Promise<T> {

@@ -36,7 +36,7 @@ export interface EnsureStep<T> {
  *   create: () => ctx.target.create(draft), find: () => ctx.target.findByMarker(draft.marker) });
  */
 export async function ensure<T>(
-  ctx: EngineContext,
+  ctx: Pick<EngineContext, "lanes" | "targetSystem">,
   side: "tinypm" | "target",
   step: EnsureStep<T>,
 ): Promise<Ensured<T>> {
