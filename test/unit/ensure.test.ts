@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryTracker } from "../../adapters/memory/index.js";
-import { PayloadInvalidError, RemoteUnavailableError } from "../../core/errors.js";
-import type { WorkItem, WorkItemDraft } from "../../core/model.js";
-import type { GateEvent } from "../../core/request-gate.js";
-import { createGate } from "../../gate/gate.js";
-import { createLanes } from "../../gate/lanes.js";
-import { createVirtualClock } from "../../gate/virtual-clock.js";
-import { ensure } from "./ensure.js";
+import { createMemoryTracker } from "../../src/adapters/memory/index.js";
+import { PayloadInvalidError, RemoteUnavailableError } from "../../src/core/errors.js";
+import type { WorkItem, WorkItemDraft } from "../../src/core/model.js";
+import type { GateEvent } from "../../src/core/request-gate.js";
+import { createGate } from "../../src/gate/gate.js";
+import { createLanes } from "../../src/gate/lanes.js";
+import { createVirtualClock } from "../../src/gate/virtual-clock.js";
+import { ensure } from "../../src/sync/apply/ensure.js";
 
 const POLICY = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000, maxTotalMs: 60_000 };
 const lost = (): RemoteUnavailableError =>
