@@ -9,6 +9,7 @@ import type { EngineContext } from "./context.js";
 import { emptySummary, type ApiUse, type RunSummary, type SyncEvent } from "./events.js";
 import type { IdentityStats } from "./identity-step.js";
 import { ensureIterations } from "./apply/iterations.js";
+import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { prepare } from "./prepare.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
 import type { RunJobOptions, RunMode } from "./run-options.js";
@@ -136,6 +137,7 @@ async function runHeld(
       countPlan(plan, summary);
     } else {
       lease?.assertHeld();
+      readCreateDefaultsAhead(ctx, plan.actions);
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
       lease?.assertHeld();

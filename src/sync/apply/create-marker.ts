@@ -8,6 +8,7 @@ import type {
 } from "../../core/model.js";
 import { call, type EngineContext } from "../context.js";
 import { withHeldDigests } from "../plan/marker.js";
+import type { PlanAction } from "../plan/plan-types.js";
 import { type Snapshot, sameJson, targetSnapshot } from "../plan/snapshot.js";
 
 const answerKey = (kind: ItemKind, field: string, sent: string): string =>
@@ -46,6 +47,20 @@ export async function expectedMarker(
     if (answered !== undefined) held[name] = answered;
   }
   return withHeldDigests(marker, held);
+}
+
+/**
+ * Starts the create-defaults read of every kind the plan creates on the target, at once and
+ * without waiting: under latency each is a request the first create of its kind would otherwise
+ * wait for alone (the story's before the first bulk create, the task's before the first
+ * sub-task's), while the same reads can share the gate's slots with the sprints being made.
+ */
+export function readCreateDefaultsAhead(ctx: EngineContext, actions: readonly PlanAction[]): void {
+  const kinds = new Set<ItemKind>();
+  for (const a of actions)
+    if (a.type === "create" && a.toSide === "target" && a.draft.marker?.base !== undefined)
+      kinds.add(a.kind);
+  for (const kind of kinds) void createDefaults(ctx, kind);
 }
 
 /**
