@@ -9,11 +9,11 @@ import type {
 } from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentDraft } from "../../state/records.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
 import { answeredOver } from "./answered.js";
-import { ensure } from "./ensure.js";
+import { ensure, rewrite } from "./ensure.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { expectedMarker, learnFromCreate } from "./create-marker.js";
 import { foundCopyBases } from "./found-copy.js";
@@ -321,9 +321,8 @@ export async function markBorn(
     targetHeld: targetSnapshot(ctx.mapping, { ...targetItem, metadata }),
     leaveOut,
   });
-  const written = await call(ctx, "target", {
+  const written = await rewrite(ctx, "target", {
     name: `mark ${kind} ${targetItem.id}`,
-    kind: "write",
     run: () =>
       ctx.target.update(
         { kind, id: targetItem.id },

@@ -68,3 +68,18 @@ export async function ensure<T>(
     }
   }
 }
+
+/**
+ * A write that states values (an update of fields and its workflow moves, a close, a delete, a
+ * marker write): safe to run again as a whole after an ambiguous failure, since a second run sets
+ * the same values from what it reads — but some of its requests are not safe for the gate to
+ * repeat on their own (Jira's transition POSTs). Run again under the gate's retry turns, like an
+ * ensure whose write looks itself.
+ */
+export async function rewrite<T>(
+  ctx: Pick<EngineContext, "lanes" | "targetSystem">,
+  side: "tinypm" | "target",
+  step: { readonly name: string; readonly run: () => Promise<T> },
+): Promise<T> {
+  return (await ensure(ctx, side, { name: step.name, create: step.run })).value;
+}
