@@ -96,6 +96,22 @@ describe("ensure: look up, then create — never twice", () => {
     expect(w.gate.counters().retries).toBe(2);
   });
 
+  it("looks again, under the gate's turns, when the look itself failed ambiguously", async () => {
+    const w = world(["made-then-lost", "ok"]);
+    let failLook = true;
+    const find = async (): Promise<WorkItem | undefined> => {
+      if (failLook) {
+        failLook = false;
+        throw lost();
+      }
+      return w.step.find();
+    };
+    const got = await ensure(w.ctx, "target", { ...w.step, find });
+    expect(got.found).toBe(true);
+    expect(w.count()).toEqual({ creates: 1, looks: 1, items: 1 });
+    expect(w.gate.counters().retries).toBe(1);
+  });
+
   it("never repeats or looks after a refusal", async () => {
     const w = world(["refused", "ok"]);
     await expect(ensure(w.ctx, "target", w.step)).rejects.toBeInstanceOf(PayloadInvalidError);

@@ -28,7 +28,8 @@ export interface EnsureStep<T> {
  * create that fails ambiguously (timeout, reset, 5xx: it may have been made) is looked for at
  * once; only when the look shows it was not made is it created again, after the backoff of the
  * request gate's retry policy (`lanes.retries`, the gate's own turns: one retry loop, one `retry`
- * event, one count). A failed look, a refusal (auth, payload) or the policy's end fail the step:
+ * event, one count); a look that failed ambiguously is made again, under the same turns, before
+ * any create. A refusal (auth, payload) or the policy's end fail the step:
  * the intent recorded before the create stays, and the next run settles it by marker or anchor.
  *
  * @example
@@ -49,23 +50,33 @@ export async function ensure<T>(
   let turns: ReturnType<EngineContext["lanes"]["retries"]> | undefined;
   let lookFirst = step.lookFirst === true;
   for (;;) {
-    if (lookFirst) {
-      const earlier = await look();
-      if (earlier !== undefined) return { value: earlier, found: true };
-    }
+    let failure: unknown;
     try {
-      const value = await call(ctx, side, { name: step.name, kind: "write", run: step.create });
-      return { value, found: false };
-    } catch (error) {
-      if (!isAmbiguous(error)) throw error;
+      if (lookFirst) {
+        const earlier = await look();
+        if (earlier !== undefined) return { value: earlier, found: true };
+      }
+      try {
+        const value = await call(ctx, side, { name: step.name, kind: "write", run: step.create });
+        return { value, found: false };
+      } catch (error) {
+        if (!isAmbiguous(error)) throw error;
+        failure = error;
+      }
       // It may have been made: look before anything else.
       const made = await look();
       if (made !== undefined) return { value: made, found: true };
-      turns ??= ctx.lanes.retries(system, step.name);
-      if (!(await turns.next(error))) throw error;
-      // Just looked (or `create` looks itself): the next attempt creates at once.
+      // Not made (or `create` looks itself): the next attempt creates at once.
       lookFirst = false;
+    } catch (error) {
+      // The look failed (its requests already retried by the gate, or a write it finishes — a
+      // Jira create's transitions — failed ambiguously): look again before any create.
+      if (!isAmbiguous(error) || error === failure) throw error;
+      failure = error;
+      lookFirst = true;
     }
+    turns ??= ctx.lanes.retries(system, step.name);
+    if (!(await turns.next(failure))) throw failure as Error;
   }
 }
 
