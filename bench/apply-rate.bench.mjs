@@ -6,6 +6,8 @@
 //   flight. Figures: wall time of the migrate, the sandbox's writes, writes per second over the
 //   whole migrate and over the apply (the sandbox's first write to its last, polled every 50 ms),
 //   and that rate as a share of the 20/s the limits allow (#30's goal: ≥ 90 %).
+// - BENCH_APPLY_LOG=<file>: the migrate runs with `--log-level debug` and its log (one `http` line
+//   per request, with its duration) is written there, to see what holds the apply back.
 // Usage: npm run bench -- apply-rate
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +17,7 @@ import { createInterface } from "node:readline";
 
 const STORIES = Number(process.env.BENCH_APPLY_STORIES ?? 40);
 const LATENCY = Number(process.env.BENCH_APPLY_LATENCY ?? 200);
+const LOG = process.env.BENCH_APPLY_LOG;
 const CLI = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const MAPPINGS = new URL("../mappings/", import.meta.url).pathname;
 
@@ -109,9 +112,10 @@ export async function run() {
       }
     })();
     const migrate = await runCli(
-      ["migrate", "--config", file, "--job", "jr", "--json", "--log-level", "warn"],
+      ["migrate", "--config", file, "--job", "jr", "--json", "--log-level", LOG ? "debug" : "warn"],
       env,
     );
+    if (LOG) writeFileSync(LOG, migrate.stderr);
     polling = false;
     await poll;
     const seconds = (performance.now() - started) / 1000;

@@ -16,8 +16,7 @@ import { createRunWaits, type GateCounters, type RunWaits } from "./gate-waits.j
 import { createKeyedWindows } from "./keyed-windows.js";
 import { createPacer } from "./pacer.js";
 import type { RetryPolicy } from "./retry.js";
-import { DEFAULT_RETRY_POLICY, retryDelay } from "./retry.js";
-import { markRetriesSpent } from "./spent.js";
+import { DEFAULT_RETRY_POLICY, isAmbiguous, retryDelay } from "./retry.js";
 import { createSemaphore } from "./semaphore.js";
 import {
   createSharedBooker,
@@ -69,10 +68,22 @@ export interface RunGateOptions {
   readonly fence?: WriteFence | undefined;
 }
 
+/**
+ * The gate's retry turns for one unit it cannot repeat on its own: an ensure made of several
+ * requests (look up, then create), whose create is not safe to send twice unless a look showed it
+ * did nothing. `next` takes the unit's failure and either waits the policy's backoff (counted as a
+ * retry, told as the gate's `retry` event) and resolves `true`, or resolves `false`: give up.
+ */
+export interface RetryTurns {
+  next(failure: unknown): Promise<boolean>;
+}
+
 /** The gate as one run sees it: its requests, counted. */
 export interface RunGate extends RequestGate {
   readonly system: SystemName;
   counters(): GateCounters;
+  /** Retry turns, under the gate's policy, for the unit `name` (see `RetryTurns`). */
+  retries(name: string): RetryTurns;
 }
 
 /** One token's gate: the limits every run using that token shares. */
@@ -352,23 +363,58 @@ export function createGate(o: GateOptions): Gate {
           ...(o.random === undefined ? {} : { random: o.random }),
         });
       }
-      if (delay === undefined) {
-        if (req.idempotent && attempt > 1) markRetriesSpent(failure);
-        throw failure;
-      }
-      run.counters.retries++;
-      run.emit({
-        type: "retry",
-        system,
-        name: req.name,
-        attempt,
-        delayMs: delay,
-        code: failure instanceof SyncError ? failure.code : "unknown",
-        reason: failure instanceof Error ? failure.message : String(failure),
-      });
-      if (!(failure instanceof RateLimitError))
-        await run.wait("retry", clock.now() + delay, req.name);
+      if (delay === undefined) throw failure;
+      await retryTurn(run, req.name, attempt, delay, failure);
     }
+  };
+
+  /** One retry: counted, told as the `retry` event, then its backoff (a refusal's wait is the pause). */
+  const retryTurn = async (
+    run: RunWaits,
+    name: string,
+    attempt: number,
+    delay: number,
+    failure: unknown,
+  ): Promise<void> => {
+    run.counters.retries++;
+    run.emit({
+      type: "retry",
+      system,
+      name,
+      attempt,
+      delayMs: delay,
+      code: failure instanceof SyncError ? failure.code : "unknown",
+      reason: failure instanceof Error ? failure.message : String(failure),
+    });
+    if (!(failure instanceof RateLimitError)) await run.wait("retry", clock.now() + delay, name);
+  };
+
+  /**
+   * Retry turns of an ensure: after an ambiguous failure (timeout, reset, 5xx) the unit may run
+   * again — it looks before it creates — within the policy's attempts and time, as a request safe
+   * to repeat would. Anything else (a refusal the gate already waited out, auth, payload…) ends it.
+   */
+  const retries = (run: RunWaits, name: string): RetryTurns => {
+    const started = clock.now();
+    let attempt = 0;
+    return {
+      next: async (failure) => {
+        attempt++;
+        if (stopped(run)) throw run.interrupted(name, failure);
+        if (!isAmbiguous(failure)) return false;
+        const delay = retryDelay({
+          attempt,
+          error: failure,
+          policy,
+          idempotent: true,
+          elapsedMs: clock.now() - started,
+          ...(o.random === undefined ? {} : { random: o.random }),
+        });
+        if (delay === undefined) return false;
+        await retryTurn(run, name, attempt, delay, failure);
+        return true;
+      },
+    };
   };
 
   /** Counts one attempt (the run's API use) and tells the run about it. */
@@ -416,6 +462,7 @@ export function createGate(o: GateOptions): Gate {
         system,
         request: (req) => request(req, run, r.fence),
         counters: () => ({ ...run.counters, byOperation: { ...run.counters.byOperation } }),
+        retries: (name) => retries(run, name),
       };
     },
   };

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { markRetriesSpent } from "./spent.js";
 import {
   AuthError,
   ConfigError,
   InterruptedError,
-  LimitWaitError,
+  RateLimitError,
   RemoteUnavailableError,
 } from "../core/errors.js";
-import type { LaneLimits, LaneOp, LanesOptions, QueueEvent } from "./lanes.js";
+import type { LaneLimits, LaneOp, LanesOptions } from "./lanes.js";
 import { createLanes } from "./lanes.js";
 import type { RetryPolicy } from "./retry.js";
 import { createVirtualClock } from "./virtual-clock.js";
 
 const ctx = { system: "github", operation: "issues.create" } as const;
-const timeout = (): RemoteUnavailableError => new RemoteUnavailableError("socket timeout", ctx);
+const timeout = (): RemoteUnavailableError =>
+  new RemoteUnavailableError("socket timeout", ctx, { transient: true });
 const policy: RetryPolicy = {
   maxAttempts: 4,
   baseDelayMs: 100,
@@ -23,17 +23,15 @@ const policy: RetryPolicy = {
 
 function setup(limits: LaneLimits = {}, extra: Partial<LanesOptions> = {}) {
   const clock = createVirtualClock();
-  const events: QueueEvent[] = [];
   const lanes = createLanes({
     limits: { github: limits },
     policy,
-    onEvent: (e) => events.push(e),
     now: clock.now,
     sleep: clock.sleep,
     random: () => 0.5,
     ...extra,
   });
-  return { clock, events, lanes };
+  return { clock, lanes };
 }
 
 /** An op whose run follows a script: one entry per attempt, an Error to throw or a value. */
@@ -46,7 +44,7 @@ function scripted<T>(
     const step = script[Math.min(state.calls++, script.length - 1)];
     return step instanceof Error ? Promise.reject(step) : Promise.resolve(step as T);
   };
-  const op: LaneOp<T> = { name: "op", kind: "write", idempotent: true, run, ...extra };
+  const op: LaneOp<T> = { name: "op", kind: "write", run, ...extra };
   return Object.defineProperty({ ...op, calls: 0 }, "calls", { get: () => state.calls });
 }
 
@@ -58,7 +56,6 @@ describe("createLanes: item operations only", () => {
     const op: LaneOp<void> = {
       name: "w",
       kind: "write",
-      idempotent: true,
       run: async () => {
         most = Math.max(most, ++inFlight);
         await clock.sleep(10);
@@ -69,48 +66,19 @@ describe("createLanes: item operations only", () => {
     expect(most).toBe(2);
   });
 
-  it("runs a unit safe to repeat again as a whole after an ambiguous failure", async () => {
+  it("runs an operation once: its requests are the gate's to retry, never the lane's", async () => {
     const { lanes } = setup();
+    // A read made of requests the gate already retried: the lane does not run it again.
     const read = scripted<string>([timeout(), "late"], { kind: "read" });
-    await expect(lanes.run("github", read)).resolves.toBe("late");
-    expect(read.calls).toBe(2);
-    // An ensure (look up, create when missing) whose create failed ambiguously runs again whole.
-    const ensure = scripted<string>([timeout(), "made"], { kind: "write", idempotent: true });
-    await expect(lanes.run("github", ensure)).resolves.toBe("made");
-    expect(ensure.calls).toBe(2);
-    // A failure the gate already retried to the end is not rerun: retries would multiply.
-    const spentError = timeout();
-    markRetriesSpent(spentError);
-    const dead = scripted<string>([spentError, "x"], { kind: "read" });
-    await expect(lanes.run("github", dead)).rejects.toBe(spentError);
-    expect(dead.calls).toBe(1);
-    // A refusal that is not ambiguous (auth) is never repeated.
-    const refused = scripted<string>([new AuthError("bad token", ctx), "x"], { kind: "read" });
-    await expect(lanes.run("github", refused)).rejects.toBeInstanceOf(AuthError);
-    expect(refused.calls).toBe(1);
-  });
-
-  it("passes on what stops a run: auth, a wait past the budget, a create without recover", async () => {
-    const { lanes } = setup();
-    const auth = scripted<string>([new AuthError("bad token", ctx), "x"]);
-    await expect(lanes.run("github", auth)).rejects.toBeInstanceOf(AuthError);
-    const budget = new LimitWaitError("held back", {
-      system: "github",
-      resumeAt: 3_600_000,
-      waitMs: 3_600_000,
-      reason: "hour",
-    });
-    const held = scripted<string>([budget, "x"], {
-      idempotent: false,
-      recover: () => Promise.resolve(undefined),
-    });
-    await expect(lanes.run("github", held)).rejects.toBe(budget);
-    const create = scripted<string>([timeout(), "x"], { idempotent: false });
+    await expect(lanes.run("github", read)).rejects.toBeInstanceOf(RemoteUnavailableError);
+    expect(read.calls).toBe(1);
+    const create = scripted<string>([timeout(), "duplicate!"]);
     await expect(lanes.run("github", create)).rejects.toBeInstanceOf(RemoteUnavailableError);
-    expect(auth.calls + held.calls + create.calls).toBe(3);
+    expect(create.calls).toBe(1);
+    expect(lanes.counters().github).toMatchObject({ retries: 0 });
   });
 
-  it("adds the run's gate counters to its own retries, and rejects bad limits", async () => {
+  it("shows the run's gate counters as they are, and rejects bad limits", async () => {
     const use = {
       reads: 3,
       writes: 2,
@@ -120,69 +88,57 @@ describe("createLanes: item operations only", () => {
       rateLimitWaits: 1,
       waitedMs: 500,
     };
-    const { lanes } = setup({}, { gates: { github: { counters: () => use } } });
-    const create = scripted<string>([timeout(), "created"], {
-      idempotent: false,
-      recover: () => Promise.resolve(undefined),
-    });
-    await lanes.run("github", create);
-    expect(lanes.counters().github).toEqual({ ...use, retries: 2 });
+    const gate = { counters: () => use, retries: () => ({ next: () => Promise.resolve(false) }) };
+    const { lanes } = setup({}, { gates: { github: gate } });
+    await lanes.run("github", scripted(["created"]));
+    expect(lanes.counters().github).toEqual(use);
     expect(() => setup({ concurrency: 0 })).toThrow(ConfigError);
   });
 });
 
-describe("createLanes: recover after an ambiguous create", () => {
-  it("takes the recovered item instead of creating again", async () => {
+describe("createLanes: retry turns of an ensure, under the gate's policy", () => {
+  it("grants a turn per ambiguous failure until the policy's attempts are spent, counted", async () => {
+    const { clock, lanes } = setup();
+    const turns = lanes.retries("github", 'create story "A"');
+    const started = clock.now();
+    const granted: boolean[] = [];
+    for (let i = 0; i < 4; i++) granted.push(await turns.next(timeout()));
+    // 4 attempts in all: 3 retries, each after its backoff (full jitter at 0.5: 50, 100, 200 ms).
+    expect(granted).toEqual([true, true, true, false]);
+    expect(clock.now() - started).toBe(350);
+    expect(lanes.counters().github).toMatchObject({ retries: 3 });
+  });
+
+  it("grants none for what is no ambiguity: a refusal, auth, a rate limit the gate waited out", async () => {
     const { lanes } = setup();
-    let lookups = 0;
-    const create = scripted<string>([timeout(), "duplicate!"], {
-      idempotent: false,
-      recover: () => Promise.resolve(`found-${++lookups}`),
-    });
-    await expect(lanes.run("github", create)).resolves.toBe("found-1");
-    expect(create.calls).toBe(1);
+    const turns = lanes.retries("github", "x");
+    expect(await turns.next(new AuthError("bad token", ctx))).toBe(false);
+    expect(await turns.next(new RateLimitError("slow down", ctx, { retryAfterMs: 10 }))).toBe(
+      false,
+    );
     expect(lanes.counters().github).toMatchObject({ retries: 0 });
   });
 
-  it("creates again when recover finds nothing", async () => {
-    const { events, lanes } = setup();
-    const create = scripted<string>([timeout(), "created"], {
-      idempotent: false,
-      recover: () => Promise.resolve(undefined),
-    });
-    await expect(lanes.run("github", create)).resolves.toBe("created");
-    expect(create.calls).toBe(2);
-    expect(events).toEqual([
-      expect.objectContaining({ type: "retry", code: "remote_unavailable" }),
-    ]);
-  });
-
-  it("looks again before creating when the lookup itself failed", async () => {
-    const { lanes } = setup();
-    const answers: (string | undefined | Error)[] = [timeout(), "found"];
-    const create = scripted<string>([timeout(), "duplicate!"], {
-      idempotent: false,
-      recover: () => {
-        const answer = answers.shift();
-        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  it("asks the run's own gate when it has one", async () => {
+    const asked: string[] = [];
+    const gate = {
+      counters: () => ({
+        reads: 0,
+        writes: 0,
+        notModified: 0,
+        byOperation: {},
+        retries: 0,
+        rateLimitWaits: 0,
+        waitedMs: 0,
+      }),
+      retries: (name: string) => {
+        asked.push(name);
+        return { next: () => Promise.resolve(true) };
       },
-    });
-    await expect(lanes.run("github", create)).resolves.toBe("found");
-    expect(create.calls).toBe(1);
-  });
-
-  it("creates after a failed lookup followed by an empty one", async () => {
-    const { lanes } = setup();
-    const answers: (string | undefined | Error)[] = [timeout(), undefined];
-    const create = scripted<string>([timeout(), "created"], {
-      idempotent: false,
-      recover: () => {
-        const answer = answers.shift();
-        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
-      },
-    });
-    await expect(lanes.run("github", create)).resolves.toBe("created");
-    expect(create.calls).toBe(2);
+    };
+    const { lanes } = setup({}, { gates: { github: gate } });
+    await expect(lanes.retries("github", "create task").next(timeout())).resolves.toBe(true);
+    expect(asked).toEqual(["create task"]);
   });
 });
 
@@ -191,20 +147,18 @@ describe("createLanes: stopping", () => {
     const controller = new AbortController();
     const { clock, lanes } = setup({}, { signal: controller.signal });
     let seen: AbortSignal | undefined;
-    // A create whose effect was not found backs off before running again: the stop ends that.
     const running = lanes.run("github", {
       name: "slow",
       kind: "write",
-      idempotent: false,
-      recover: () => Promise.resolve(undefined),
       run: async (signal) => {
         seen = signal;
         await clock.sleep(10);
-        throw timeout();
+        // An ensure's create failed: its backoff is the one the stop ends.
+        await lanes.retries("github", "slow").next(timeout());
       },
     });
     const queued = lanes.run("github", scripted(["never"]));
-    await clock.sleep(20);
+    await clock.sleep(12);
     controller.abort();
     await expect(running).rejects.toBeInstanceOf(InterruptedError);
     await expect(queued).rejects.toThrow(/Stopped before op on github finished/);
@@ -218,7 +172,6 @@ describe("createLanes: stopping", () => {
     const work = {
       name: "w",
       kind: "write",
-      idempotent: true,
       run: async () => clock.sleep(50).then(() => done++),
     } as const;
     void lanes.run("github", work);

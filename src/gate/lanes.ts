@@ -1,11 +1,9 @@
 import PQueue from "p-queue";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, InterruptedError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
+import { createGate, type RetryTurns } from "./gate.js";
 import type { GateCounters } from "./gate-waits.js";
 import type { RetryPolicy } from "./retry.js";
-import { DEFAULT_RETRY_POLICY } from "./retry.js";
-import type { Lane } from "./runner.js";
-import { createRunner } from "./runner.js";
 import { realClock, type Clock } from "./virtual-clock.js";
 
 /**
@@ -17,49 +15,38 @@ export interface LaneLimits {
   readonly concurrency?: number | undefined;
 }
 
-/** One item operation for a lane (a create, an update, a read made of many requests). */
+/**
+ * One item operation for a lane (a create, an update, a read made of many requests). It runs
+ * once: its requests are retried by the request gate, and a create that must not be sent twice
+ * is an explicit ensure in the apply step (`sync/apply/ensure.ts`), never a rerun of the unit.
+ */
 export interface LaneOp<T> {
   /** For events and errors, e.g. `issues.create #12`. */
   readonly name: string;
   readonly kind: "read" | "write";
-  /** Safe to repeat after an ambiguous failure (GET, PUT of a full document, DELETE). */
-  readonly idempotent: boolean;
   /** The operation; `signal` aborts it when the run is stopped. */
   readonly run: (signal: AbortSignal) => Promise<T>;
-  /**
-   * For a non-idempotent operation (a create): after an ambiguous failure (timeout, reset, 5xx),
-   * looks for the effect (by marker). A defined result is taken as the operation's result;
-   * `undefined` means it did not happen, so the operation is run again.
-   */
-  readonly recover?: (() => Promise<T | undefined>) | undefined;
 }
 
-/** What the lanes report: a create run again after its effect was not found. */
-export interface QueueEvent {
-  readonly type: "retry";
-  readonly system: SystemName;
-  readonly attempt: number;
-  readonly delayMs: number;
-  readonly code: string;
-  readonly operation: string;
-  /** Why: the failed attempt's error message. */
-  readonly reason: string;
+/** A run's request gate as the lanes see it: its counters and its retry turns. */
+export interface LaneGate {
+  counters(): GateCounters;
+  retries(name: string): RetryTurns;
 }
-
-/** Calls made and time lost, per system (the gate's counters, plus the lanes' own retries). */
-type LaneCounters = GateCounters;
 
 /** Options of `createLanes`. */
 export interface LanesOptions {
   readonly limits: Partial<Record<SystemName, LaneLimits>>;
-  /** The run's request gates: their counters are the run's API use. */
-  readonly gates?: Partial<Record<SystemName, { counters(): GateCounters }>> | undefined;
-  /** @default DEFAULT_RETRY_POLICY */
+  /** The run's request gates: their counters are the run's API use, their policy its retries. */
+  readonly gates?: Partial<Record<SystemName, LaneGate>> | undefined;
+  /**
+   * For a system without a gate (tests, benchmarks): the retry policy of an unlimited gate made
+   * for its retry turns. @default DEFAULT_RETRY_POLICY
+   */
   readonly policy?: RetryPolicy | undefined;
-  readonly onEvent?: ((e: QueueEvent) => void) | undefined;
-  /** Stops every lane: queued operations reject, running ones see the signal, no retry starts. */
+  /** Stops every lane: queued operations reject, running ones see the signal. */
   readonly signal?: AbortSignal | undefined;
-  /** @default setTimeout-based */
+  /** For a system without a gate: that gate's clock. @default setTimeout-based */
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** @default Date.now */
   readonly now?: (() => number) | undefined;
@@ -69,11 +56,13 @@ export interface LanesOptions {
 
 /** One queue of item operations per remote system. */
 export interface Lanes {
-  /** Runs `op` in `system`'s lane: queued by its concurrency, recovered after ambiguous creates. */
+  /** Runs `op` in `system`'s lane, once, when its concurrency allows. */
   run<T>(system: SystemName, op: LaneOp<T>): Promise<T>;
+  /** The retry turns of an ensure on `system`, under its gate's policy (one retry loop). */
+  retries(system: SystemName, name: string): RetryTurns;
   /** Resolves when every lane has finished its running and queued operations. */
   drain(): Promise<void>;
-  counters(): Record<string, LaneCounters>;
+  counters(): Record<string, GateCounters>;
 }
 
 function checkLimits(system: string, limits: LaneLimits): void {
@@ -88,13 +77,9 @@ function checkLimits(system: string, limits: LaneLimits): void {
   );
 }
 
-function createLane(system: SystemName, limits: LaneLimits): Lane {
+function createQueue(system: SystemName, limits: LaneLimits): PQueue {
   checkLimits(system, limits);
-  return {
-    system,
-    queue: new PQueue({ concurrency: limits.concurrency ?? 1 }),
-    retries: 0,
-  };
+  return new PQueue({ concurrency: limits.concurrency ?? 1 });
 }
 
 const NO_USE: GateCounters = {
@@ -109,56 +94,76 @@ const NO_USE: GateCounters = {
 
 /**
  * Creates the lanes: one p-queue of item operations per system, with its concurrency. Requests
- * inside an operation pass the system's request gate, which paces and retries them; a lane only
- * runs a create again once `recover` showed that an ambiguous failure created nothing.
+ * inside an operation pass the system's request gate, which paces and retries them; the lanes
+ * repeat nothing.
  *
  * @example
  * const lanes = createLanes({ limits: { github: { concurrency: 4 } }, gates: { github: gate } });
- * const issue = await lanes.run("github", { name: "issues.create", kind: "write", idempotent: false,
- *   run: (signal) => tracker.create(draft, { signal }), recover: () => findByMarker(marker) });
+ * const issue = await lanes.run("github", { name: "issues.create", kind: "write",
+ *   run: (signal) => tracker.create(draft, { signal }) });
  */
 export function createLanes(o: LanesOptions): Lanes {
-  const clock: Clock = { now: o.now ?? realClock.now, sleep: o.sleep ?? realClock.sleep };
   const signal = o.signal ?? new AbortController().signal;
-  const policy = o.policy ?? DEFAULT_RETRY_POLICY;
-  const lanes = new Map<SystemName, Lane>();
+  const queues = new Map<SystemName, PQueue>();
   for (const [system, limits] of Object.entries(o.limits) as [SystemName, LaneLimits][]) {
-    lanes.set(system, createLane(system, limits));
+    queues.set(system, createQueue(system, limits));
   }
-  const laneOf = (system: SystemName): Lane => {
-    let lane = lanes.get(system);
-    if (lane === undefined) {
-      lane = createLane(system, {});
-      lanes.set(system, lane);
+  const queueOf = (system: SystemName): PQueue => {
+    let queue = queues.get(system);
+    if (queue === undefined) {
+      queue = createQueue(system, {});
+      queues.set(system, queue);
     }
-    return lane;
+    return queue;
   };
-  const runner = createRunner({ clock, signal, policy, random: o.random, emit: o.onEvent });
+  // A system run without a gate still has the gate's retry turns: an unlimited one's.
+  const own = new Map<SystemName, LaneGate>();
+  const gateOf = (system: SystemName): LaneGate => {
+    const given = o.gates?.[system];
+    if (given !== undefined) return given;
+    let made = own.get(system);
+    if (made === undefined) {
+      const clock: Clock = { now: o.now ?? realClock.now, sleep: o.sleep ?? realClock.sleep };
+      made = createGate({ system, limits: {}, policy: o.policy, clock, random: o.random }).forRun({
+        signal,
+      });
+      own.set(system, made);
+    }
+    return made;
+  };
   return {
-    run: <T>(system: SystemName, op: LaneOp<T>): Promise<T> => {
-      const lane = laneOf(system);
+    run: <T>(system: SystemName, op: LaneOp<T>): Promise<T> =>
       // The signal is checked when the operation's turn comes rather than handed to p-queue,
       // which would add one abort listener per queued operation (thousands in a migration).
-      return lane.queue.add(() => {
-        if (signal.aborted) throw runner.interrupted(lane, op, signal.reason);
-        return runner.execute(lane, op);
-      });
-    },
+      queueOf(system).add(() => {
+        if (signal.aborted) throw interrupted(system, op, signal.reason);
+        return op.run(signal);
+      }),
+    retries: (system, name) => gateOf(system).retries(name),
     drain: async () => {
-      await Promise.all([...lanes.values()].map((lane) => lane.queue.onIdle()));
+      await Promise.all([...queues.values()].map((queue) => queue.onIdle()));
     },
     counters: () => {
       const systems = new Set<SystemName>([
-        ...lanes.keys(),
+        ...queues.keys(),
         ...(Object.keys(o.gates ?? {}) as SystemName[]),
       ]);
       return Object.fromEntries(
         [...systems].map((system) => {
-          const use = o.gates?.[system]?.counters() ?? NO_USE;
-          const own = lanes.get(system)?.retries ?? 0;
-          return [system, { ...use, retries: use.retries + own }];
+          // A made gate counts only its retry turns (its requests never pass it).
+          const use = o.gates?.[system]?.counters() ?? own.get(system)?.counters() ?? NO_USE;
+          return [system, use];
         }),
       );
     },
   };
+}
+
+function interrupted(system: SystemName, op: LaneOp<unknown>, cause: unknown): InterruptedError {
+  return cause instanceof InterruptedError
+    ? cause
+    : new InterruptedError(`Stopped before ${op.name} on ${system} finished.`, {
+        hint: "Run the command again: it resumes where it stopped.",
+        cause,
+      });
 }

@@ -104,17 +104,6 @@ export function openJob(
     },
     gates: { tinypm: tinypmGate, [targetSystem]: targetGate },
     signal: stopSignal(signal, options.fence),
-    onEvent: (e) => {
-      onEvent({
-        type: "retry",
-        system: e.system,
-        attempt: e.attempt,
-        delayMs: e.delayMs,
-        code: e.code,
-        operation: e.operation,
-        reason: e.reason,
-      });
-    },
   });
   return {
     resolved,

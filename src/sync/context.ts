@@ -35,24 +35,15 @@ export interface EngineContext {
   readonly confirms?: ConfirmGroup | undefined;
 }
 
-/** Runs one remote call through a system's lane (paced, retried by the queue, counted). */
+/**
+ * Runs one remote call through a system's lane, once: its requests are paced and retried by the
+ * request gate; a create that must not be sent twice goes through `ensure` (apply/ensure.ts).
+ */
 export function call<T>(
-  ctx: EngineContext,
+  ctx: Pick<EngineContext, "lanes" | "targetSystem">,
   side: "tinypm" | "target",
-  op: {
-    name: string;
-    kind: "read" | "write";
-    idempotent: boolean;
-    run: () => Promise<T>;
-    recover?: () => Promise<T | undefined>;
-  },
+  op: { name: string; kind: "read" | "write"; run: () => Promise<T> },
 ): Promise<T> {
   const system = side === "tinypm" ? "tinypm" : ctx.targetSystem;
-  return ctx.lanes.run(system, {
-    name: op.name,
-    kind: op.kind,
-    idempotent: op.idempotent,
-    run: () => op.run(),
-    recover: op.recover,
-  });
+  return ctx.lanes.run(system, { name: op.name, kind: op.kind, run: () => op.run() });
 }

@@ -19,6 +19,7 @@ import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { planRun, readDeletions } from "./plan-step.js";
 import { ensureIterations } from "./apply/iterations.js";
 import { readRun, type RunRead } from "./read/run-read.js";
+import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
 import type { RunJobOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
@@ -169,6 +170,7 @@ async function runHeld(
     } else {
       // apply: through the lanes, every intent before its create, every base after its write.
       lease?.assertHeld();
+      readCreateDefaultsAhead(ctx, plan.actions);
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
       // record: what the run created, the apply record or the checkpoints, then the journal.

@@ -63,7 +63,6 @@ export async function migrationCheckpoint(
   return ctx.lanes.run(ctx.targetSystem, {
     name: `read ${ctx.targetSystem} feed position after the migration`,
     kind: "read",
-    idempotent: true,
     run: (signal) => after({ signal }),
   });
 }

@@ -23,9 +23,6 @@ export async function sendCreateBatch(
   return call(ctx, "target", {
     name: `create ${batch.length} ${first.action.kind}s`,
     kind: "write",
-    // A bulk call reports each item's failure in its answer instead of throwing; a failure of
-    // the whole call is handled per item below, by lookup before any second create.
-    idempotent: false,
     run: () => ctx.target.createMany(batch.map((p) => p.draft)),
   }).catch((error: unknown) => batch.map(() => asError(error)));
 }

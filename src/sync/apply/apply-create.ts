@@ -9,10 +9,11 @@ import type {
 } from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentDraft } from "../../state/records.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
 import { jobMarker } from "../plan/marker.js";
 import { answeredOver } from "./answered.js";
+import { ensure, rewrite } from "./ensure.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { expectedMarker, learnFromCreate } from "./create-marker.js";
 import { foundCopyBases } from "./found-copy.js";
@@ -30,7 +31,8 @@ import {
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the
- * create is recovered by marker (targets) or by content (tinyPM) after an ambiguous failure, and
+ * create is an ensure, found again by marker (targets) or by content (tinyPM) after an ambiguous
+ * failure and sent again only when it is not there (`ensure.ts`), and
  * the link replaces the intent in one transaction. Comments and time entries follow; the link's
  * base lists only what was copied, so an interrupted copy resumes where it stopped.
  */
@@ -107,9 +109,10 @@ export async function draftCreate(
 }
 
 /**
- * Sends one prepared create through the lane (recovered by marker or content after an ambiguous
- * failure), then finishes it. `lookFirst`: an earlier attempt may have created it already (a
- * bulk create that failed for this item), so look before creating.
+ * Makes one prepared create as an ensure (found again by marker or content after an ambiguous
+ * failure, created again only when it is not there), then finishes it. `lookFirst`: an earlier
+ * attempt may have created it already (a bulk create that failed for this item), so look before
+ * creating.
  */
 export async function createOne(
   ctx: EngineContext,
@@ -119,33 +122,16 @@ export async function createOne(
   const { action, draft } = p;
   const toTarget = action.toSide === "target";
   const tracker = toTarget ? ctx.target : ctx.tinypm;
-  let recovered = false;
-  const lookup = async (): Promise<WorkItem | undefined> => {
-    const found =
+  const { value: made, found } = await ensure(ctx, action.toSide, {
+    name: `create ${action.kind} "${action.title}"`,
+    create: () => tracker.create(draft),
+    find: () =>
       toTarget && draft.marker
-        ? await ctx.target.findByMarker(draft.marker)
-        : await findCreatedInTinypm(ctx, draft);
-    recovered = found !== undefined;
-    return found;
-  };
-  const earlier = lookFirst
-    ? await call(ctx, action.toSide, {
-        name: `look for ${action.kind} "${action.title}"`,
-        kind: "read",
-        idempotent: true,
-        run: lookup,
-      })
-    : undefined;
-  const made =
-    earlier ??
-    (await call(ctx, action.toSide, {
-      name: `create ${action.kind} "${action.title}"`,
-      kind: "write",
-      idempotent: false,
-      run: () => tracker.create(draft),
-      recover: lookup,
-    }));
-  return finishCreate(ctx, p, made, recovered);
+        ? ctx.target.findByMarker(draft.marker)
+        : findCreatedInTinypm(ctx, draft),
+    lookFirst,
+  });
+  return finishCreate(ctx, p, made, found);
 }
 
 /**
@@ -335,10 +321,8 @@ export async function markBorn(
     targetHeld: targetSnapshot(ctx.mapping, { ...targetItem, metadata }),
     leaveOut,
   });
-  const written = await call(ctx, "target", {
+  const written = await rewrite(ctx, "target", {
     name: `mark ${kind} ${targetItem.id}`,
-    kind: "write",
-    idempotent: true,
     run: () =>
       ctx.target.update(
         { kind, id: targetItem.id },
@@ -375,12 +359,10 @@ export async function addComment(
   comment: CommentDraft,
 ): Promise<void> {
   const tracker = side === "target" ? ctx.target : ctx.tinypm;
-  await call(ctx, side, {
+  await ensure(ctx, side, {
     name: `comment on ${ref.kind} ${ref.id}`,
-    kind: "write",
-    idempotent: false,
-    run: () => tracker.addComment(ref, comment),
-    recover: async () => {
+    create: () => tracker.addComment(ref, comment),
+    find: async () => {
       const item = await tracker.get(ref);
       const key = commentKey(comment);
       return item?.comments.find((c) => commentKey(c) === key || c.body.includes(comment.body));
@@ -404,13 +386,10 @@ export async function addTimeEntry(
   const tracker = side === "target" ? ctx.target : ctx.tinypm;
   const like = (e: Pick<TimeEntryDraft, "date" | "hours">): boolean =>
     e.date === entry.date && Math.abs(e.hours - entry.hours) < 1 / 3600;
-  await call(ctx, side, {
+  await ensure(ctx, side, {
     name: `time entry on ${ref.kind} ${ref.id}`,
-    kind: "write",
-    // tinyPM's timesheet POST is an upsert per task, user and day: repeating it is safe.
-    idempotent: side === "tinypm",
-    run: () => tracker.addTimeEntry(ref, entry),
-    recover: async () => {
+    create: () => tracker.addTimeEntry(ref, entry),
+    find: async () => {
       const item = await tracker.get(ref);
       const now = item?.timeEntries.filter(like) ?? [];
       return now.length > before.filter(like).length ? now.at(-1) : undefined;

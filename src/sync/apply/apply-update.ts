@@ -1,6 +1,7 @@
 import type { TimeEntryDraft, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import { addComment, addTimeEntry } from "./apply-create.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
+import { rewrite } from "./ensure.js";
 import { answeredOver } from "./answered.js";
 import { recordPendingWrites } from "./pending.js";
 import { baseOf } from "../plan/links.js";
@@ -28,10 +29,8 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
   // Written before the first field write, cleared with the base update below.
   await recordPendingWrites(ctx, a);
   if (Object.keys(a.tinypmSet).length > 0) {
-    tinypmAfter = await call(ctx, "tinypm", {
+    tinypmAfter = await rewrite(ctx, "tinypm", {
       name: `update ${a.kind} ${a.link.tinypmId}`,
-      kind: "write",
-      idempotent: true,
       run: () => ctx.tinypm.update(tinypmRef, { set: a.tinypmSet, base: a.tinypmItem }),
     });
   }
@@ -40,10 +39,8 @@ export async function applyUpdate(ctx: EngineContext, a: UpdateAction): Promise<
     a.targetMetadata !== undefined ||
     a.targetMarker !== undefined
   ) {
-    targetAfter = await call(ctx, "target", {
+    targetAfter = await rewrite(ctx, "target", {
       name: `update ${a.kind} ${a.link.targetId}`,
-      kind: "write",
-      idempotent: true,
       run: () =>
         ctx.target.update(targetRef, {
           set: a.targetSet,
@@ -200,18 +197,14 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
   const tracker = onTarget ? ctx.target : ctx.tinypm;
   const ref = { kind: a.kind, id: onTarget ? a.link.targetId : a.link.tinypmId };
   if (a.mode === "delete") {
-    await call(ctx, a.side, {
+    await rewrite(ctx, a.side, {
       name: `delete ${a.kind} ${ref.id}`,
-      kind: "write",
-      idempotent: true,
       run: () => tracker.delete(ref),
     });
   } else if (a.mode === "close" && a.set !== undefined) {
     const set = a.set;
-    await call(ctx, a.side, {
+    await rewrite(ctx, a.side, {
       name: `close ${a.kind} ${ref.id}`,
-      kind: "write",
-      idempotent: true,
       run: () => tracker.update(ref, { set }),
     });
     // Why it was closed, for people reading the issue; once: the link is marked deleted below,

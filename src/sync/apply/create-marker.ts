@@ -8,6 +8,7 @@ import type {
 } from "../../core/model.js";
 import { call, type EngineContext } from "../context.js";
 import { withHeldDigests } from "../plan/marker.js";
+import type { PlanAction } from "../plan/plan-types.js";
 import { type Snapshot, sameJson, targetSnapshot } from "../plan/snapshot.js";
 
 const answerKey = (kind: ItemKind, field: string, sent: string): string =>
@@ -49,6 +50,20 @@ export async function expectedMarker(
 }
 
 /**
+ * Starts the create-defaults read of every kind the plan creates on the target, at once and
+ * without waiting: under latency each is a request the first create of its kind would otherwise
+ * wait for alone (the story's before the first bulk create, the task's before the first
+ * sub-task's), while the same reads can share the gate's slots with the sprints being made.
+ */
+export function readCreateDefaultsAhead(ctx: EngineContext, actions: readonly PlanAction[]): void {
+  const kinds = new Set<ItemKind>();
+  for (const a of actions)
+    if (a.type === "create" && a.toSide === "target" && a.draft.marker?.base !== undefined)
+      kinds.add(a.kind);
+  for (const kind of kinds) void createDefaults(ctx, kind);
+}
+
+/**
  * After a create: notes what the target holds (`held`, tinyPM terms) for each value it was sent,
  * for the run's later creates of the kind. Returns the fields whose value the marker sent got
  * wrong (none when the expectation was right).
@@ -84,7 +99,6 @@ function createDefaults(ctx: EngineContext, kind: ItemKind): Promise<Partial<Wor
     pending = call(ctx, "target", {
       name: `read the ${kind} create defaults`,
       kind: "read",
-      idempotent: true,
       run: () => read(kind),
     }).catch(() => ({}));
     defaults.set(kind, pending);

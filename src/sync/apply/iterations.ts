@@ -1,5 +1,6 @@
 import type { Iteration } from "../../core/model.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
+import { ensure } from "./ensure.js";
 import type { Plan } from "../plan/plan-types.js";
 import { eachConcurrently } from "./concurrent.js";
 
@@ -25,11 +26,10 @@ export async function ensureIterations(
   const wanted = tinypmIterations.filter((it) => names.has(it.name));
   await eachConcurrently(wanted, async (it) => {
     const draft = ctx.mapping.iterationToTarget(it);
-    await call(ctx, "target", {
+    // The tracker's ensure looks before it creates: after an ambiguous failure it runs again.
+    await ensure(ctx, "target", {
       name: `ensure iteration "${it.name}"`,
-      kind: "write",
-      idempotent: true,
-      run: () => ctx.target.ensureIteration(draft),
+      create: () => ctx.target.ensureIteration(draft),
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { ItemKind, JsonValue, Marker, WorkItem } from "../../core/model.js";
 import { markerOwner } from "../../core/identity.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
+import { rewrite } from "./ensure.js";
 import { markerStale, withTargetDigests } from "../plan/marker.js";
 import type { UpdateAction } from "../plan/plan-types.js";
 import type { Snapshot } from "../plan/snapshot.js";
@@ -24,10 +25,8 @@ export async function refreshTargetDigests(
 ): Promise<Marker> {
   const wanted = withTargetDigests(o.marker, o.held);
   if (!markerStale(o.marker, wanted)) return o.marker;
-  await call(ctx, "target", {
+  await rewrite(ctx, "target", {
     name: `mark ${o.kind} ${o.item.id}`,
-    kind: "write",
-    idempotent: true,
     run: () =>
       ctx.target.update(
         { kind: o.kind, id: o.item.id },

@@ -1,6 +1,7 @@
 import type { WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
-import { call, type EngineContext } from "../context.js";
+import type { EngineContext } from "../context.js";
+import { ensure } from "./ensure.js";
 
 /**
  * A target whose tasks hang under their story by a second call after the create (GitHub's
@@ -34,15 +35,13 @@ export async function ensureTargetParent(
   if (parent === undefined || found.parentId === parent.targetId) return found;
   const tracker = ctx.target;
   if (!canAttach(tracker)) return found;
-  await call(ctx, "target", {
+  await ensure(ctx, "target", {
     name: `attach task ${found.id} to story ${parent.targetId}`,
-    kind: "write",
-    idempotent: false,
-    run: async () => {
+    create: async () => {
       await tracker.addSubIssue(parent.targetId, found.id);
       return true;
     },
-    recover: async () =>
+    find: async () =>
       (await tracker.get({ kind: "task", id: found.id }))?.parentId === parent.targetId
         ? true
         : undefined,

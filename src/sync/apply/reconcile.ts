@@ -238,7 +238,6 @@ async function statusesIfDiffering(
   return call(ctx, "target", {
     name: `read the status history of ${copy.kind} ${copy.id}`,
     kind: "read",
-    idempotent: true,
     run: () => read({ kind: copy.kind, id: copy.id }),
   });
 }

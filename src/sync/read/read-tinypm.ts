@@ -74,7 +74,6 @@ export async function readTinypmTiers(o: {
   const scan = await o.lanes.run("tinypm", {
     name: "list tinypm sections",
     kind: "read",
-    idempotent: true,
     run: (signal) => start({ signal }),
   });
   const decision = decideTiers({
@@ -87,7 +86,6 @@ export async function readTinypmTiers(o: {
   const items = await o.lanes.run("tinypm", {
     name: `read tinypm ${decision.complete ? "project" : "open and changed sections"}`,
     kind: "read",
-    idempotent: true,
     run: async (signal) => {
       unreadable.length = 0;
       const out: WorkItem[] = [];
@@ -138,7 +136,6 @@ export async function readRest(
   const more = await lanes.run("tinypm", {
     name: "read the rest of tinypm",
     kind: "read",
-    idempotent: true,
     run: async (signal) => {
       unreadable.length = 0;
       const out: WorkItem[] = [];
@@ -234,7 +231,6 @@ export async function readCounterparts(o: {
   const fetched = await o.lanes.run("tinypm", {
     name: `get ${refs.length} tinypm items changed on the target`,
     kind: "read",
-    idempotent: true,
     run: (signal) => {
       unreadable.length = 0;
       return scan.readItems(refs, { signal, onUnreadable: (u) => unreadable.push(u) });

@@ -34,7 +34,7 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** Reads every item of a side (a full scan), as one idempotent lane call. */
+/** Reads every item of a side (a full scan), as one lane call (the gate retries its requests). */
 export async function readAll(
   lanes: Lanes,
   system: SystemName,
@@ -44,7 +44,6 @@ export async function readAll(
   const items = await lanes.run(system, {
     name: `list ${system} items`,
     kind: "read",
-    idempotent: true,
     run: () => {
       // A retried read starts again: what the failed attempt found unreadable is found again.
       unreadable.length = 0;
@@ -69,9 +68,7 @@ export async function readChanges(o: {
   const pages = await o.lanes.run(o.system, {
     name: `read ${o.system} changes`,
     kind: "read",
-    idempotent: true,
     run: () => {
-      // A retried read starts again: what the failed attempt found unreadable is found again.
       unreadable.length = 0;
       return collect(o.tracker.changes(o.from, { onUnreadable: (u) => unreadable.push(u) }));
     },
@@ -120,7 +117,6 @@ export function fetchOne(
   return lanes.run(system, {
     name: `get ${ref.kind} ${ref.id}`,
     kind: "read",
-    idempotent: true,
     run: () => tracker.get(ref, onUnreadable === undefined ? {} : { onUnreadable }),
   });
 }

@@ -44,7 +44,7 @@ export function laneRead<T>(
   name: string,
   run: () => Promise<T>,
 ): Promise<T> {
-  return lanes.run(system, { name, kind: "read", idempotent: true, run });
+  return lanes.run(system, { name, kind: "read", run });
 }
 
 /**

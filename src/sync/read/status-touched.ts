@@ -32,7 +32,6 @@ export async function readStatusTouched(
     const touched = await o.lanes.run(o.targetSystem, {
       name: `read the status changes of ${q.kind} ${q.targetId}`,
       kind: "read",
-      idempotent: true,
       run: () => read(ref, q.held, q.since),
     });
     if (touched) out.add(key(q.kind, q.tinypmId));

@@ -108,7 +108,6 @@ async function readCounterpartsById(
     const item = await lanes.run("tinypm", {
       name: `get tinypm ${l.kind} ${l.tinypmId}`,
       kind: "read",
-      idempotent: true,
       run: async () => {
         // One item per call: an attempt that found it unreadable says so only once it ended.
         let bad: UnreadableItem | undefined;

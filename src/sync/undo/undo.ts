@@ -202,7 +202,6 @@ async function othersTaskUnder(
   const tasks = await o.lanes.run(systemOf(o, c), {
     name: `list the tasks of ${c.kind} ${id}`,
     kind: "read",
-    idempotent: true,
     run: async () => {
       const out: string[] = [];
       for await (const t of trackerOf(o, c).list({ kind: "task", parentId: id })) out.push(t.id);
@@ -238,7 +237,6 @@ async function current(o: UndoOptions, c: Creation): Promise<WorkItem | undefine
   return o.lanes.run(systemOf(o, c), {
     name: `get ${c.kind} ${id}`,
     kind: "read",
-    idempotent: true,
     run: () => trackerOf(o, c).get({ kind: c.kind, id }),
   });
 }
@@ -255,7 +253,6 @@ async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void
   await o.lanes.run(systemOf(o, c), {
     name: `undo ${c.kind} ${item.id}`,
     kind: "write",
-    idempotent: true,
     run: async () => {
       if (github && item.marker !== undefined) {
         await tracker.update(ref, {
@@ -284,7 +281,6 @@ async function releaseImported(o: UndoOptions, c: Creation): Promise<void> {
   const source = await o.lanes.run(o.targetSystem, {
     name: `get ${c.kind} ${c.targetId}`,
     kind: "read",
-    idempotent: true,
     run: () => o.target.get(ref),
   });
   const marker = source?.marker;
@@ -292,7 +288,6 @@ async function releaseImported(o: UndoOptions, c: Creation): Promise<void> {
   await o.lanes.run(o.targetSystem, {
     name: `release ${c.kind} ${c.targetId}`,
     kind: "write",
-    idempotent: true,
     run: () =>
       o.target.update(ref, {
         set: {},
