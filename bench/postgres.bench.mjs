@@ -9,7 +9,7 @@
 //    once on the new workers), the runs the state journals as finished over BENCH_PG_WINDOW_S
 //    (default 60) s are counted: runs per minute, and how they split between the workers.
 // 2. overhead: the 2,000-story migration of bench/sync.bench.mjs (BENCH_PG_STORIES, default 2000,
-//    4 tasks and 2 comments each; GitHub sandbox, limits off; runJob in this process) with the
+//    4 tasks and 2 comments each; GitHub sandbox, limits off; runEngine in this process) with the
 //    SQLite state and with the PostgreSQL state, BENCH_PG_REPS (default 3) times each, the two
 //    alternating so that machine noise hits both: median wall times and the overhead of
 //    PostgreSQL in %, plus the SQL statements and transactions the PostgreSQL state sent per item
@@ -29,7 +29,7 @@ import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { openPostgresState } from "../dist/state/postgres/pg-store.js";
 import { openSqliteState } from "../dist/state/sqlite-state.js";
-import { runJob } from "../dist/sync/engine.js";
+import { runEngine } from "../dist/sync/engine.js";
 import { startPostgres } from "./postgres-server.mjs";
 
 const JOBS = Number(process.env.BENCH_PG_JOBS ?? 20);
@@ -95,7 +95,7 @@ async function startWorld(generate, seed) {
   };
 }
 
-/** runJob in this process on `state`, as bench/sync.bench.mjs runs it. */
+/** runEngine in this process on `state`, as bench/sync.bench.mjs runs it. */
 async function runOnce(w, state, mode, jobName = "bench") {
   const tinypm = createTinypm({ baseUrl: w.tinypm.url, token: w.tinypm.token, projectId: 1 });
   const target = createTarget({
@@ -107,7 +107,7 @@ async function runOnce(w, state, mode, jobName = "bench") {
   });
   const started = performance.now();
   try {
-    const report = await runJob({
+    const report = await runEngine({
       mode,
       job: { name: jobName, direction: "both", conflicts: "manual", onDelete: "close" },
       targetSystem: "github",

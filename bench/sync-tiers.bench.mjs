@@ -1,4 +1,4 @@
-// tinyPM requests per run of quiet syncs (issue #20): the sync engine end to end (runJob, the real
+// tinyPM requests per run of quiet syncs (issue #20): the sync engine end to end (runEngine, the real
 // tinyPM and GitHub adapters, lanes, a SQLite state file) against the reference server behaving as
 // tinyPM 2.6 and as 2.5, and the GitHub sandbox (limits off), all in this process.
 //
@@ -34,7 +34,7 @@ import { createLanes } from "../dist/gate/lanes.js";
 import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { openSqliteState } from "../dist/state/sqlite-state.js";
-import { runJob } from "../dist/sync/engine.js";
+import { runEngine } from "../dist/sync/engine.js";
 
 const STORIES = Number(process.env.BENCH_TIERS_STORIES ?? 1000);
 // A percentage, or `default`: the generator's own mix (2 stories in 7 closed, 2 in 7 in the backlog).
@@ -81,7 +81,7 @@ async function world(version) {
         token: github.token,
       });
     try {
-      const report = await runJob({
+      const report = await runEngine({
         mode,
         job: { name: "bench", direction: "both", conflicts: "manual", onDelete: "close" },
         targetSystem: "github",

@@ -16,7 +16,7 @@ import { startReferenceServer } from "../dist/reference-server/index.js";
 import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { startJiraSandbox } from "../dist/sandboxes/jira/index.js";
 import { openSqliteState } from "../dist/state/sqlite-state.js";
-import { runJob } from "../dist/sync/engine.js";
+import { runEngine } from "../dist/sync/engine.js";
 
 const STORIES = Number(process.env.BENCH_UPDATE_STORIES ?? 100);
 const mappingPath = (file) => new URL(`../mappings/${file}`, import.meta.url).pathname;
@@ -64,7 +64,7 @@ async function measure(system) {
     const tinypmTracker = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
     const target = t.tracker(remote);
     try {
-      const report = await runJob({
+      const report = await runEngine({
         mode,
         job: { name: "bench", direction: "both", conflicts: "manual", onDelete: "close" },
         targetSystem: system,

@@ -1,4 +1,4 @@
-// The sync engine end to end (runJob, the real adapters, lanes and SQLite state) against the
+// The sync engine end to end (runEngine, the real adapters, lanes and SQLite state) against the
 // tinyPM reference server and a target sandbox (limits off), all in this process. The target is
 // BENCH_SYNC_TARGET: `github` (the default), `jira`, or `both` (GitHub, then Jira; every figure
 // name is then prefixed with `github: ` or `jira: `).
@@ -45,7 +45,7 @@ import { startGithubSandbox } from "../dist/sandboxes/github/index.js";
 import { startJiraSandbox } from "../dist/sandboxes/jira/index.js";
 import { DEFAULT_WORKFLOW, findStatus, shortestPath } from "../dist/sandboxes/jira/workflow.js";
 import { openSqliteState } from "../dist/state/sqlite-state.js";
-import { runJob } from "../dist/sync/engine.js";
+import { runEngine } from "../dist/sync/engine.js";
 
 const MIGRATE_STORIES = Number(process.env.BENCH_SYNC_STORIES ?? 200);
 const QUIET_SIZES = (process.env.BENCH_SYNC_QUIET ?? "100,1000").split(",").map(Number);
@@ -97,7 +97,7 @@ async function world(system, generate) {
     const target = t.tracker(remote);
     const started = performance.now();
     try {
-      const report = await runJob({
+      const report = await runEngine({
         mode,
         job: { name: "bench", direction: "both", conflicts: "manual", onDelete: "close" },
         targetSystem: system,

@@ -2,7 +2,7 @@ import type { ResolvedJob } from "../config/load.js";
 import { targetLocation } from "../core/target-location.js";
 import { instanceFingerprint } from "../core/identity.js";
 import { createWriteFence } from "../core/write-fence.js";
-import { runJob, type RunMode, type RunReport } from "../sync/engine.js";
+import { runEngine, type RunMode, type RunReport } from "../sync/engine.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import { nameCredentialVars } from "./credential-vars.js";
@@ -67,7 +67,7 @@ export async function runResolvedJob(
     });
     log.info({ mode: opts.mode, dryRun: opts.dryRun, target: resolved.target.name }, "run started");
     try {
-      const run = await runJob({
+      const run = await runEngine({
         mode: opts.mode,
         dryRun: opts.dryRun,
         job: {

@@ -21,7 +21,7 @@ import { ensureIterations } from "./apply/iterations.js";
 import { readRun, type RunRead } from "./read/run-read.js";
 import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
-import type { RunJobOptions, RunMode } from "./run-options.js";
+import type { EngineOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
 import type { TinypmReadInfo } from "./read/read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
@@ -34,7 +34,7 @@ import { creationsLog, recordCreations, type CreationsLog } from "./undo/creatio
 import { migrationCheckpoint } from "./migration-checkpoint.js";
 import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.js";
 
-export type { RunJobOptions, RunMode };
+export type { EngineOptions, RunMode };
 
 const NO_IDENTITY: IdentityStats = { rebuilt: [], foreign: [], ambiguous: [], blockless: 0 };
 
@@ -75,7 +75,7 @@ export interface RunReport {
  * run — apply through the lanes and record links, bases and the target's checkpoint. A dry run
  * (`plan`) writes nothing to any system or to the state.
  */
-export async function runJob(o: RunJobOptions): Promise<RunReport> {
+export async function runEngine(o: EngineOptions): Promise<RunReport> {
   const now = o.now ?? (() => new Date());
   const dry = o.dryRun === true;
   const job: PlanJob =
@@ -112,13 +112,13 @@ export async function runJob(o: RunJobOptions): Promise<RunReport> {
 }
 
 async function runHeld(
-  o: RunJobOptions,
+  o: EngineOptions,
   job: PlanJob,
   dry: boolean,
   now: () => Date,
   lease: JobLease | undefined,
   /** Where the run's start and end are journalled: the state itself, never the guarded view. */
-  { journal }: { journal: RunJobOptions["state"] } = { journal: o.state },
+  { journal }: { journal: EngineOptions["state"] } = { journal: o.state },
 ): Promise<RunReport> {
   const startedAt = now().toISOString();
   const events: SyncEvent[] = [];
@@ -263,7 +263,7 @@ async function runHeld(
  * Items sent to the target with an unmatched assignee, counted from the read and the stored
  * links: announced, and under the `fail` policy the run stops here, before any write.
  */
-function lossOf(o: RunJobOptions, job: PlanJob, read: RunRead): AssigneeLoss {
+function lossOf(o: EngineOptions, job: PlanJob, read: RunRead): AssigneeLoss {
   if (job.direction === "to-tinypm" || read.users.table === undefined) return NO_ASSIGNEE_LOSS;
   const loss = assigneeLoss({
     items: read.tinypm.items,
@@ -283,8 +283,8 @@ function lossOf(o: RunJobOptions, job: PlanJob, read: RunRead): AssigneeLoss {
  * its plan's, so that a rerun after a crash knows the state moved only by applying the plan.
  */
 async function startRun(
-  journal: RunJobOptions["state"],
-  o: RunJobOptions,
+  journal: EngineOptions["state"],
+  o: EngineOptions,
   job: string,
 ): Promise<string> {
   const saved = o.savedPlan;
@@ -302,7 +302,7 @@ async function startRun(
 }
 
 function context(
-  o: RunJobOptions,
+  o: EngineOptions,
   job: PlanJob,
   runId: string,
   mapping: CompiledMapping,
@@ -333,7 +333,7 @@ function countPlan(plan: Plan, summary: RunSummary): void {
 }
 
 /** The run's API use: its request gates' counts (plus the lanes' own retries), per system. */
-function apiUse(o: RunJobOptions): Record<string, ApiUse> {
+function apiUse(o: EngineOptions): Record<string, ApiUse> {
   const lanes = o.lanes.counters();
   const use = (system: string): ApiUse => {
     const lane = lanes[system];
@@ -349,7 +349,7 @@ function apiUse(o: RunJobOptions): Record<string, ApiUse> {
 }
 
 function finish(a: {
-  o: RunJobOptions;
+  o: EngineOptions;
   runId: string;
   job: PlanJob;
   plan: Plan;

@@ -1,7 +1,7 @@
 import type { SystemName } from "../core/model.js";
 import type { PlanInput, PlanJob } from "./plan/plan-input.js";
 import type { Plan } from "./plan/plan-types.js";
-import { planDeletions, planJob } from "./plan/plan.js";
+import { planDeletions, planActions } from "./plan/plan.js";
 import type { RunRead } from "./read/run-read.js";
 import { withStatusUnknown } from "./read/status-touched.js";
 import type { Settled } from "./settle/settle.js";
@@ -18,7 +18,7 @@ export function planRun(
   settled: Settled,
   now: Date,
 ): Plan {
-  return planJob({
+  return planActions({
     job,
     mapping: read.mapping,
     targetSystem,

@@ -12,7 +12,7 @@ import type { SavedPlanRun } from "./saved-plan/saved-plan-run.js";
 /** What one run of a job is given (by the CLI, the service or a test). */
 export type RunMode = "migrate" | "sync";
 
-export interface RunJobOptions {
+export interface EngineOptions {
   readonly mode: RunMode;
   /** Plan only: read both sides and report what the run would do; write nothing anywhere. */
   readonly dryRun?: boolean | undefined;

@@ -14,7 +14,7 @@ import { openState } from "../../src/state/open-state.js";
 import type { LeaseClock, LeaseTiming } from "../../src/state/postgres/pg-lease.js";
 import { LIVENESS_APPLICATION } from "../../src/state/postgres/pg-session.js";
 import type { JobLease, StateStore } from "../../src/state/store.js";
-import { runJob, type RunReport } from "../../src/sync/engine.js";
+import { runEngine, type RunReport } from "../../src/sync/engine.js";
 import { guardStateWrites } from "../../src/sync/lease-guard.js";
 import type { PostgresServer } from "../support/postgres-server.js";
 import { postgresSkipReason, startPostgres } from "../support/postgres-server.js";
@@ -207,7 +207,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
           timeScale: 1000,
           gate: gates.github,
         });
-        return runJob({
+        return runEngine({
           mode: "sync",
           job: { name: "widgets", direction: "both", conflicts: "manual", onDelete: "close" },
           targetSystem: "github",

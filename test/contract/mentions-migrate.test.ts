@@ -18,7 +18,7 @@ import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/ind
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openSqliteStore, type SqliteStore } from "../../src/state/sqlite-store.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
-import { runJob, type RunMode } from "../../src/sync/engine.js";
+import { runEngine, type RunMode } from "../../src/sync/engine.js";
 
 const J = "\u2060";
 const TEXT = "Owner @alice, reviewer @bob. Run `@alice` here.";
@@ -73,7 +73,7 @@ async function run(kind: "jira" | "github", mode: RunMode, state: SqliteStore) {
   const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
   const target: Tracker = createTarget(connection(kind));
   try {
-    const report = await runJob({
+    const report = await runEngine({
       mode,
       job: { name: "m", direction: "both", conflicts: "manual", onDelete: "close" },
       targetSystem: kind,

@@ -19,7 +19,7 @@ import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/ind
 import { sqliteStateOver } from "../../src/state/sqlite-state.js";
 import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
-import { runJob, type RunReport } from "../../src/sync/engine.js";
+import { runEngine, type RunReport } from "../../src/sync/engine.js";
 
 // tinyPM (generated): alice, bob, carol, dave, erin, frank (inactive), all <login>@example.com.
 const JIRA_USERS = [
@@ -77,7 +77,7 @@ async function migrate(
   const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
   const target = createTarget(connection(kind));
   try {
-    const report = await runJob({
+    const report = await runEngine({
       mode: "migrate",
       job: { name: "people", direction: "to-target", conflicts: "manual", onDelete: "close" },
       targetSystem: kind,

@@ -16,7 +16,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { openSqliteState } from "../../src/state/sqlite-state.js";
-import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
+import { runEngine, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
 
 export type TargetKind = "github" | "jira";
@@ -186,7 +186,7 @@ export async function startReliabilityWorld(o: {
       const t = tinypmTracker(opts.tinypmServer, CLIENT_TIMEOUT_MS, gates.tinypm);
       const g = targetTracker(CLIENT_TIMEOUT_MS, gates.target);
       try {
-        return await runJob({
+        return await runEngine({
           mode,
           job: {
             name: "widgets",

@@ -6,7 +6,7 @@ import { loadMapping } from "../../src/mapping/load.js";
 import { createLanes } from "../../src/gate/lanes.js";
 import { openState, type StateLocation } from "../../src/state/open-state.js";
 import type { StateStore } from "../../src/state/store.js";
-import { runJob, type RunReport } from "../../src/sync/engine.js";
+import { runEngine, type RunReport } from "../../src/sync/engine.js";
 import { toReport } from "../../src/sync/report-data.js";
 import {
   postgresSkipReason,
@@ -87,7 +87,7 @@ async function runBoth(
       });
       const target = world.targetTracker();
       try {
-        return await runJob({
+        return await runEngine({
           ...how,
           job: {
             name: job.name,

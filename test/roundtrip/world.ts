@@ -28,7 +28,7 @@ import {
   type LinkRecord,
 } from "../../src/state/sqlite-store.js";
 import type { StateStore } from "../../src/state/store.js";
-import { runJob, type RunMode, type RunReport } from "../../src/sync/engine.js";
+import { runEngine, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 
@@ -118,7 +118,7 @@ export async function startWorld(o: {
         job.wrapTarget === undefined ? targetTracker : job.wrapTarget(targetTracker);
       const system: SystemName = target.kind;
       try {
-        return await runJob({
+        return await runEngine({
           mode,
           dryRun: job.dryRun === true,
           job: {

@@ -5,7 +5,7 @@ import { applyCreateRun, createRun, type CreateRunHooks, RunsInFlight } from "./
 import { applyDelete, applyUpdate } from "./apply-update.js";
 import { confirmGroup } from "./confirm-group.js";
 import type { EngineContext } from "../context.js";
-import type { RunJobOptions } from "../run-options.js";
+import type { EngineOptions } from "../run-options.js";
 import type { RunSummary } from "../events.js";
 import { eachConcurrently } from "./concurrent.js";
 import { isFatal } from "./fatal.js";
@@ -23,7 +23,7 @@ export async function applyPlan(
   ctx: EngineContext,
   plan: Plan,
   summary: RunSummary,
-  group: RunJobOptions["confirmGroup"] = {},
+  group: EngineOptions["confirmGroup"] = {},
 ): Promise<void> {
   // The items parked before this point (by earlier runs, or by this run's identity step): an
   // applied action clears its item's failure only when there is one, without a call per item.

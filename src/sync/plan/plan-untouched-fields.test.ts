@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { UserRef, WorkItem, WorkItemFieldName } from "../../core/model.js";
 import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
 import { loadMapping } from "../../mapping/load.js";
-import { planJob } from "./plan.js";
+import { planActions } from "./plan.js";
 import type { UpdateAction } from "./plan-types.js";
 import { normalizeField, targetSnapshot, tinypmSnapshot } from "./snapshot.js";
 
@@ -140,7 +140,7 @@ function planPair(
   after: WorkItem,
 ): UpdateAction {
   const m = compiled(target);
-  const plan = planJob({
+  const plan = planActions({
     job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close" },
     mapping: m,
     targetSystem: target,

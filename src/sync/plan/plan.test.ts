@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
 import type { ConflictPolicy, Direction } from "./merge.js";
-import { planJob } from "./plan.js";
+import { planActions } from "./plan.js";
 import type { LinkView, PlanAction } from "./plan-types.js";
 import { plannedOutcome } from "../outcome.js";
 import type { PlanInput } from "./plan-input.js";
@@ -62,7 +62,7 @@ function plan(o: {
   targetUnreadable?: PlanInput["target"]["unreadable"];
 }): PlanAction[] {
   return [
-    ...planJob({
+    ...planActions({
       job: {
         name: JOB,
         direction: o.direction ?? "both",
@@ -100,7 +100,7 @@ const editedOnTarget = copyOf(s1, "101", {
 const both = { tinypm: [edited], target: [editedOnTarget], links: [linkOf(s1, g1)] };
 const newIssue: WorkItem = { ...copyOf(story("9"), "109"), marker: undefined };
 
-describe("planJob", () => {
+describe("planActions", () => {
   it.each<[string, Parameters<typeof plan>[0], Partial<PlanAction> & Record<string, unknown>]>([
     [
       "an unlinked tinyPM story is created on the target",
@@ -345,7 +345,7 @@ describe("planJob", () => {
   });
 });
 
-describe("planJob with an item tinyPM sent unreadable (issue 31)", () => {
+describe("planActions with an item tinyPM sent unreadable (issue 31)", () => {
   const broken = new PayloadInvalidError(
     "tinyPM GET /userstory/{id} (id 1) returned a refused document: malformed XML (</descripton> closes <description>, line 4) (<userStory>…).",
     { system: "tinypm", operation: "GET /userstory/{id}", id: "1" },
@@ -406,7 +406,7 @@ describe("planJob with an item tinyPM sent unreadable (issue 31)", () => {
   });
 });
 
-describe("planJob with a target issue sent unreadable (issue 31)", () => {
+describe("planActions with a target issue sent unreadable (issue 31)", () => {
   const bad = (id: string, title?: string) => ({
     kind: "story" as const,
     id,

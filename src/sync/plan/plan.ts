@@ -31,7 +31,7 @@ const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
  * Plans a job (pure): what `migrate` or `sync` would do, item by item and field by field.
  * Stories come before tasks, creates before updates, deletions last.
  */
-export function planJob(input: PlanInput): Plan {
+export function planActions(input: PlanInput): Plan {
   const tinypm = new Map(input.tinypm.items.map((i) => [byKey(i.kind, i.id), i]));
   const target = new Map(input.target.items.map((i) => [byKey(i.kind, i.id), i]));
   const linkByTinypm = new Map(input.links.map((l) => [byKey(l.kind, l.tinypmId), l]));
@@ -206,7 +206,7 @@ export function planDeletions(input: PlanInput): PlanAction[] {
     // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
     if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));
-    // Its copy could not be read: parked by planJob, not closed or deleted unseen.
+    // Its copy could not be read: parked by planActions, not closed or deleted unseen.
     if (targetItem === undefined && bad.has(link.targetId)) continue;
     out.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
   }

@@ -22,7 +22,7 @@ import { quietPlan } from "../plan/plan.js";
 import { sameJson, tinypmSnapshot } from "../plan/snapshot.js";
 import { statusOverBase } from "../plan/status-over-base.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "../plan/tiers.js";
-import type { RunJobOptions } from "../run-options.js";
+import type { EngineOptions } from "../run-options.js";
 import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
 import {
   readCounterparts,
@@ -52,7 +52,7 @@ export function laneRead<T>(
  * read through the target's lane: what a run and `verify` compile the mapping with.
  */
 export async function matchJobUsers(
-  o: Pick<RunJobOptions, "target" | "targetSystem" | "userMap" | "unmappedUsers" | "lanes">,
+  o: Pick<EngineOptions, "target" | "targetSystem" | "userMap" | "unmappedUsers" | "lanes">,
   tinypmUsers: readonly UserRef[],
 ): Promise<ReadUsersResult["result"]> {
   const { result } = await readAndMatchUsers({
@@ -123,7 +123,7 @@ interface Stored {
  * again item by item where they lag, and the status history read where the plan needs it.
  */
 export async function readRun(
-  o: RunJobOptions,
+  o: EngineOptions,
   job: PlanJob,
   dry: boolean,
   now: Date,
@@ -199,7 +199,7 @@ async function readStored(state: StateStore, job: string): Promise<Stored> {
  * tinyPM counterparts of target items that changed but lie in a section this run left out.
  */
 async function readSides(
-  o: RunJobOptions,
+  o: EngineOptions,
   job: PlanJob,
   mapping: CompiledMapping,
   stored: Stored,
@@ -324,7 +324,7 @@ interface Sides {
  * tiers left them out.
  */
 async function recheckListings(
-  o: RunJobOptions,
+  o: EngineOptions,
   job: PlanJob,
   sides: Sides,
   mapping: CompiledMapping,
@@ -374,7 +374,7 @@ function changedCounterparts(
 
 /** Target items the feed did not return, read one by one. */
 async function fetchMissing(
-  o: RunJobOptions,
+  o: EngineOptions,
   target: SideRead,
   refs: readonly { kind: ItemKind; id: string }[],
   /** Where an item whose payload fails validation goes (parked by the plan). */

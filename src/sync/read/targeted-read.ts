@@ -4,7 +4,7 @@ import type { Lanes } from "../../gate/lanes.js";
 import type { LinkView } from "../plan/plan-types.js";
 import { fetchOne, type SideRead } from "./read.js";
 import type { TinypmRead } from "./read-tinypm.js";
-import type { RunJobOptions } from "../run-options.js";
+import type { EngineOptions } from "../run-options.js";
 
 /** Both sides of a run limited to named target items, and what was read of tinyPM. */
 export interface TargetedSides {
@@ -25,7 +25,7 @@ const key = (kind: ItemKind, id: string): string => `${kind}:${id}`;
  * was lost): matching it needs every tinyPM item, so the run reads as a normal sync does.
  */
 export async function readTargeted(
-  o: Pick<RunJobOptions, "lanes" | "targetSystem" | "target" | "tinypm">,
+  o: Pick<EngineOptions, "lanes" | "targetSystem" | "target" | "tinypm">,
   links: readonly LinkView[],
   named: readonly string[],
 ): Promise<TargetedSides | undefined> {
@@ -95,7 +95,7 @@ export async function readTargeted(
 /** The tinyPM items of these links, each read by id (a task with its story's id). */
 async function readCounterpartsById(
   lanes: Lanes,
-  tinypm: RunJobOptions["tinypm"],
+  tinypm: EngineOptions["tinypm"],
   links: readonly LinkView[],
   onUnreadable: (item: UnreadableItem) => void,
 ): Promise<WorkItem[]> {

@@ -5,7 +5,7 @@ import { docFromPieces, richDescriptionOf } from "../../../src/adapters/jira/adf
 import type { AdfNode } from "../../../src/adapters/jira/adf.js";
 import { adfToMarkdown } from "../../../src/adapters/jira/adf-render.js";
 import type { WorkItem } from "../../../src/core/model.js";
-import { planJob } from "../../../src/sync/plan/plan.js";
+import { planActions } from "../../../src/sync/plan/plan.js";
 import type { UpdateAction } from "../../../src/sync/plan/plan-types.js";
 import type { RichTextPolicy } from "../../../src/sync/plan/plan-input.js";
 import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
@@ -168,7 +168,7 @@ function planWith(
             mapping.composeDescription(jiraItem(FIXTURE), story(onTarget))?.pieces ?? [],
           ),
         );
-  const plan = planJob({
+  const plan = planActions({
     job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close", richText: policy },
     mapping,
     targetSystem: "jira",

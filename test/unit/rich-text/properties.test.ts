@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { docFromPieces } from "../../../src/adapters/jira/adf-blocks.js";
 import { markdownToAdf, type AdfNode } from "../../../src/adapters/jira/adf.js";
 import type { WorkItem } from "../../../src/core/model.js";
-import { planJob } from "../../../src/sync/plan/plan.js";
+import { planActions } from "../../../src/sync/plan/plan.js";
 import { targetSnapshot, tinypmSnapshot } from "../../../src/sync/plan/snapshot.js";
 import { bundledMapping, jiraItem, p, t, tinypmStory as story, word } from "./rich-text-kit.js";
 
@@ -99,7 +99,7 @@ describe("random Jira descriptions", () => {
       fc.property(doc, words, (d, title) => {
         const g = jiraItem(d);
         const before = story(g.description ?? "");
-        const plan = planJob({
+        const plan = planActions({
           job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close" },
           mapping: jira,
           targetSystem: "jira",
@@ -181,7 +181,7 @@ describe("random GitHub Markdown (CommonMark + GFM)", () => {
           timeEntries: [],
           marker: { job: "j", origin: "tinypm", originKind: "story", originId: "1" },
         };
-        const plan = planJob({
+        const plan = planActions({
           job: { name: "j", direction: "both", conflicts: "manual", onDelete: "close" },
           mapping: github,
           targetSystem: "github",

@@ -12,7 +12,7 @@ import { openSqliteStore } from "../../../src/state/sqlite-store.js";
 import type { StateStore } from "../../../src/state/store.js";
 import { newRunMemory } from "../../../src/sync/apply/run-memory.js";
 import type { EngineContext } from "../../../src/sync/context.js";
-import { runJob, type RunJobOptions } from "../../../src/sync/engine.js";
+import { runEngine, type EngineOptions } from "../../../src/sync/engine.js";
 import { planRun, readDeletions } from "../../../src/sync/plan-step.js";
 import type { PlanJob } from "../../../src/sync/plan/plan-input.js";
 import { statusOverBase } from "../../../src/sync/plan/status-over-base.js";
@@ -38,7 +38,7 @@ function story(title: string, status = "PENDING"): WorkItemDraft {
   return { kind: "story", title, status, assignees: [], labels: [] };
 }
 
-function options(extra: Partial<RunJobOptions> = {}): RunJobOptions {
+function options(extra: Partial<EngineOptions> = {}): EngineOptions {
   return {
     mode: "sync",
     job: JOB,
@@ -82,9 +82,9 @@ beforeEach(async () => {
   tinypm = createMemoryTracker({ system: "tinypm" });
   target = createMemoryTracker({ system: "github" });
   for (const n of [1, 2, 3, 4, 5, 6]) await tinypm.create(story(`Story ${n}`));
-  await runJob(options({ mode: "migrate" }));
+  await runEngine(options({ mode: "migrate" }));
   // A first sync leaves the target's checkpoint past the migration's own writes.
-  await runJob(options());
+  await runEngine(options());
 });
 
 afterEach(() => {
@@ -116,7 +116,7 @@ describe("read", () => {
     await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
     await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });
     const counted = countingLinks(state);
-    const report = await runJob(options({ state: counted.state }));
+    const report = await runEngine(options({ state: counted.state }));
     expect(report.summary.updated).toBe(2);
     expect(counted.reads()).toBe(1);
   });
@@ -209,7 +209,7 @@ describe("plan", () => {
       "target",
     ]);
     const writes = tinypm.calls().writes + target.calls().writes;
-    await expect(runJob(options({ job, fullScan: true }))).rejects.toMatchObject({
+    await expect(runEngine(options({ job, fullScan: true }))).rejects.toMatchObject({
       code: "mass_delete",
     });
     expect(tinypm.calls().writes + target.calls().writes).toBe(writes);

@@ -8,7 +8,7 @@ import { createLanes } from "../../../src/gate/lanes.js";
 import { loadMapping } from "../../../src/mapping/load.js";
 import { sqliteStateOver } from "../../../src/state/sqlite-state.js";
 import { openSqliteStore } from "../../../src/state/sqlite-store.js";
-import { runJob, type RunJobOptions } from "../../../src/sync/engine.js";
+import { runEngine, type EngineOptions } from "../../../src/sync/engine.js";
 import type { PlanJob } from "../../../src/sync/plan/plan-input.js";
 
 /**
@@ -60,7 +60,7 @@ describe("plan and sync summarise a plan identically", () => {
         try {
           const tinypm = createMemoryTracker({ system: "tinypm" });
           const target = createMemoryTracker({ system: "github" });
-          const o = (extra: Partial<RunJobOptions> = {}): RunJobOptions => ({
+          const o = (extra: Partial<EngineOptions> = {}): EngineOptions => ({
             mode: "sync",
             job,
             targetSystem: "github",
@@ -84,8 +84,8 @@ describe("plan and sync summarise a plan identically", () => {
             });
             ids.push(item.id);
           }
-          await runJob(o({ mode: "migrate", job: { ...job, direction: "to-target" } }));
-          await runJob(o());
+          await runEngine(o({ mode: "migrate", job: { ...job, direction: "to-target" } }));
+          await runEngine(o());
           const deleted = new Set<string>();
           for (const e of edits) {
             const id = ids[e.n] ?? "";
@@ -124,8 +124,8 @@ describe("plan and sync summarise a plan identically", () => {
               deleted.add(id);
             }
           }
-          const planned = await runJob(o({ dryRun: true }));
-          const ran = await runJob(o());
+          const planned = await runEngine(o({ dryRun: true }));
+          const ran = await runEngine(o());
           expect(ran.summary).toEqual(planned.summary);
           for (const k of Object.keys(met) as (keyof typeof met)[]) met[k] += ran.summary[k];
         } finally {
