@@ -1,16 +1,11 @@
 import { PayloadInvalidError } from "../../core/errors.js";
-import type { ItemKind } from "../../core/model.js";
-import type { UnreadableItem } from "../../core/tracker.js";
+import {
+  itemOrUnreadable,
+  type ItemIdentity as IssueIdentity,
+  type OnUnreadable,
+} from "../../core/unreadable-item.js";
 
-/** Where a read of many issues hands one it cannot read (`CallOptions.onUnreadable`). */
-export type OnUnreadable = ((item: UnreadableItem) => void) | undefined;
-
-/** The issue an element of a listing names, read without the schema (it may have failed it). */
-export interface IssueIdentity {
-  readonly kind: ItemKind;
-  readonly id: string;
-  readonly title?: string | undefined;
-}
+export type { IssueIdentity, OnUnreadable };
 
 /**
  * The number, kind and title an issue's payload names, when it names a number at all: an issue
@@ -44,23 +39,11 @@ export function issueError(who: IssueIdentity, error: PayloadInvalidError): Payl
   );
 }
 
-/**
- * Reads one issue of a many-issue read. Its own payload (the issue, its comments) failing
- * validation makes it unreadable: handed to `onUnreadable` and left out (`undefined`) when the
- * caller takes such issues and the payload says which issue it is; else thrown. Every other
- * error (unreachable, token refused, interrupted) is thrown: it is not the issue's.
- */
-export async function issueOrUnreadable<T>(
+/** Reads one issue of a many-issue read: a payload of its own that fails validation parks it. */
+export function issueOrUnreadable<T>(
   who: IssueIdentity | undefined,
   onUnreadable: OnUnreadable,
   read: () => T | Promise<T>,
 ): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (onUnreadable === undefined || who === undefined || !(error instanceof PayloadInvalidError))
-      throw error;
-    onUnreadable({ ...who, error: issueError(who, error) });
-    return undefined;
-  }
+  return itemOrUnreadable(who, onUnreadable, read, issueError);
 }
