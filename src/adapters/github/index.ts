@@ -37,7 +37,7 @@ import {
   type LabelSpec,
 } from "./repo-meta.js";
 import type { RawIssue } from "./schema.js";
-import { issueOrUnreadable } from "./unreadable.js";
+import { issueIdentity, issueOrUnreadable } from "./unreadable.js";
 import type { GithubRateLimitState, GithubTracker, GithubTrackerOptions } from "./types.js";
 import { describeGithubUsers, listAssignableUsers } from "./users.js";
 import {
@@ -69,14 +69,40 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     options.project === undefined || boardSpec === undefined
       ? undefined
       : createProjectBoard(client, options.project, boardSpec);
-  /** An item with its board values laid over (the board read once, on first use). */
-  const view = (item: WorkItem): WorkItem =>
-    board === undefined || boardSpec === undefined
-      ? item
-      : overlay(item, board.valuesOf(Number(item.id)), boardSpec);
-  const viewed = async (item: WorkItem, signal?: AbortSignal): Promise<WorkItem> => {
+  /**
+   * An item with its board values laid over. An issue whose project item failed validation is
+   * unreadable (its values unknown, never read as none): the board's error is thrown.
+   */
+  const view = (item: WorkItem): WorkItem => {
+    if (board === undefined || boardSpec === undefined) return item;
+    const bad = board.unreadable().get(Number(item.id));
+    if (bad !== undefined) throw bad;
+    return overlay(item, board.valuesOf(Number(item.id)), boardSpec);
+  };
+  /** The board read once, on first use: outside any one item's read (it is the whole board's). */
+  const boardRead = async (signal?: AbortSignal): Promise<void> => {
     if (board !== undefined && !board.loaded()) await board.load(signal);
+  };
+  const viewed = async (item: WorkItem, signal?: AbortSignal): Promise<WorkItem> => {
+    await boardRead(signal);
     return view(item);
+  };
+  /**
+   * Reads one issue of a many-issue read as an item with its board values: its own payload, its
+   * comments or its project item failing validation parks it (under the kind its payload says,
+   * or `kind` when the listing tells, as a parent's sub-issues do), the rest is read.
+   */
+  const readOne = async (
+    raw: RawIssue,
+    onUnreadable: CallOptions["onUnreadable"],
+    signal?: AbortSignal,
+    kind?: "task",
+  ): Promise<WorkItem | undefined> => {
+    const who = { kind: kind ?? toWorkItem(raw).kind, id: String(raw.number), title: raw.title };
+    const loaded = await issueOrUnreadable(who, onUnreadable, () => loadItem(ctx, raw, signal));
+    if (loaded === undefined) return undefined;
+    const item = kind === undefined ? loaded : { ...loaded, kind };
+    return issueOrUnreadable({ ...who, kind: item.kind }, onUnreadable, () => view(item));
   };
   /** The board's part of a write, done after the issue's own. */
   const writeBoard = async (
@@ -181,38 +207,34 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
 
     async *list(query: ListQuery, o?: CallOptions): AsyncGenerator<WorkItem> {
+      const onUnreadable = o?.onUnreadable;
+      await boardRead(o?.signal);
       if (query.parentId !== undefined) {
-        for (const raw of await listSubIssuesRaw(ctx, query.parentId, o?.signal))
-          yield {
-            ...(await viewed(await loadItem(ctx, raw, o?.signal), o?.signal)),
-            kind: "task",
-            parentId: query.parentId,
-          };
+        // A parent's sub-issues are its tasks: one that cannot be read is parked as a task.
+        const subs = await listSubIssuesRaw(ctx, query.parentId, o?.signal, onUnreadable);
+        for (const raw of subs) {
+          const item = await readOne(raw, onUnreadable, o?.signal, "task");
+          if (item !== undefined) yield { ...item, parentId: query.parentId };
+        }
         return;
       }
-      const onUnreadable = o?.onUnreadable;
       for await (const raw of listRawIssues(ctx, o?.signal, onUnreadable)) {
         // What a full listing read, the engine holds (feed-prime.ts).
         if (query.kind === undefined) rememberIssue(ctx, raw);
         const isTask = raw.parent_issue_url != null;
         if (query.kind === "task" && !isTask) continue;
         if (query.kind === "story" && isTask) continue;
-        // An issue whose comments cannot be read is left out like one that cannot be read.
-        const who = {
-          kind: isTask ? ("task" as const) : ("story" as const),
-          id: String(raw.number),
-          title: raw.title,
-        };
-        const item = await issueOrUnreadable(who, onUnreadable, async () =>
-          viewed(await loadItem(ctx, raw, o?.signal), o?.signal),
-        );
+        // An issue whose comments or project item cannot be read is left out like one that
+        // cannot be read.
+        const item = await readOne(raw, onUnreadable, o?.signal);
         if (item !== undefined) yield item;
       }
     },
     async get(ref: ItemRef, o?: CallOptions) {
       const onUnreadable = o?.onUnreadable;
-      // An issue (or its comments) failing validation is handed to the caller that asks, like a
-      // listing's: it is parked, not taken for gone.
+      await boardRead(o?.signal);
+      // An issue (or its comments, or its project item) failing validation is handed to the
+      // caller that asks, like a listing's: it is parked, not taken for gone.
       return issueOrUnreadable({ kind: ref.kind, id: ref.id }, onUnreadable, async () => {
         // A deleted issue answers 410; a 404 is one the token cannot see (moved to a repository
         // it cannot read, access lost): told apart where the caller asks.
@@ -226,9 +248,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
                 onUnreadable({ ...ref, error });
               },
         );
-        return raw === undefined
-          ? undefined
-          : viewed(await loadItem(ctx, raw, o?.signal), o?.signal);
+        return raw === undefined ? undefined : view(await loadItem(ctx, raw, o?.signal));
       });
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {
@@ -274,12 +294,17 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
             board,
             spec: boardSpec,
             from,
-            issues: (cp) => changeFeed(ctx, cp, o?.signal),
+            issues: (cp) => changeFeed(ctx, cp, o?.signal, o?.onUnreadable),
             fetchItem: async (n) => {
               const raw = await getRawIssue(ctx, String(n), o?.signal);
-              return raw === undefined ? undefined : loadItem(ctx, raw, o?.signal);
+              return raw === undefined
+                ? undefined
+                : issueOrUnreadable(issueIdentity(raw), o?.onUnreadable, () =>
+                    loadItem(ctx, raw, o?.signal),
+                  );
             },
             view,
+            onUnreadable: o?.onUnreadable,
             signal: o?.signal,
           }),
     // A board's feed keeps its own checkpoint (the board's values): a migration with a project
@@ -348,7 +373,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     removeSubIssue: (parent: string, child: string, o?: CallOptions) =>
       removeSubIssue(ctx, parent, child, o?.signal),
     listSubIssues: async (parent: string, o?: CallOptions) =>
-      (await listSubIssuesRaw(ctx, parent, o?.signal)).map((r) => ({
+      (await listSubIssuesRaw(ctx, parent, o?.signal, o?.onUnreadable)).map((r) => ({
         ...toWorkItem(r),
         kind: "task" as const,
         parentId: parent,

@@ -2,6 +2,7 @@ import type { BoardSpec } from "../../core/board.js";
 import type { GithubProjectRef } from "../connection.js";
 import { NotFoundError } from "../../core/errors.js";
 import type { IterationDraft, WorkItemFields } from "../../core/model.js";
+import type { PayloadInvalidError } from "../../core/errors.js";
 import type { GithubClient } from "./client.js";
 import {
   ADD_ITEM,
@@ -22,6 +23,7 @@ import {
   type BoardIteration,
   type BoardValues,
 } from "./project-model.js";
+import { OPERATION, readItemsPage, type RawValue } from "./project-items.js";
 
 /**
  * A GitHub Project (v2) as the board of the job's issues, over GraphQL through the token's gate:
@@ -35,6 +37,11 @@ export interface ProjectBoard {
   loaded(): boolean;
   valuesOf(issueNumber: number): BoardValues | undefined;
   items(): readonly BoardItem[];
+  /**
+   * The issues whose project item failed validation in the last read, with the error naming the
+   * item: their values are unknown (never read as none), so such an issue is parked.
+   */
+  unreadable(): ReadonlyMap<number, PayloadInvalidError>;
   /** The iteration field's iterations (active and completed), as read. */
   iterations(): readonly BoardIteration[];
   /** Sets an issue's board values (adding it to the project first when it is not there). */
@@ -79,6 +86,8 @@ export function createProjectBoard(
   let projectId: string | undefined;
   let fields: BoardField[] = [];
   let byNumber = new Map<number, BoardItem>();
+  let unreadable = new Map<number, PayloadInvalidError>();
+  let itemsRead = false;
   let fieldsEnsured = false;
 
   const q = <T>(
@@ -264,24 +273,31 @@ export function createProjectBoard(
 
   async function loadItems(signal?: AbortSignal): Promise<void> {
     const next = new Map<number, BoardItem>();
+    const bad = new Map<number, PayloadInvalidError>();
     let cursor: string | null = null;
     do {
-      const r: ItemsPage = await q<ItemsPage>(
-        "projectV2.items",
-        ITEMS_PAGE,
-        { project: projectId, cursor },
-        false,
-        true,
-        signal,
+      const page = readItemsPage(
+        await q<unknown>(
+          OPERATION,
+          ITEMS_PAGE,
+          { project: projectId, cursor },
+          false,
+          true,
+          signal,
+        ),
       );
-      for (const n of r.node.items.nodes) {
-        const number = n?.content?.number;
-        if (n === null || number === undefined) continue;
-        next.set(number, { itemId: n.id, number, values: valuesOf(n.fieldValues.nodes) });
-      }
-      cursor = r.node.items.pageInfo.hasNextPage ? r.node.items.pageInfo.endCursor : null;
+      for (const n of page.items)
+        next.set(n.number, {
+          itemId: n.id,
+          number: n.number,
+          values: valuesOf(n.fieldValues.nodes),
+        });
+      for (const [number, error] of page.unreadable) bad.set(number, error);
+      cursor = page.next;
     } while (cursor !== null);
     byNumber = next;
+    unreadable = bad;
+    itemsRead = true;
   }
 
   function valuesOf(nodes: readonly (RawValue | null)[]): BoardValues {
@@ -325,7 +341,7 @@ export function createProjectBoard(
     draft: IterationDraft,
     signal?: AbortSignal,
   ): Promise<BoardIteration> {
-    if (projectId === undefined) await board.load(signal);
+    if (!itemsRead) await board.load(signal);
     await ensureFields(signal, draft);
     const f = iterationField();
     if (f === undefined) throw missing(`iteration field "${spec.fields.iteration}"`);
@@ -382,7 +398,8 @@ export function createProjectBoard(
   }
 
   const board: ProjectBoard = {
-    loaded: () => projectId !== undefined,
+    // Loaded once the items were read: a read that failed midway is done again, never half used.
+    loaded: () => itemsRead,
     async load(signal) {
       if (projectId === undefined) {
         const p = await findProject(signal);
@@ -393,9 +410,10 @@ export function createProjectBoard(
     },
     valuesOf: (n) => byNumber.get(n)?.values,
     items: () => [...byNumber.values()],
+    unreadable: () => unreadable,
     iterations: () => iterationField()?.iterations ?? [],
     async write(issueNumber, contentId, set, signal) {
-      if (projectId === undefined) await board.load(signal);
+      if (!itemsRead) await board.load(signal);
       await serially(() => ensureFields(signal));
       let item = byNumber.get(issueNumber);
       if (item === undefined) {
@@ -484,30 +502,6 @@ export function createProjectBoard(
     },
   };
   return board;
-}
-
-interface RawValue {
-  __typename?: string;
-  number?: number | null;
-  name?: string | null;
-  optionId?: string | null;
-  iterationId?: string | null;
-  title?: string | null;
-  startDate?: string | null;
-  duration?: number | null;
-  field?: { id?: string } | null;
-}
-interface ItemsPage {
-  node: {
-    items: {
-      pageInfo: { hasNextPage: boolean; endCursor: string | null };
-      nodes: ({
-        id: string;
-        content: { number?: number } | null;
-        fieldValues: { nodes: (RawValue | null)[] };
-      } | null)[];
-    };
-  };
 }
 
 function missing(what: string, hint?: string): NotFoundError {

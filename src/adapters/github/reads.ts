@@ -150,11 +150,16 @@ export async function mustGetRawIssue(
   return raw;
 }
 
-/** The sub-issues of a parent (paged). */
+/**
+ * The sub-issues of a parent (paged). With `onUnreadable`, one whose payload fails validation is
+ * handed there as a task (a sub-issue is one, whatever its payload says) and left out; a page
+ * that is no list fails the whole read.
+ */
 export async function listSubIssuesRaw(
   ctx: GithubContext,
   parent: string,
   signal?: AbortSignal,
+  onUnreadable?: OnUnreadable,
 ): Promise<RawIssue[]> {
   const operation = "issues.listSubIssues";
   const out: RawIssue[] = [];
@@ -169,7 +174,12 @@ export async function listSubIssuesRaw(
   for await (const page of pages(ctx, first)) {
     if (page === "not-modified") continue;
     for (const raw of page.items) {
-      const issue = readIssue(ctx, raw, operation);
+      const who = issueIdentity(raw);
+      const issue = await issueOrUnreadable(
+        who === undefined ? undefined : { ...who, kind: "task" },
+        onUnreadable,
+        () => readIssue(ctx, raw, operation),
+      );
       if (issue !== undefined) out.push(issue);
     }
   }

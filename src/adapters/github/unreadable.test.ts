@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { UnreadableItem } from "../../core/tracker.js";
+import { withIssueMarker } from "./marker.js";
 import { issueIdentity as githubIdentity, issueOrUnreadable } from "./unreadable.js";
 
 const invalid = new PayloadInvalidError(
@@ -19,6 +20,12 @@ describe("an issue that fails validation, one of many", () => {
       kind: "task",
       id: "13",
     });
+    // No parent: the kind its marker names, as the issue would read (map.ts).
+    const body = withIssueMarker("Text", {
+      marker: { job: "gh", origin: "tinypm", originKind: "task", originId: "5" },
+      meta: {},
+    });
+    expect(githubIdentity({ number: 14, body, state: 42 })).toMatchObject({ kind: "task" });
     expect(githubIdentity({ number: "12" })).toBeUndefined();
     expect(githubIdentity(null)).toBeUndefined();
   });

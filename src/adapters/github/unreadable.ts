@@ -4,11 +4,13 @@ import {
   type ItemIdentity as IssueIdentity,
   type OnUnreadable,
 } from "../../core/unreadable-item.js";
+import { parseIssueBody } from "./marker.js";
 
 export type { IssueIdentity, OnUnreadable };
 
 /**
- * The number, kind and title an issue's payload names, when it names a number at all: an issue
+ * The number, kind and title an issue's payload names, when it names a number at all (the kind as
+ * the issue would read: its parent, else its marker's kind, else a story): an issue
  * that failed validation is parked under it. `undefined` when nothing tells which issue it is —
  * such an element cannot be parked and fails the listing.
  */
@@ -18,8 +20,11 @@ export function issueIdentity(raw: unknown): IssueIdentity | undefined {
   if (typeof r.number !== "number" || !Number.isInteger(r.number) || r.number <= 0)
     return undefined;
   const parent = r.parent_issue_url;
+  // As the issue would read (map.ts): a sub-issue is a task; else its marker's kind, if any.
+  const marked =
+    typeof r.body === "string" ? parseIssueBody(r.body).block?.marker.originKind : undefined;
   return {
-    kind: typeof parent === "string" && parent !== "" ? "task" : "story",
+    kind: typeof parent === "string" && parent !== "" ? "task" : (marked ?? "story"),
     id: String(r.number),
     ...(typeof r.title === "string" && { title: r.title }),
   };

@@ -439,6 +439,24 @@ describe("planActions with a target issue sent unreadable (issue 31)", () => {
     });
   });
 
+  it("parks a linked task sent unreadable under another kind: nothing deleted on either side", () => {
+    // Its payload no longer tells it is a sub-issue (parent_issue_url broken too): the adapter
+    // names it a story. Its link says task; the id alone tells it was sent.
+    const t5 = story("5", { kind: "task", parentId: "1" });
+    const g5 = copyOf(t5, "105", { parentId: "101" });
+    const actions = plan({
+      tinypm: [s1, t5],
+      target: [g1],
+      links: [linkOf(s1, g1), linkOf(t5, g5)],
+      onDelete: "delete",
+      targetUnreadable: [bad("105")],
+    });
+    expect(actions.filter((a) => a.type === "delete")).toEqual([]);
+    expect(actions.filter((a) => plannedOutcome(a) === "failed")).toEqual([
+      expect.objectContaining({ kind: "task", tinypmId: "5", targetId: "105" }),
+    ]);
+  });
+
   it("parks it when tinyPM is gone too: no deletion written over an issue never read", () => {
     const actions = plan({ ...linked, tinypm: [], target: [], targetUnreadable: [bad("101")] });
     expect(actions.map((a) => [a.type, plannedOutcome(a)])).toEqual([["skip", "failed"]]);

@@ -198,7 +198,10 @@ export function planDeletions(input: PlanInput): PlanAction[] {
     const link = linkByTinypm.get(byKey(item.kind, item.id));
     if (link === undefined) continue;
     const k = byKey(link.kind, link.targetId);
-    if (target.has(k) || invisible.has(k) || !targetGone(input, link)) continue;
+    // Not read, not gone: a copy the service no longer shows, or one whose payload fails
+    // validation (by id: the kind its payload tells may not be the link's).
+    if (target.has(k) || invisible.has(k) || bad.has(link.targetId) || !targetGone(input, link))
+      continue;
     out.push(...deletion(input, link, item.title, "target", item));
   }
   for (const link of input.links) {

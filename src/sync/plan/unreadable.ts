@@ -138,9 +138,15 @@ export function targetUnreadableMessage(
   const what = because.includes(u.id)
     ? because
     : `${targetWord(targetSystem)} ${u.id} cannot be read: ${because}`;
+  // A GitHub Project (v2) item's values are fixed on the board, not in the issue.
+  const operation = (u.error as { readonly operation?: unknown }).operation;
+  const fix =
+    typeof operation === "string" && operation.startsWith("projectV2")
+      ? `Open it on the project board and set its fields again`
+      : `Open it in ${system} and save it again (or fix the field named)`;
   return (
     `${what}. It is left out of this ` +
-    `run: ${kept}. Open it in ${system} and save it again (or fix the field named); if every ` +
+    `run: ${kept}. ${fix}; if every ` +
     `answer is broken, check what sits between you and ${system} (a proxy rewriting answers). ` +
     `The next run reads it again and picks it up once it reads.`
   );
