@@ -83,6 +83,39 @@ const NETWORK_CODES = new Set([
   "ERR_SOCKET_CONNECTION_TIMEOUT",
 ]);
 
+/** TLS failures a CA file cures: the site's certificate chains to a CA Node does not trust. */
+const UNTRUSTED_CERT_CODES = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+]);
+
+/** TLS failures of the certificate itself, which no CA file cures. */
+const BAD_CERT_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_SIGNATURE_FAILURE",
+]);
+
+/** What a failed connection's code means, and what to do, when it is about the certificate. */
+function tlsFailure(code: string | undefined): { what: string; hint: string } | undefined {
+  if (code !== undefined && UNTRUSTED_CERT_CODES.has(code))
+    return {
+      what: "its TLS certificate is signed by a CA this machine does not trust",
+      hint: "Set targets.jira.caFile to the PEM file of the CA that signed the site's certificate (common on self-hosted Data Center sites), then run `tinypm-sync check`.",
+    };
+  if (code !== undefined && BAD_CERT_CODES.has(code))
+    return {
+      what: "its TLS certificate is expired, not yet valid or made out for another host name",
+      hint: "Use the host name the site's certificate names in baseUrl, or have the site's certificate renewed, then run `tinypm-sync check`.",
+    };
+  return undefined;
+}
+
 /**
  * Turns whatever jira.js threw into a core error. The cause kept is a plain summary: jira.js
  * errors carry the axios request config, whose Authorization header holds the token.
@@ -104,6 +137,13 @@ export function toSyncError(
     const code = isRecord(error) && typeof error.code === "string" ? error.code : undefined;
     const message = error instanceof Error ? error.message : String(error);
     const transient = code === undefined || NETWORK_CODES.has(code);
+    const tls = tlsFailure(code);
+    if (tls !== undefined)
+      return new RemoteUnavailableError(
+        `Jira could not be reached${env.baseUrl === undefined ? "" : ` at ${env.baseUrl}`} for ${on}: ${tls.what} (${code ?? message}).`,
+        ctx,
+        { transient: false, hint: tls.hint, cause: new Error(message) },
+      );
     return new RemoteUnavailableError(
       `Jira could not be reached${env.baseUrl === undefined ? "" : ` at ${env.baseUrl}`} for ${on} (${code ?? message}).`,
       ctx,
