@@ -106,4 +106,15 @@ describe("toSyncError", () => {
     expect(expired.hint).not.toContain("caFile");
     expect(expired.hint).toContain("renewed");
   });
+
+  it("on Data Center names the personal access token and where to make one, not id.atlassian.com", () => {
+    const error = toSyncError(httpError(401, ""), ctx, {
+      tokenEnv: "JIRA_PAT",
+      deployment: "datacenter",
+    });
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain("personal access token in JIRA_PAT (401)");
+    expect(error.hint).toContain("Personal Access Tokens");
+    expect(error.hint).not.toContain("id.atlassian.com");
+  });
 });

@@ -128,6 +128,8 @@ export function toSyncError(
     tokenEnv?: string | undefined;
     /** Named when no answer came (a refused connection, a timeout). */
     baseUrl?: string | undefined;
+    /** Data Center: the token is a personal access token, made in Jira itself. */
+    deployment?: "cloud" | "datacenter" | undefined;
   } = {},
 ): SyncError {
   if (error instanceof SyncError) return error;
@@ -160,6 +162,17 @@ export function toSyncError(
   const cause = new Error(`HTTP ${shape.status}${evidence}`);
   const details = { jiraErrors: isRecord(shape.data) ? shape.data.errors : undefined };
   const status = shape.status;
+  if (status === 401 && env.deployment === "datacenter") {
+    const vars = env.tokenEnv ?? "the configured personal access token";
+    return new AuthError(
+      `Jira Data Center rejected the personal access token in ${vars} (401) for ${on}.`,
+      remote,
+      {
+        hint: `Create a personal access token in Jira (your profile → Personal Access Tokens), export ${vars}, then run \`tinypm-sync check\`.`,
+        cause,
+      },
+    );
+  }
   if (status === 401) {
     const vars =
       [env.emailEnv, env.tokenEnv].filter(Boolean).join(" and ") ||
