@@ -88,11 +88,10 @@ describe("Jira Data Center from the CLI", () => {
       expect.arrayContaining(["alice", "bob", "carol", "sandbox"]),
     );
     expect(doc.targetUsers.some((u) => u.id.startsWith("acc-"))).toBe(false);
-    expect(doc.matched).toEqual(
-      expect.arrayContaining([
-        { tinypm: "alice", target: "alice", how: "email", reason: expect.any(String) },
-      ]),
-    );
+    expect(doc.matched.find((m) => m.tinypm === "alice")).toMatchObject({
+      target: "alice",
+      how: "email",
+    });
   });
 
   it("plan --migrate: lists the creates and writes nothing to Data Center", async () => {
