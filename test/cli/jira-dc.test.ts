@@ -73,6 +73,9 @@ describe("Jira Data Center from the CLI", () => {
     expect(r.stdout).toContain("Personal Access Tokens");
     // A Cloud API token (id.atlassian.com) is no use on a Data Center site.
     expect(r.stdout).not.toContain("id.atlassian.com");
+    // The request went to REST v2, and the message says so.
+    expect(r.stdout).toContain("GET /rest/api/2/myself");
+    expect(r.stdout).not.toContain("/rest/api/3/");
     expect(r.stdout + r.stderr).not.toContain(WRONG);
   });
 

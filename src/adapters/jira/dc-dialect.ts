@@ -361,3 +361,13 @@ export function createMetaAnswer(url: string, data: unknown): unknown {
   const { values, ...page } = data;
   return { ...page, [match[1] === undefined ? "issueTypes" : "fields"]: values };
 }
+
+/**
+ * An operation as the adapter names it (Cloud's paths) as Data Center serves it, for messages:
+ * `GET /rest/api/3/myself` → `GET /rest/api/2/myself`, `/search/jql` → `/search`.
+ */
+export function dcOperationName(operation: string): string {
+  return operation
+    .replace("/rest/api/3/search/jql", "/rest/api/2/search")
+    .replace("/rest/api/3/", "/rest/api/2/");
+}

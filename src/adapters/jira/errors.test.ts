@@ -114,6 +114,8 @@ describe("toSyncError", () => {
     });
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toContain("personal access token in JIRA_PAT (401)");
+    // ctx names Cloud's path; the request went to REST v2.
+    expect(error.message).not.toContain("/rest/api/3/");
     expect(error.hint).toContain("Personal Access Tokens");
     expect(error.hint).not.toContain("id.atlassian.com");
   });

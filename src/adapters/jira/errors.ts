@@ -8,6 +8,7 @@ import {
   SyncError,
   type RemoteContext,
 } from "../../core/errors.js";
+import { dcOperationName } from "./dc-dialect.js";
 
 /**
  * Jira failures → core errors, by shape (jira.js 5 throws an HttpException whose `cause` is the
@@ -133,6 +134,8 @@ export function toSyncError(
   } = {},
 ): SyncError {
   if (error instanceof SyncError) return error;
+  // On Data Center the request went to REST v2 (dc-transport.ts): the message names what was sent.
+  if (env.deployment === "datacenter") ctx = { ...ctx, operation: dcOperationName(ctx.operation) };
   const shape = httpShape(error);
   const on = `${ctx.operation}${ctx.id ? ` (${ctx.id})` : ""}`;
   if (!shape) {
