@@ -71,7 +71,7 @@ export const JiraConnectionSchema = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      "PEM file of the CA that signed the site's TLS certificate (self-signed Data Center sites), relative to the working directory.",
+      "PEM file of the CA that signed the site's TLS certificate (self-signed Data Center sites), relative to this config file.",
     ),
   boardId: z
     .number()

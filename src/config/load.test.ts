@@ -150,6 +150,31 @@ describe("readConfigFile", () => {
     );
   });
 
+  it("reads a Jira target's caFile relative to the config file, and names one that is missing", () => {
+    const jira = {
+      type: "jira",
+      deployment: "datacenter",
+      baseUrl: "https://jira.example.com/jira",
+      project: "WID",
+      tokenEnv: "JIRA_TOKEN",
+      caFile: "jira-ca.pem",
+    };
+    const config = {
+      ...base,
+      targets: { jira },
+      jobs: [{ ...base.jobs[0], target: "jira", mapping: "mappings/jira.yaml" }],
+    };
+    const file = write(config, { "jira-ca.pem": "-----BEGIN CERTIFICATE-----\n" });
+    const loaded = readConfigFile(file, { env: ENV });
+    expect(loaded.jobs[0]?.target).toMatchObject({
+      caFile: join(file, "..", "jira-ca.pem"),
+    });
+    const missing = write(config);
+    expect(issuesOf(() => readConfigFile(missing, { env: ENV }))).toEqual([
+      `targets > jira > caFile: CA file not found: ${join(missing, "..", "jira-ca.pem")}; give the PEM file of the CA that signed the Jira site's certificate, relative to this config file`,
+    ]);
+  });
+
   it("resolves only the selected job's secrets", () => {
     const file = write({
       ...base,

@@ -268,10 +268,24 @@ function resolveJob(a: ResolveArgs): ResolvedJob {
           ? secret(target.emailEnv, [...targetAt, "emailEnv"])
           : undefined,
       webhookSecret: optionalSecret(a.opts.env, target.webhookSecretEnv, a.secrets),
+      ...(target.type === "jira" &&
+        target.caFile !== undefined && { caFile: caFilePath(a, target.caFile) }),
     },
     mappingPath: resolve(a.dir, a.job.mapping),
     usersPath: jobUsersPath(a),
   };
+}
+
+/** A Jira target's CA file, relative to the config file like every path in it (checked to exist). */
+function caFilePath(a: ResolveArgs, file: string): string {
+  const path = resolve(a.dir, file);
+  if (!existsSync(path))
+    a.issues.push({
+      file: a.path,
+      path: ["targets", a.job.target, "caFile"],
+      message: `CA file not found: ${path}; give the PEM file of the CA that signed the Jira site's certificate, relative to this config file`,
+    });
+  return path;
 }
 
 /** The job's own user map (checked to exist), else the top-level one (checked by the caller). */

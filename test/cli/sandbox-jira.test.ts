@@ -9,9 +9,10 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** Starts `tinypm-sync sandbox jira …` and resolves with its first three stdout lines. */
+/** Starts `tinypm-sync sandbox jira …` and resolves with its first `count` stdout lines. */
 async function startSandbox(
   args: readonly string[],
+  count = 3,
 ): Promise<{ child: ChildProcessWithoutNullStreams; lines: string[] }> {
   const child = spawn(process.execPath, [CLI, "sandbox", "jira", ...args], {
     env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" },
@@ -22,7 +23,7 @@ async function startSandbox(
   await new Promise<void>((resolve, reject) => {
     reader.on("line", (line) => {
       lines.push(line);
-      if (lines.length === 3) resolve();
+      if (lines.length === count) resolve();
     });
     child.on("exit", (code) => {
       reject(new Error(`sandbox exited early with ${String(code)}`));
@@ -70,5 +71,62 @@ describe("tinypm-sync sandbox jira", () => {
     const r = await runCliProcess(["sandbox", "jira", "--rate-limits", "gets=lots"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--rate-limits");
+  });
+
+  it("serves Data Center with --deployment datacenter and bounds startAt paging by --max-result-window", async () => {
+    const { child, lines } = await startSandbox(
+      [
+        "--deployment",
+        "datacenter",
+        "--rate-limits",
+        "off",
+        "--token",
+        "dc-pat",
+        "--max-result-window",
+        "20",
+      ],
+      5,
+    );
+    expect(lines.slice(1)).toEqual([
+      "token: dc-pat",
+      "deployment: datacenter (REST v2; send the token as 'Authorization: Bearer')",
+      "project: WID",
+      "max result window: 20",
+    ]);
+    const url = lines[0]!.replace("Jira sandbox listening on ", "");
+    const headers = { authorization: "Bearer dc-pat" };
+    const info = await fetch(`${url}/rest/api/2/serverInfo`, { headers });
+    expect(((await info.json()) as { deploymentType: string }).deploymentType).toBe("Server");
+    const limit = await fetch(`${url}/rest/api/2/searchLimits/maxResultWindow`, { headers });
+    expect(await limit.json()).toBe(20);
+    const inside = await fetch(
+      `${url}/rest/api/2/search?jql=project%3DWID&startAt=10&maxResults=10`,
+      {
+        headers,
+      },
+    );
+    expect(inside.status).toBe(200);
+    expect(((await inside.json()) as { maxResultWindow: number }).maxResultWindow).toBe(20);
+    const deeper = await fetch(
+      `${url}/rest/api/2/search?jql=project%3DWID&startAt=11&maxResults=10`,
+      {
+        headers,
+      },
+    );
+    expect(deeper.status).toBe(400);
+    expect(JSON.stringify(await deeper.json())).toContain("[20] but was [21]");
+    const exited = exitCode(child);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it.each([
+    [["--deployment", "datacenter", "--max-result-window", "0"], "must be a positive integer"],
+    [["--deployment", "datacenter", "--max-result-window", "lots"], "must be a positive integer"],
+    [["--max-result-window", "100"], "is a Jira Data Center sandbox option"],
+  ])("rejects %j with exit 2", async (args, message) => {
+    const r = await runCliProcess(["sandbox", "jira", ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--max-result-window ${message}`);
   });
 });

@@ -59,7 +59,14 @@ describe.skipIf(missing !== undefined)("python-jira against the Jira Data Center
   // A skip names its reason: the skipped test's title carries it.
   let sandbox: JiraSandbox;
   beforeAll(async () => {
-    sandbox = await startJiraSandbox({ deployment: "datacenter", host: "127.0.0.1", port: 0 });
+    // A small search window (Jira 11's maxResultWindow): python-jira's batches stay inside it,
+    // and a page past it is refused.
+    sandbox = await startJiraSandbox({
+      deployment: "datacenter",
+      host: "127.0.0.1",
+      port: 0,
+      maxResultWindow: 9,
+    });
   });
   afterAll(() => sandbox.close());
 
@@ -85,7 +92,11 @@ describe.skipIf(missing !== undefined)("python-jira against the Jira Data Center
       refused: 401,
     });
     expect((seen.version as number[])[0]).toBe(10);
-    expect(seen.all).toHaveLength(7);
+    // Every issue, in order, read in pages of three (startAt 0, 3, 6): one page of python-jira's
+    // default 100 would have passed the window of 9 and been refused.
+    expect(seen.all).toEqual(["WID-1", "WID-2", "WID-3", "WID-4", "WID-5", "WID-6", "WID-7"]);
+    expect(seen.past_window).toBe(400);
+    expect(seen.past_window_text).toContain("[9] but was [11]");
     const [sprint] = seen.sprint_field as string[];
     expect(sprint).toMatch(
       /^com\.atlassian\.greenhopper\.service\.sprint\.Sprint@[0-9a-f]+\[id=1,rapidViewId=1,state=FUTURE,name=Sprint 1, the first,startDate=<null>,.*goal=<null>,/,

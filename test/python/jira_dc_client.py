@@ -9,6 +9,7 @@ import os
 import sys
 
 from jira import JIRA, JIRAError
+from jira.resources import Issue
 
 server = sys.argv[1]
 pat = sys.argv[2] if len(sys.argv) > 2 else os.environ["JIRA_DC_PAT"]
@@ -38,10 +39,25 @@ try:
     page = jira.search_issues("project = WID ORDER BY key ASC", startAt=0, maxResults=3)
     seen["first_page"] = [i.key for i in page]
     seen["total"] = page.total
-    every = jira.search_issues("project = WID ORDER BY key ASC", maxResults=False)
+    # maxResults=False: python-jira pages through every result in batches (here of 3 issues).
+    paged = JIRA(
+        server,
+        token_auth=pat,
+        options={"check_update": False},
+        default_batch_sizes={Issue: 3},
+    )
+    every = paged.search_issues("project = WID ORDER BY key ASC", maxResults=False)
     seen["all"] = [i.key for i in every]
     second = jira.search_issues("project = WID ORDER BY key ASC", startAt=3, maxResults=3)
     seen["second_page"] = [i.key for i in second]
+
+    step = "search window"
+    try:
+        jira.search_issues("project = WID ORDER BY key ASC", startAt=8, maxResults=3)
+        seen["past_window"] = "served"
+    except JIRAError as error:
+        seen["past_window"] = error.status_code
+        seen["past_window_text"] = error.text
 
     step = "assign"
     jira.assign_issue(keys[0], "bob")

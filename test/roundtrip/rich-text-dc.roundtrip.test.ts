@@ -1,7 +1,7 @@
 /**
  * Rich text on Jira Data Center, end to end: a person's wiki markup (tables, code, panels,
  * mentions, snake_case) reaches tinyPM readably and is never rewritten unless its own block
- * changed; tinyPM's Markdown (tables, code) reaches DC as wiki and comes back the same; a second
+ * changed (a table row edited in tinyPM goes back as wiki with its mention and emphasis); tinyPM's Markdown (tables, code) reaches DC as wiki and comes back the same; a second
  * sync writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +96,12 @@ describe("rich text on Jira Data Center, end to end", () => {
     expect(text).toContain("Revert the tag and redeploy.");
   });
 
+  it("shows the wiki's mentions in tinyPM as the people they name, in text and in table cells", async () => {
+    const text = (await get(tinypm, link.tinypmId)).description ?? "";
+    expect(text).toContain("ask @bob or see [the runbook](https://x.example/run_book)");
+    expect(text).toMatch(/^\| Deploy +\| @alice \|$/m);
+  });
+
   it("a tinyPM title edit leaves the wiki exactly as the person wrote it", async () => {
     await tinypm.update({ kind: "story", id: link.tinypmId }, { set: { title: "Renamed" } });
     await sync();
@@ -110,6 +116,24 @@ describe("rich text on Jira Data Center, end to end", () => {
     );
     await sync();
     expect(await stored(link.targetId)).toBe(`${WIKI}\n\nAdded in tinyPM: snake_case stays.`);
+  });
+
+  it("a tinyPM edit of one table row rewrites only the table, its mention and emphasis kept, then writes nothing", async () => {
+    const now = (await get(tinypm, link.tinypmId)).description ?? "";
+    const edited = now.replace(/(\| *Verify _quickly_ *\| *)ops( *\|)/, "$1ops team$2");
+    expect(edited).not.toBe(now);
+    await tinypm.update({ kind: "story", id: link.tinypmId }, { set: { description: edited } });
+    await sync();
+    // The table is the unit that changed: rendered anew with its mention and emphasis as wiki;
+    // every other block is byte for byte what the person wrote.
+    const table = "||Step||Owner||\n|Deploy|[~alice]|\n|Verify _quickly_|ops team|";
+    expect(await stored(link.targetId)).toBe(
+      `${WIKI.replace("||Step||Owner||\n|Deploy|[~alice]|\n|Verify _quickly_|ops|", table)}\n\nAdded in tinyPM: snake_case stays.`,
+    );
+    const writes = [world.target.server.stats().writes, world.tinypm.stats().writes];
+    const report = await sync();
+    expect(report.summary).toMatchObject({ created: 0, updated: 0, failed: 0, conflicts: 0 });
+    expect([world.target.server.stats().writes, world.tinypm.stats().writes]).toEqual(writes);
   });
 
   it("writes tinyPM's Markdown (a table, code) as wiki, reads them back the same, then writes nothing", async () => {

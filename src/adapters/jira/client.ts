@@ -190,7 +190,9 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         `Jira answered ${ctx.operation}${ctx.id ? ` for ${ctx.id}` : ""} with an unexpected payload (${where}).`,
         { system: "jira", operation: ctx.operation, id: ctx.id },
         {
-          hint: "Check that the base URL points at a Jira Cloud site (REST v3).",
+          hint: dc
+            ? 'Check that the base URL points at a Jira Data Center site (REST v2), or set "deployment": "cloud" for Jira Cloud.'
+            : 'Check that the base URL points at a Jira Cloud site (REST v3), or set "deployment": "datacenter" for Jira Data Center.',
           cause: result.error,
         },
       );

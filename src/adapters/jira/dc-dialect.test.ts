@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   changelogAnswer,
   changelogRequest,
+  createMetaAnswer,
   decodeCursor,
   inbound,
   narrowJql,
@@ -197,5 +198,21 @@ describe("Jira Data Center dialect", () => {
       "{noformat} inside a code block",
     ]);
     expect(wikiBlockLost({ type: "paragraph" }, "plain", sources)).toEqual([]);
+  });
+
+  it("reads DC's create metadata pages (values) as Cloud's issueTypes and fields", () => {
+    const page = { startAt: 0, maxResults: 50, total: 1, isLast: true };
+    const types = { ...page, values: [{ id: "10001", name: "Story" }] };
+    expect(createMetaAnswer("/rest/api/2/issue/createmeta/WID/issuetypes", types)).toEqual({
+      ...page,
+      issueTypes: [{ id: "10001", name: "Story" }],
+    });
+    const fields = { ...page, values: [{ fieldId: "priority", defaultValue: { name: "Low" } }] };
+    expect(createMetaAnswer("/rest/api/2/issue/createmeta/WID/issuetypes/10001", fields)).toEqual({
+      ...page,
+      fields: [{ fieldId: "priority", defaultValue: { name: "Low" } }],
+    });
+    // Anything else passes as it came.
+    expect(createMetaAnswer("/rest/api/2/issue/WID-1", types)).toBe(types);
   });
 });

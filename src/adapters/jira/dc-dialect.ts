@@ -347,3 +347,27 @@ export function changelogAnswer(data: unknown, startAt: number, maxResults: numb
     values,
   };
 }
+
+const CREATE_META_PATH = /^\/rest\/api\/2\/issue\/createmeta\/[^/]+\/issuetypes(\/[^/?]+)?(?:\?|$)/;
+
+/**
+ * DC's per-project create metadata (`{startAt, maxResults, total, isLast, values}`) as Cloud's
+ * pages (`issueTypes`, or `fields` for one issue type), so the create defaults (the priority an
+ * issue gets when a create leaves it out) are read on DC too. Other answers pass unchanged.
+ */
+export function createMetaAnswer(url: string, data: unknown): unknown {
+  const match = CREATE_META_PATH.exec(url);
+  if (match === null || !isRecord(data) || !Array.isArray(data.values)) return data;
+  const { values, ...page } = data;
+  return { ...page, [match[1] === undefined ? "issueTypes" : "fields"]: values };
+}
+
+/**
+ * An operation as the adapter names it (Cloud's paths) as Data Center serves it, for messages:
+ * `GET /rest/api/3/myself` → `GET /rest/api/2/myself`, `/search/jql` → `/search`.
+ */
+export function dcOperationName(operation: string): string {
+  return operation
+    .replace("/rest/api/3/search/jql", "/rest/api/2/search")
+    .replace("/rest/api/3/", "/rest/api/2/");
+}

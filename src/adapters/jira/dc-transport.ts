@@ -8,6 +8,7 @@
 import {
   changelogAnswer,
   changelogRequest,
+  createMetaAnswer,
   inbound,
   outbound,
   searchAnswer,
@@ -109,8 +110,9 @@ export function installDcDialect(
     const reason = response.headers["x-seraph-loginreason"];
     if (typeof reason === "string" && FAILED_LOGIN.has(reason))
       throw new RefusedTokenError(reason, response.headers);
-    const opaque = (response.config.url ?? "").includes("/properties/");
-    const data = opaque ? response.data : inbound(response.data, sources);
+    const url = response.config.url ?? "";
+    const opaque = url.includes("/properties/");
+    const data = opaque ? response.data : createMetaAnswer(url, inbound(response.data, sources));
     const page = response.config.dcChangelog;
     response.data =
       response.config.dcSearch !== undefined

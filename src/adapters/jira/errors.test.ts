@@ -90,4 +90,33 @@ describe("toSyncError", () => {
     expect(error).toBeInstanceOf(RemoteUnavailableError);
     expect(error).toMatchObject({ transient: true });
   });
+
+  it("names an untrusted or bad TLS certificate, not retried, with what to do about it", () => {
+    const failure = (code: string) =>
+      toSyncError(Object.assign(new Error(`TLS: ${code}`), { code }), ctx, {
+        baseUrl: "https://jira.example.com/jira",
+      });
+    const untrusted = failure("SELF_SIGNED_CERT_IN_CHAIN");
+    expect(untrusted).toMatchObject({ transient: false });
+    expect(untrusted.message).toContain("https://jira.example.com/jira");
+    expect(untrusted.message).toContain("a CA this machine does not trust");
+    expect(untrusted.hint).toContain("targets.jira.caFile");
+    const expired = failure("CERT_HAS_EXPIRED");
+    expect(expired).toMatchObject({ transient: false });
+    expect(expired.hint).not.toContain("caFile");
+    expect(expired.hint).toContain("renewed");
+  });
+
+  it("on Data Center names the personal access token and where to make one, not id.atlassian.com", () => {
+    const error = toSyncError(httpError(401, ""), ctx, {
+      tokenEnv: "JIRA_PAT",
+      deployment: "datacenter",
+    });
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain("personal access token in JIRA_PAT (401)");
+    // ctx names Cloud's path; the request went to REST v2.
+    expect(error.message).not.toContain("/rest/api/3/");
+    expect(error.hint).toContain("Personal Access Tokens");
+    expect(error.hint).not.toContain("id.atlassian.com");
+  });
 });

@@ -8,6 +8,7 @@ import {
   SyncError,
   type RemoteContext,
 } from "../../core/errors.js";
+import { dcOperationName } from "./dc-dialect.js";
 
 /**
  * Jira failures → core errors, by shape (jira.js 5 throws an HttpException whose `cause` is the
@@ -83,6 +84,39 @@ const NETWORK_CODES = new Set([
   "ERR_SOCKET_CONNECTION_TIMEOUT",
 ]);
 
+/** TLS failures a CA file cures: the site's certificate chains to a CA Node does not trust. */
+const UNTRUSTED_CERT_CODES = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+]);
+
+/** TLS failures of the certificate itself, which no CA file cures. */
+const BAD_CERT_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_SIGNATURE_FAILURE",
+]);
+
+/** What a failed connection's code means, and what to do, when it is about the certificate. */
+function tlsFailure(code: string | undefined): { what: string; hint: string } | undefined {
+  if (code !== undefined && UNTRUSTED_CERT_CODES.has(code))
+    return {
+      what: "its TLS certificate is signed by a CA this machine does not trust",
+      hint: "Set targets.jira.caFile to the PEM file of the CA that signed the site's certificate (common on self-hosted Data Center sites), then run `tinypm-sync check`.",
+    };
+  if (code !== undefined && BAD_CERT_CODES.has(code))
+    return {
+      what: "its TLS certificate is expired, not yet valid or made out for another host name",
+      hint: "Use the host name the site's certificate names in baseUrl, or have the site's certificate renewed, then run `tinypm-sync check`.",
+    };
+  return undefined;
+}
+
 /**
  * Turns whatever jira.js threw into a core error. The cause kept is a plain summary: jira.js
  * errors carry the axios request config, whose Authorization header holds the token.
@@ -95,15 +129,26 @@ export function toSyncError(
     tokenEnv?: string | undefined;
     /** Named when no answer came (a refused connection, a timeout). */
     baseUrl?: string | undefined;
+    /** Data Center: the token is a personal access token, made in Jira itself. */
+    deployment?: "cloud" | "datacenter" | undefined;
   } = {},
 ): SyncError {
   if (error instanceof SyncError) return error;
+  // On Data Center the request went to REST v2 (dc-transport.ts): the message names what was sent.
+  if (env.deployment === "datacenter") ctx = { ...ctx, operation: dcOperationName(ctx.operation) };
   const shape = httpShape(error);
   const on = `${ctx.operation}${ctx.id ? ` (${ctx.id})` : ""}`;
   if (!shape) {
     const code = isRecord(error) && typeof error.code === "string" ? error.code : undefined;
     const message = error instanceof Error ? error.message : String(error);
     const transient = code === undefined || NETWORK_CODES.has(code);
+    const tls = tlsFailure(code);
+    if (tls !== undefined)
+      return new RemoteUnavailableError(
+        `Jira could not be reached${env.baseUrl === undefined ? "" : ` at ${env.baseUrl}`} for ${on}: ${tls.what} (${code ?? message}).`,
+        ctx,
+        { transient: false, hint: tls.hint, cause: new Error(message) },
+      );
     return new RemoteUnavailableError(
       `Jira could not be reached${env.baseUrl === undefined ? "" : ` at ${env.baseUrl}`} for ${on} (${code ?? message}).`,
       ctx,
@@ -120,6 +165,17 @@ export function toSyncError(
   const cause = new Error(`HTTP ${shape.status}${evidence}`);
   const details = { jiraErrors: isRecord(shape.data) ? shape.data.errors : undefined };
   const status = shape.status;
+  if (status === 401 && env.deployment === "datacenter") {
+    const vars = env.tokenEnv ?? "the configured personal access token";
+    return new AuthError(
+      `Jira Data Center rejected the personal access token in ${vars} (401) for ${on}.`,
+      remote,
+      {
+        hint: `Create a personal access token in Jira (your profile → Personal Access Tokens), export ${vars}, then run \`tinypm-sync check\`.`,
+        cause,
+      },
+    );
+  }
   if (status === 401) {
     const vars =
       [env.emailEnv, env.tokenEnv].filter(Boolean).join(" and ") ||

@@ -124,9 +124,18 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
       });
       const target = await startTarget(kind, flags.target === "jira-dc");
       try {
-        await demo(ctx, { dir, tinypm, target, kind, log: flags, keep: flags.keep === true });
+        const datacenter = flags.target === "jira-dc";
+        await demo(ctx, {
+          dir,
+          tinypm,
+          target,
+          kind,
+          datacenter,
+          log: flags,
+          keep: flags.keep === true,
+        });
         if (flags.keep === true) {
-          ctx.stdout.write(keepLines({ dir, tinypm, target, kind }));
+          ctx.stdout.write(keepLines({ dir, tinypm, target, kind, datacenter }));
           await ctx.waitForStop();
         }
       } finally {
@@ -147,9 +156,9 @@ function keepLines(o: DemoServers): string {
     "",
     `tinyPM reference server: ${o.tinypm.url}`,
     `  token: ${o.tinypm.token}`,
-    `${systemLabel(o.kind)} sandbox: ${o.target.url}`,
-    `  token: ${o.target.token}`,
-    ...(o.kind === "jira" ? [`  email: ${o.target.env.JIRA_EMAIL ?? ""}`] : []),
+    `${sandboxName(o)} sandbox: ${o.target.url}`,
+    `  token: ${o.target.token}${o.datacenter === true ? " (a personal access token, sent as Bearer)" : ""}`,
+    ...(o.target.env.JIRA_EMAIL === undefined ? [] : [`  email: ${o.target.env.JIRA_EMAIL}`]),
     `Folder: ${o.dir} (the config, the state and the user map; kept after Ctrl-C — remove it with \`rm -rf ${o.dir}\`)`,
     `Config: ${config}`,
     `Try:   export ${exports}`,
@@ -190,15 +199,22 @@ interface DemoServers {
   tinypm: ReferenceServer;
   target: Sandbox;
   kind: "github" | "jira";
+  /** `--target jira-dc`: the Jira sandbox serves Jira Data Center. */
+  datacenter?: boolean;
   /** --log-level / --log-format, over the demo config's `warn` and pretty lines. */
   log?: LogFlags;
   /** `--keep`: the servers and the folder stay after the demo. */
   keep?: boolean;
 }
 
+/** The sandbox as the demo names it: `Jira Data Center` for `--target jira-dc`. */
+function sandboxName(o: DemoServers): string {
+  return o.datacenter === true ? "Jira Data Center" : systemLabel(o.kind);
+}
+
 /** The demo's first line: what it started, where, and that it is all local and temporary. */
-function startedLine(o: DemoServers, name: string): string {
-  return `Started a tinyPM reference server with a generated project (${o.tinypm.url}) and a ${name} sandbox (${o.target.url}), on this machine only${o.keep === true ? "" : "; both stop when the demo ends"}.`;
+function startedLine(o: DemoServers): string {
+  return `Started a tinyPM reference server with a generated project (${o.tinypm.url}) and a ${sandboxName(o)} sandbox (${o.target.url}), on this machine only${o.keep === true ? "" : "; both stop when the demo ends"}.`;
 }
 
 /** The demo's last lines: how to read the reports above, and what to do next. */
@@ -218,7 +234,7 @@ function closingLines(name: string): string[] {
 
 async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   const name = systemLabel(o.kind);
-  ctx.stdout.write(`${startedLine(o, name)}\n\n`);
+  ctx.stdout.write(`${startedLine(o)}\n\n`);
   const users = await demoUsers(o, name);
   if (users.map !== undefined)
     ctx.stdout.write(
@@ -232,7 +248,9 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   const session = openConfig(demoCtx, file, { ...o.log });
   const [job] = session.loaded.jobs;
   if (job === undefined) return;
-  ctx.stdout.write(`== 1. Migrating the generated tinyPM project to the ${name} sandbox\n`);
+  ctx.stdout.write(
+    `== 1. Migrating the generated tinyPM project to the ${sandboxName(o)} sandbox\n`,
+  );
   const migration = await runConfiguredJob(demoCtx, session, job, {
     mode: "migrate",
     dryRun: false,

@@ -21,6 +21,8 @@ export interface SandboxFlags {
   readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
   /** `--deployment cloud|datacenter` (Jira only). */
   readonly deployment: "cloud" | "datacenter";
+  /** `--max-result-window N` (Jira Data Center only): how deep `/search` pages by `startAt`. */
+  readonly maxResultWindow?: number | undefined;
 }
 
 /** A started sandbox as the command sees it: the lines it prints and how to stop it. */
@@ -126,6 +128,7 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
         ...common(flags),
         ...(users !== undefined && { users }),
         ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+        ...(flags.maxResultWindow !== undefined && { maxResultWindow: flags.maxResultWindow }),
         deployment: flags.deployment,
       }),
     );
@@ -137,6 +140,9 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
           ? ["deployment: datacenter (REST v2; send the token as 'Authorization: Bearer')"]
           : [`email: ${sandbox.email}`]),
         `project: ${sandbox.projectKey}`,
+        ...(flags.maxResultWindow === undefined
+          ? []
+          : [`max result window: ${flags.maxResultWindow}`]),
         ...usersLine(users),
       ],
       close: () => sandbox.close(),
@@ -157,6 +163,22 @@ interface RawFlags {
   webhook?: string;
   webhookSecretEnv?: string;
   deployment: string;
+  maxResultWindow?: string;
+}
+
+/** `--max-result-window`: a positive integer, and only for the Data Center Jira sandbox. */
+function parseMaxResultWindow(raw: string | undefined, deployment: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (deployment !== "datacenter")
+    throw new UsageError("--max-result-window is a Jira Data Center sandbox option.", {
+      hint: "Run `tinypm-sync sandbox jira --deployment datacenter --max-result-window N`; Jira Cloud pages its search by token, with no window.",
+    });
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new UsageError(`--max-result-window must be a positive integer, got "${raw}"`, {
+      hint: "Jira 11's default is 10000; e.g. --max-result-window 100 makes deep startAt paging fail early.",
+    });
+  return n;
 }
 
 function parseFlags(
@@ -198,6 +220,7 @@ function parseFlags(
     throw new UsageError(`--deployment must be cloud or datacenter, got "${raw.deployment}"`, {
       hint: "datacenter serves Jira Data Center's REST v2 with personal access tokens.",
     });
+  const maxResultWindow = parseMaxResultWindow(raw.maxResultWindow, raw.deployment);
   let webhook: SandboxFlags["webhook"];
   if (raw.webhook !== undefined) {
     if (!/^https?:\/\/\S+$/.test(raw.webhook))
@@ -216,6 +239,7 @@ function parseFlags(
   return {
     webhook,
     deployment: raw.deployment,
+    maxResultWindow,
     consistency: raw.consistency,
     host: raw.host,
     port,
@@ -262,6 +286,10 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
       "--deployment <kind>",
       "jira only: cloud, or datacenter (REST v2, wiki markup, users by name, Bearer PATs)",
       "cloud",
+    )
+    .option(
+      "--max-result-window <n>",
+      "jira --deployment datacenter only: how deep /search pages by startAt (startAt + maxResults past it answers 400)",
     )
     .action(async (name: string, raw: RawFlags) => {
       const start = SANDBOXES[name];
