@@ -31,6 +31,19 @@ export function isForeign(item: ReportItem): boolean {
 }
 
 /**
+ * The foreign items in a report's totals: another job's or another tinyPM instance's copies on
+ * the target, never created, updated or counted as this job's.
+ */
+export function foreignWords(n: number, target: string, verbose: boolean): string {
+  return `${n} foreign (made on ${target} by another job or tinyPM, left alone${verbose ? "" : "; --verbose names them"})`;
+}
+
+/** Linked items a tiered tinyPM read left out, in a report's totals. */
+export function notReadWords(n: number): string {
+  return `${n} not read this run (in closed iterations, in step when last read; \`sync --full\` reads them)`;
+}
+
+/**
  * Items grouped by story, in order of first appearance: a task joins the group of its
  * `storyTitle`; stories and tasks without one stand alone. Unchanged items are only counted
  * unless `verbose`.

@@ -6,7 +6,7 @@
 import { tinypmReadLine } from "./tinypm-read.js";
 import { deleteGuardWords } from "./delete-guard.js";
 import { escapeMarkdown as md, markdownCode } from "./escape.js";
-import { groupItems, isForeign, isUnchanged } from "./group.js";
+import { foreignWords, groupItems, isForeign, isUnchanged, notReadWords } from "./group.js";
 import {
   ACTION_TITLES,
   ACTIONS,
@@ -80,6 +80,10 @@ function renderWithLimit(report: Report, opts: MarkdownOptions, limit: number): 
   const unchanged = report.items.filter(isUnchanged).length;
   if (!verbose && unchanged > 0)
     parts.push([`_${unchanged} unchanged item${unchanged === 1 ? "" : "s"} not listed._`, ""]);
+  const foreign = report.items.filter(isForeign).length;
+  if (foreign > 0) parts.push([`_${md(foreignWords(foreign, target, verbose))}._`, ""]);
+  const notRead = report.tinypmRead?.notRead ?? 0;
+  if (notRead > 0) parts.push([`_${md(notReadWords(notRead))}._`, ""]);
   parts.push(users(report, target), apiCost(report), notes(report));
   return `${parts.flat().join("\n").trimEnd()}\n`;
 }

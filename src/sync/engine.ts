@@ -1,3 +1,4 @@
+import { linkedNotRead } from "./not-read.js";
 import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
@@ -211,7 +212,8 @@ async function runHeld(
       runId,
       job,
       plan,
-      tinypmRead: read.tinypmRead,
+      // Linked items a tiered read left out, so that the totals account for every link.
+      tinypmRead: { ...read.tinypmRead, notRead: linkedNotRead(settled.links, planned) },
       summary,
       users,
       events,
