@@ -18,6 +18,26 @@ describe("renderHtml", () => {
     expect(html).not.toContain("<img");
   });
 
+  it("puts a plan's time estimate beside the summary cards, and counts what it does not list", () => {
+    const report = {
+      ...planReport(),
+      estimatedDuration: {
+        durationMs: 3_780_000,
+        boundBy: "GitHub's 500 content writes per hour",
+        text: "about 1 h 3 min, bound by GitHub's 500 content writes per hour",
+      },
+      tinypmRead: { complete: false, sections: [], fetched: 0, notRead: 11 },
+    };
+    const html = renderHtml(report);
+    const estimate = html.indexOf(
+      '<p class="estimate">Time the writes would take: about 1 h 3 min',
+    );
+    expect(estimate).toBeGreaterThan(html.indexOf('<section class="summary"'));
+    expect(estimate).toBeLessThan(html.indexOf('<nav class="filter"'));
+    expect(html.match(/class="estimate"/g)).toHaveLength(1);
+    expect(html).toContain("11 not read this run (in closed iterations");
+  });
+
   it("is self-contained: nothing is fetched from the network", () => {
     // Links to the items are anchors people follow; nothing else may name an address.
     const html = renderHtml(planReport()).replace(
@@ -61,7 +81,7 @@ describe("renderHtml", () => {
       '<a class="link" href="https://github.com/acme/shop/issues/34" rel="noreferrer noopener">GitHub #34</a>',
     );
     expect(html).toContain(
-      '<a class="link" href="http://tinypm.example/tinypm/userStory/show/12" rel="noreferrer noopener">tinyPM #12</a>',
+      '<a class="link" href="http://tinypm.example/tinypm/userStory/show/12" rel="noreferrer noopener">tinyPM story #12</a>',
     );
     expect(html).toContain("<caption>Would write</caption>");
     expect(html).toContain('<td>milestone</td><td><span class="new" title="&quot;Sprint 4&quot;">');
