@@ -249,6 +249,9 @@ async function runHeld(
           // A stop for a limit is no fault: the status names it and when a rerun proceeds.
           counts: {
             ...summary,
+            // Every item the run made counts, the one cut short after its create and link too:
+            // what `undo --run` takes back, and what `status` sets beside the linked items.
+            created: Math.max(summary.created, events.filter((e) => e.type === "created").length),
             ...(error instanceof LimitWaitError && { limitWaitUntil: error.resumeAt }),
           },
           apiCalls: apiUse(o),
