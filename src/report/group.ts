@@ -1,5 +1,5 @@
 /** Items grouped by story, and counted by action, for every renderer. */
-import type { ReportAction, ReportItem } from "./types.js";
+import type { Report, ReportAction, ReportItem } from "./types.js";
 
 /** Skip reasons of items that are simply in step: summarised as a count, not listed. */
 const IN_STEP = new Set(["unchanged", "echo"]);
@@ -36,6 +36,20 @@ export function isForeign(item: ReportItem): boolean {
  */
 export function foreignWords(n: number, target: string, verbose: boolean): string {
   return `${n} foreign (made on ${target} by another job or tinyPM, left alone${verbose ? "" : "; --verbose names them"})`;
+}
+
+/**
+ * What a report counts apart from its listed items: foreign ones (the run summary counts them
+ * among the unchanged) and linked ones a tiered read left out (in no summary count).
+ */
+export function leftOutCounts(report: Pick<Report, "items" | "tinypmRead">): {
+  foreign: number;
+  notRead: number;
+} {
+  return {
+    foreign: report.items.filter(isForeign).length,
+    notRead: report.tinypmRead?.notRead ?? 0,
+  };
 }
 
 /** Linked items a tiered tinyPM read left out, in a report's totals. */

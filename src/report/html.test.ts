@@ -36,6 +36,37 @@ describe("renderHtml", () => {
     expect(estimate).toBeLessThan(html.indexOf('<nav class="filter"'));
     expect(html.match(/class="estimate"/g)).toHaveLength(1);
     expect(html).toContain("11 not read this run (in closed iterations");
+    expect(html).toContain(
+      '<div class="stat" data-stat="not-read"><span class="n">11</span><span class="l">Not read this run</span></div>',
+    );
+  });
+
+  it("counts foreign items on their own card, not among the unchanged", () => {
+    const base = emptySyncReport();
+    const foreign = (id: string) => ({
+      kind: "story" as const,
+      title: `Another tinyPM's issue ${id}`,
+      action: "skip" as const,
+      targetId: id,
+      reason: "foreign",
+      changes: [],
+      conflicts: [],
+      comments: 0,
+      timeEntries: 0,
+    });
+    const unchanged = base.summary.unchanged;
+    const report = {
+      ...base,
+      summary: { ...base.summary, unchanged: unchanged + 2 },
+      items: [...base.items, foreign("77"), foreign("78")],
+    };
+    const html = renderHtml(report);
+    expect(html).toContain(
+      `<div class="stat" data-stat="unchanged"><span class="n">${unchanged}</span>`,
+    );
+    expect(html).toContain(
+      '<div class="stat" data-stat="foreign"><span class="n">2</span><span class="l">Foreign (left alone)</span></div>',
+    );
   });
 
   it("is self-contained: nothing is fetched from the network", () => {

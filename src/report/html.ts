@@ -11,7 +11,7 @@ import {
   countActions,
   foreignWords,
   groupItems,
-  isForeign,
+  leftOutCounts,
   isUnchanged,
   notReadWords,
 } from "./group.js";
@@ -114,17 +114,24 @@ function meta(report: Report, target: string): string {
 
 function summary(report: Report): string {
   const s = report.summary;
-  const stats: [string, number][] = [
-    ["Created", s.created],
-    ["Updated", s.updated],
-    ["Unchanged", s.unchanged],
-    ["Conflicts", s.conflicts],
-    ["Failed", s.failed],
-    ["Deleted", s.deleted],
+  const { foreign, notRead } = leftOutCounts(report);
+  const stats: [string, string, number][] = [
+    ["created", "Created", s.created],
+    ["updated", "Updated", s.updated],
+    ["unchanged", "Unchanged", Math.max(0, s.unchanged - foreign)],
+    ["conflicts", "Conflicts", s.conflicts],
+    ["failed", "Failed", s.failed],
+    ["deleted", "Deleted", s.deleted],
+    ...(foreign > 0
+      ? [["foreign", "Foreign (left alone)", foreign] as [string, string, number]]
+      : []),
+    ...(notRead > 0
+      ? [["not-read", "Not read this run", notRead] as [string, string, number]]
+      : []),
   ];
   const cells = stats.map(
-    ([label, n]) =>
-      `<div class="stat" data-stat="${label.toLowerCase()}"><span class="n">${n}</span><span class="l">${label}</span></div>`,
+    ([key, label, n]) =>
+      `<div class="stat" data-stat="${key}"><span class="n">${n}</span><span class="l">${label}</span></div>`,
   );
   return `<section class="summary" aria-label="Summary">${cells.join("")}</section>${estimate(report)}`;
 }
@@ -142,9 +149,8 @@ function leftOut(report: Report, target: string, verbose: boolean): string {
   const lines: string[] = [];
   const unchanged = verbose ? 0 : report.items.filter(isUnchanged).length;
   if (unchanged > 0) lines.push(`${plural(unchanged, "unchanged item")} not listed.`);
-  const foreign = report.items.filter(isForeign).length;
+  const { foreign, notRead } = leftOutCounts(report);
   if (foreign > 0) lines.push(`${foreignWords(foreign, target, verbose)}.`);
-  const notRead = report.tinypmRead?.notRead ?? 0;
   if (notRead > 0) lines.push(`${notReadWords(notRead)}.`);
   return lines.map((l) => `<p class="muted">${h(l)}</p>`).join("");
 }

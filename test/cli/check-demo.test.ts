@@ -125,7 +125,7 @@ describe("demo", () => {
       expect(totals[0]).toBeGreaterThan(0);
       expect(totals[1]).toBe(totals[0]);
       expect(r.stdout).toMatch(/ tinyPM story #1 → /);
-      expect(r.stdout).toMatch(/ task "[^"]+"  tinyPM task #1 → /);
+      expect(r.stdout).toMatch(/ task "[^"]+" {2}tinyPM task #1 → /);
       expect(r.stdout).not.toMatch(/tinyPM #\d/);
       expect(r.stdout).not.toMatch(/listings:|tiered:|summary, tasks/);
     },
