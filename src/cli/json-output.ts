@@ -37,6 +37,8 @@ export const RunSummaryJson = z
         read: z.array(z.string()),
         skipped: z.array(z.string()),
         fetched: count,
+        /** Linked items not read this run (closed iterations left out). */
+        notRead: count.optional(),
       })
       .strict()
       .optional(),
@@ -62,6 +64,7 @@ export function runSummaryJson(run: RunReport): RunSummaryJson {
     read: r.sections.filter((s) => s.reason !== "skipped").map((s) => s.name),
     skipped: r.sections.filter((s) => s.reason === "skipped").map((s) => s.name),
     fetched: r.fetched,
+    ...((r.notRead ?? 0) > 0 && { notRead: r.notRead }),
   };
   return { runId: run.runId, job: run.job, summary: { ...run.summary }, apiCalls, tinypmRead };
 }

@@ -1,5 +1,5 @@
 /** Items grouped by story, and counted by action, for every renderer. */
-import type { ReportAction, ReportItem } from "./types.js";
+import type { Report, ReportAction, ReportItem } from "./types.js";
 
 /** Skip reasons of items that are simply in step: summarised as a count, not listed. */
 const IN_STEP = new Set(["unchanged", "echo"]);
@@ -28,6 +28,33 @@ export interface GroupedItems {
 /** Whether an item carries another job's or another tinyPM's marker (named only when verbose). */
 export function isForeign(item: ReportItem): boolean {
   return item.action === "skip" && item.reason === "foreign";
+}
+
+/**
+ * The foreign items in a report's totals: another job's or another tinyPM instance's copies on
+ * the target, never created, updated or counted as this job's.
+ */
+export function foreignWords(n: number, target: string, verbose: boolean): string {
+  return `${n} foreign (made on ${target} by another job or tinyPM, left alone${verbose ? "" : "; --verbose names them"})`;
+}
+
+/**
+ * What a report counts apart from its listed items: foreign ones (the run summary counts them
+ * among the unchanged) and linked ones a tiered read left out (in no summary count).
+ */
+export function leftOutCounts(report: Pick<Report, "items" | "tinypmRead">): {
+  foreign: number;
+  notRead: number;
+} {
+  return {
+    foreign: report.items.filter(isForeign).length,
+    notRead: report.tinypmRead?.notRead ?? 0,
+  };
+}
+
+/** Linked items a tiered tinyPM read left out, in a report's totals. */
+export function notReadWords(n: number): string {
+  return `${n} not read this run (in closed iterations, in step when last read; \`sync --full\` reads them)`;
 }
 
 /**

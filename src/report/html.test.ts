@@ -18,6 +18,57 @@ describe("renderHtml", () => {
     expect(html).not.toContain("<img");
   });
 
+  it("puts a plan's time estimate beside the summary cards, and counts what it does not list", () => {
+    const report = {
+      ...planReport(),
+      estimatedDuration: {
+        durationMs: 3_780_000,
+        boundBy: "GitHub's 500 content writes per hour",
+        text: "about 1 h 3 min, bound by GitHub's 500 content writes per hour",
+      },
+      tinypmRead: { complete: false, sections: [], fetched: 0, notRead: 11 },
+    };
+    const html = renderHtml(report);
+    const estimate = html.indexOf(
+      '<p class="estimate">Time the writes would take: about 1 h 3 min',
+    );
+    expect(estimate).toBeGreaterThan(html.indexOf('<section class="summary"'));
+    expect(estimate).toBeLessThan(html.indexOf('<nav class="filter"'));
+    expect(html.match(/class="estimate"/g)).toHaveLength(1);
+    expect(html).toContain("11 not read this run (in closed iterations");
+    expect(html).toContain(
+      '<div class="stat" data-stat="not-read"><span class="n">11</span><span class="l">Not read this run</span></div>',
+    );
+  });
+
+  it("counts foreign items on their own card, not among the unchanged", () => {
+    const base = emptySyncReport();
+    const foreign = (id: string) => ({
+      kind: "story" as const,
+      title: `Another tinyPM's issue ${id}`,
+      action: "skip" as const,
+      targetId: id,
+      reason: "foreign",
+      changes: [],
+      conflicts: [],
+      comments: 0,
+      timeEntries: 0,
+    });
+    const unchanged = base.summary.unchanged;
+    const report = {
+      ...base,
+      summary: { ...base.summary, unchanged: unchanged + 2 },
+      items: [...base.items, foreign("77"), foreign("78")],
+    };
+    const html = renderHtml(report);
+    expect(html).toContain(
+      `<div class="stat" data-stat="unchanged"><span class="n">${unchanged}</span>`,
+    );
+    expect(html).toContain(
+      '<div class="stat" data-stat="foreign"><span class="n">2</span><span class="l">Foreign (left alone)</span></div>',
+    );
+  });
+
   it("is self-contained: nothing is fetched from the network", () => {
     // Links to the items are anchors people follow; nothing else may name an address.
     const html = renderHtml(planReport()).replace(
@@ -61,7 +112,7 @@ describe("renderHtml", () => {
       '<a class="link" href="https://github.com/acme/shop/issues/34" rel="noreferrer noopener">GitHub #34</a>',
     );
     expect(html).toContain(
-      '<a class="link" href="http://tinypm.example/tinypm/userStory/show/12" rel="noreferrer noopener">tinyPM #12</a>',
+      '<a class="link" href="http://tinypm.example/tinypm/userStory/show/12" rel="noreferrer noopener">tinyPM story #12</a>',
     );
     expect(html).toContain("<caption>Would write</caption>");
     expect(html).toContain('<td>milestone</td><td><span class="new" title="&quot;Sprint 4&quot;">');

@@ -7,7 +7,14 @@ import { tinypmReadLine } from "./tinypm-read.js";
 import { deleteGuardWords } from "./delete-guard.js";
 import { createHash } from "node:crypto";
 import { escapeHtml as h } from "./escape.js";
-import { countActions, groupItems, isUnchanged } from "./group.js";
+import {
+  countActions,
+  foreignWords,
+  groupItems,
+  leftOutCounts,
+  isUnchanged,
+  notReadWords,
+} from "./group.js";
 import { HTML_SCRIPT, HTML_STYLE } from "./html-assets.js";
 import {
   ACTION_TITLES,
@@ -60,7 +67,6 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
   const title = `${reportTitle(report)}: ${report.job}`;
   const { groups } = groupItems(report.items, verbose);
   const rows = groups.flatMap((g) => [...(g.story ? [g.story] : []), ...g.tasks]);
-  const unchanged = verbose ? 0 : report.items.filter(isUnchanged).length;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -78,7 +84,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 ${summary(report)}
 ${filter(rows)}
 ${itemsTable(rows, target, writesVerb(report))}
-${unchanged > 0 ? `<p class="muted">${plural(unchanged, "unchanged item")} not listed.</p>` : ""}
+${leftOut(report, target, verbose)}
 ${users(report, target)}
 ${apiCost(report)}
 ${notes(report)}
@@ -108,19 +114,45 @@ function meta(report: Report, target: string): string {
 
 function summary(report: Report): string {
   const s = report.summary;
-  const stats: [string, number][] = [
-    ["Created", s.created],
-    ["Updated", s.updated],
-    ["Unchanged", s.unchanged],
-    ["Conflicts", s.conflicts],
-    ["Failed", s.failed],
-    ["Deleted", s.deleted],
+  const { foreign, notRead } = leftOutCounts(report);
+  const stats: [string, string, number][] = [
+    ["created", "Created", s.created],
+    ["updated", "Updated", s.updated],
+    ["unchanged", "Unchanged", Math.max(0, s.unchanged - foreign)],
+    ["conflicts", "Conflicts", s.conflicts],
+    ["failed", "Failed", s.failed],
+    ["deleted", "Deleted", s.deleted],
+    ...(foreign > 0
+      ? [["foreign", "Foreign (left alone)", foreign] as [string, string, number]]
+      : []),
+    ...(notRead > 0
+      ? [["not-read", "Not read this run", notRead] as [string, string, number]]
+      : []),
   ];
   const cells = stats.map(
-    ([label, n]) =>
-      `<div class="stat" data-stat="${label.toLowerCase()}"><span class="n">${n}</span><span class="l">${label}</span></div>`,
+    ([key, label, n]) =>
+      `<div class="stat" data-stat="${key}"><span class="n">${n}</span><span class="l">${label}</span></div>`,
   );
-  return `<section class="summary" aria-label="Summary">${cells.join("")}</section>`;
+  return `<section class="summary" aria-label="Summary">${cells.join("")}</section>${estimate(report)}`;
+}
+
+/** A dry run's time estimate, beside the summary cards: the line a plan is read for. */
+function estimate(report: Report): string {
+  const took = report.estimatedDuration;
+  if (took === undefined) return "";
+  const hint = took.hint === undefined ? "" : `<p class="hint">Hint: ${h(took.hint)}</p>`;
+  return `<p class="estimate">Time the writes would take: ${h(took.text)}.</p>${hint}`;
+}
+
+/** The items the summary leaves out of the list: unchanged, foreign, not read this run. */
+function leftOut(report: Report, target: string, verbose: boolean): string {
+  const lines: string[] = [];
+  const unchanged = verbose ? 0 : report.items.filter(isUnchanged).length;
+  if (unchanged > 0) lines.push(`${plural(unchanged, "unchanged item")} not listed.`);
+  const { foreign, notRead } = leftOutCounts(report);
+  if (foreign > 0) lines.push(`${foreignWords(foreign, target, verbose)}.`);
+  if (notRead > 0) lines.push(`${notReadWords(notRead)}.`);
+  return lines.map((l) => `<p class="muted">${h(l)}</p>`).join("");
 }
 
 function filter(rows: readonly ReportItem[]): string {
@@ -253,12 +285,7 @@ function apiCost(report: Report): string {
     report.tinypmRead === undefined
       ? ""
       : `<p class="tinypm-read">tinyPM read: ${h(tinypmReadLine(report.tinypmRead))}</p>`;
-  const took = report.estimatedDuration;
-  const time =
-    took === undefined
-      ? ""
-      : `<p class="estimate">Time the writes would take: ${h(took.text)}.</p>${took.hint === undefined ? "" : `<p class="hint">Hint: ${h(took.hint)}</p>`}`;
-  return `<section class="api"><h2>API cost</h2>${read}<table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table>${time}</section>`;
+  return `<section class="api"><h2>API cost</h2>${read}<table><thead><tr><th>System</th><th>Reads</th><th>Writes</th><th>Retries</th><th>Rate-limit waits</th><th>Not modified</th>${est}</tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
 function notes(report: Report): string {

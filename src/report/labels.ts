@@ -50,11 +50,19 @@ export function idLabel(id: string): string {
 }
 
 /**
- * Where an item lives and which way it goes: `tinyPM #12 → GitHub` for a create,
- * `tinyPM #13 ⇄ GitHub #34` for a linked pair.
+ * An item on tinyPM's side, by kind: `tinyPM story #12`, `tinyPM task #12` — tinyPM numbers
+ * stories and tasks apart, so `#1` alone names two items.
+ */
+export function tinypmLabel(item: Pick<ReportItem, "kind" | "tinypmId">): string {
+  return item.tinypmId === undefined ? "tinyPM" : `tinyPM ${item.kind} ${idLabel(item.tinypmId)}`;
+}
+
+/**
+ * Where an item lives and which way it goes: `tinyPM story #12 → GitHub` for a create,
+ * `tinyPM story #13 ⇄ GitHub #34` for a linked pair.
  */
 export function itemPlaces(item: ReportItem, target: string): string {
-  const tinypm = item.tinypmId === undefined ? "tinyPM" : `tinyPM ${idLabel(item.tinypmId)}`;
+  const tinypm = tinypmLabel(item);
   const other = item.targetId === undefined ? target : `${target} ${idLabel(item.targetId)}`;
   if (item.direction === "to-target") return `${tinypm} → ${other}`;
   if (item.direction === "to-tinypm") return `${other} → ${tinypm}`;
@@ -137,8 +145,8 @@ export function itemLinks(item: ReportItem, target: string): ItemLink[] {
   const add = (label: string, url: string | undefined): void => {
     if (url !== undefined && /^https?:\/\/[^\s]+$/i.test(url)) out.push({ label, url });
   };
-  const tinypm = item.tinypmId === undefined ? "tinyPM" : `tinyPM ${idLabel(item.tinypmId)}`;
-  add(item.kind === "task" ? `${tinypm} (its story's page)` : tinypm, item.links?.tinypm);
+  const tinypm = tinypmLabel(item);
+  add(item.kind === "task" ? `${tinypm} (on its story's page)` : tinypm, item.links?.tinypm);
   add(
     item.targetId === undefined ? target : `${target} ${idLabel(item.targetId)}`,
     item.links?.target,

@@ -21,17 +21,17 @@ describe("renderMarkdown", () => {
 
       ### Create (3)
 
-      - Story **Login page** — tinyPM #<ZWSP>12 → GitHub · 2 comments, 1 time entry
+      - Story **Login page** — tinyPM story #<ZWSP>12 → GitHub · 2 comments, 1 time entry
         - Would write: status "open" · labels "auth", "ui" · assignees "alice" · milestone "Sprint 4" · estimate 3
-        - Links: [tinyPM #<ZWSP>12](http://tinypm.example/tinypm/userStory/show/12)
-      - Task **Write tests** (story Login page) — tinyPM #<ZWSP>120 → GitHub
+        - Links: [tinyPM story #<ZWSP>12](http://tinypm.example/tinypm/userStory/show/12)
+      - Task **Write tests** (story Login page) — tinyPM task #<ZWSP>120 → GitHub
         - Would write: status "open" · parent "Login page"
       - Story **Dark mode** — GitHub #<ZWSP>41 → tinyPM
 
       ### Update (2)
 
-      - Story **Checkout flow** — tinyPM #<ZWSP>13 ⇄ GitHub #<ZWSP>34 · 1 comment
-        - Links: [tinyPM #<ZWSP>13](http://tinypm.example/tinypm/userStory/show/13) · [GitHub #<ZWSP>34](https://github.com/acme/shop/issues/34)
+      - Story **Checkout flow** — tinyPM story #<ZWSP>13 ⇄ GitHub #<ZWSP>34 · 1 comment
+        - Links: [tinyPM story #<ZWSP>13](http://tinypm.example/tinypm/userStory/show/13) · [GitHub #<ZWSP>34](https://github.com/acme/shop/issues/34)
 
         | Field | Old | New | Written to |
         | --- | --- | --- | --- |
@@ -40,7 +40,7 @@ describe("renderMarkdown", () => {
         | estimate | 3 | 5 | tinyPM |
         | assignees | — | "bob" | tinyPM |
 
-      - Story **Search** — tinyPM #<ZWSP>15 ⇄ GitHub #<ZWSP>35 · 2 time entries
+      - Story **Search** — tinyPM story #<ZWSP>15 ⇄ GitHub #<ZWSP>35 · 2 time entries
         - Kept on GitHub: status
 
         | Field | Old | New | Written to |
@@ -59,15 +59,15 @@ describe("renderMarkdown", () => {
 
       ### Adopt (1)
 
-      - Story **Onboarding** — tinyPM #<ZWSP>16 ⇄ GitHub #<ZWSP>36 · found by its marker
+      - Story **Onboarding** — tinyPM story #<ZWSP>16 ⇄ GitHub #<ZWSP>36 · found by its marker
 
       ### Delete (1)
 
-      - Story **Legacy importer** — tinyPM #<ZWSP>17 ⇄ GitHub #<ZWSP>37 · deleted on tinyPM; close on the other side
+      - Story **Legacy importer** — tinyPM story #<ZWSP>17 ⇄ GitHub #<ZWSP>37 · deleted on tinyPM; close on the other side
 
       ### Conflict (1)
 
-      - Task **Pay with card** (story Checkout flow) — tinyPM #<ZWSP>130 ⇄ GitHub #<ZWSP>77
+      - Task **Pay with card** (story Checkout flow) — tinyPM task #<ZWSP>130 ⇄ GitHub #<ZWSP>77
 
         | Conflict | Base | tinyPM | GitHub | Resolution |
         | --- | --- | --- | --- | --- |
@@ -75,7 +75,7 @@ describe("renderMarkdown", () => {
 
       ### Failed (1)
 
-      - Story **Export to CSV** — tinyPM #<ZWSP>14 → GitHub
+      - Story **Export to CSV** — tinyPM story #<ZWSP>14 → GitHub
         - Error payload\\_invalid: GitHub refused the issue: title is too long (256)
 
       ### Skip (1)
@@ -163,7 +163,7 @@ describe("renderMarkdown", () => {
     expect(md).toContain(
       "### Create (12)\n\n<details>\n<summary>12 items</summary>\n\n- Story **Story 0**",
     );
-    expect(md).toContain("- Story **Story 11** — tinyPM #\u200B111 → GitHub\n\n</details>");
+    expect(md).toContain("- Story **Story 11** — tinyPM story #\u200B111 → GitHub\n\n</details>");
   });
 
   it("renders a report with more lines than a function call takes arguments", () => {

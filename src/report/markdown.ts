@@ -6,7 +6,14 @@
 import { tinypmReadLine } from "./tinypm-read.js";
 import { deleteGuardWords } from "./delete-guard.js";
 import { escapeMarkdown as md, markdownCode } from "./escape.js";
-import { groupItems, isForeign, isUnchanged } from "./group.js";
+import {
+  foreignWords,
+  groupItems,
+  isForeign,
+  isUnchanged,
+  leftOutCounts,
+  notReadWords,
+} from "./group.js";
 import {
   ACTION_TITLES,
   ACTIONS,
@@ -80,6 +87,9 @@ function renderWithLimit(report: Report, opts: MarkdownOptions, limit: number): 
   const unchanged = report.items.filter(isUnchanged).length;
   if (!verbose && unchanged > 0)
     parts.push([`_${unchanged} unchanged item${unchanged === 1 ? "" : "s"} not listed._`, ""]);
+  const { foreign, notRead } = leftOutCounts(report);
+  if (foreign > 0) parts.push([`_${md(foreignWords(foreign, target, verbose))}._`, ""]);
+  if (notRead > 0) parts.push([`_${md(notReadWords(notRead))}._`, ""]);
   parts.push(users(report, target), apiCost(report), notes(report));
   return `${parts.flat().join("\n").trimEnd()}\n`;
 }
@@ -105,10 +115,16 @@ function guardLines(report: Report): string[] {
 
 function summary(report: Report): string[] {
   const s = report.summary;
+  const { foreign, notRead } = leftOutCounts(report);
+  const extra: [string, number][] = [
+    ...(foreign > 0 ? [["Foreign (left alone)", foreign] as [string, number]] : []),
+    ...(notRead > 0 ? [["Not read this run", notRead] as [string, number]] : []),
+  ];
+  const unchanged = Math.max(0, s.unchanged - foreign);
   return [
-    "| Created | Updated | Unchanged | Conflicts | Failed | Deleted |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: |",
-    `| ${s.created} | ${s.updated} | ${s.unchanged} | ${s.conflicts} | ${s.failed} | ${s.deleted} |`,
+    `| Created | Updated | Unchanged | Conflicts | Failed | Deleted |${extra.map(([l]) => ` ${l} |`).join("")}`,
+    `| ---: | ---: | ---: | ---: | ---: | ---: |${extra.map(() => " ---: |").join("")}`,
+    `| ${s.created} | ${s.updated} | ${unchanged} | ${s.conflicts} | ${s.failed} | ${s.deleted} |${extra.map(([, n]) => ` ${n} |`).join("")}`,
     "",
   ];
 }

@@ -225,6 +225,11 @@ export const reportSchema = z
           .object({ story: z.string(), task: z.string() })
           .optional()
           .describe("Whether listings carried complete elements: complete, summary, unknown."),
+        notRead: count
+          .optional()
+          .describe(
+            "Linked items this run did not read (closed iterations left out): in step as far as the state knows.",
+          ),
       })
       .optional()
       .describe("What was read of tinyPM: everything, or which tiers and why."),

@@ -11,31 +11,31 @@ describe("renderText", () => {
       "Sync plan · job widgets · tinyPM and GitHub · dry run: nothing was written
       run <run-id> · <time> → <time> (4 s)
 
-      ~ update   story "Checkout flow"  tinyPM #13 ⇄ GitHub #34 · 1 comment
-            links: tinyPM #13 http://tinypm.example/tinypm/userStory/show/13 · GitHub #34 https://github.com/acme/shop/issues/34
+      ~ update   story "Checkout flow"  tinyPM story #13 ⇄ GitHub #34 · 1 comment
+            links: tinyPM story #13 http://tinypm.example/tinypm/userStory/show/13 · GitHub #34 https://github.com/acme/shop/issues/34
             title → GitHub: "Checkout" → "Checkout flow"
             labels → GitHub: "shop" → "shop", "ui"
             estimate → tinyPM: 3 → 5
             assignees → tinyPM: — → "bob"
-          ! conflict task "Pay with card"  tinyPM #130 ⇄ GitHub #77
+          ! conflict task "Pay with card"  tinyPM task #130 ⇄ GitHub #77
                 status conflict: base "open" · tinyPM "closed" · GitHub "in-progress" → parked (conflicts resolve)
-      + create   story "Login page"  tinyPM #12 → GitHub · 2 comments, 1 time entry
+      + create   story "Login page"  tinyPM story #12 → GitHub · 2 comments, 1 time entry
             would write: status "open" · labels "auth", "ui" · assignees "alice" · milestone "Sprint 4" · estimate 3
-            links: tinyPM #12 http://tinypm.example/tinypm/userStory/show/12
-          + create   task "Write tests"  tinyPM #120 → GitHub
+            links: tinyPM story #12 http://tinypm.example/tinypm/userStory/show/12
+          + create   task "Write tests"  tinyPM task #120 → GitHub
                 would write: status "open" · parent "Login page"
       + create   story "Dark mode"  GitHub #41 → tinyPM
-      ✗ failed   story "Export to CSV"  tinyPM #14 → GitHub
+      ✗ failed   story "Export to CSV"  tinyPM story #14 → GitHub
             error [payload_invalid]: GitHub refused the issue: title is too long (256)
-      ~ update   story "Search"  tinyPM #15 ⇄ GitHub #35 · 2 time entries
+      ~ update   story "Search"  tinyPM story #15 ⇄ GitHub #35 · 2 time entries
             description → GitHub: "Find items." → "Find items by name or tag, fast, even in archived projects…
             kept on GitHub: status
             priority conflict: base 2 · tinyPM 1 · GitHub 3 → tinyPM wins
             description → GitHub, word diff:
               Find items{+ by name or tag, fast, even in archived projects+}.
             GitHub rich content kept (0 blocks kept as written, 1 rewritten, 0 removed)
-      = adopt    story "Onboarding"  tinyPM #16 ⇄ GitHub #36 · found by its marker
-      - delete   story "Legacy importer"  tinyPM #17 ⇄ GitHub #37 · deleted on tinyPM; close on the other side
+      = adopt    story "Onboarding"  tinyPM story #16 ⇄ GitHub #36 · found by its marker
+      - delete   story "Legacy importer"  tinyPM story #17 ⇄ GitHub #37 · deleted on tinyPM; close on the other side
       · skip     task "Orphan task"  GitHub #90 · parent-missing
 
       Users with no GitHub counterpart: carol, dave@example.com
@@ -100,7 +100,12 @@ describe("renderText", () => {
     };
     const quiet = renderText(report);
     expect(quiet).not.toContain("Another job's issue");
-    expect(quiet).toContain("2 foreign (another job's or tinyPM's; --verbose names them)");
+    const unchanged = base.items.filter((i) => i.action === "skip").length;
+    // Counted once: as foreign, not a second time as unchanged (issue #32: 240 foreign + 240
+    // unchanged for 240 items).
+    expect(quiet).toContain(
+      `Totals: ${unchanged} unchanged (not listed; --verbose lists them) · 2 foreign (made on Jira by another job or tinyPM, left alone; --verbose names them)\n`,
+    );
     const verbose = renderText(report, { verbose: true });
     expect(verbose).toContain('· skip     story "Another job\'s issue"  Jira #77 · foreign');
     expect(verbose).toContain("2 foreign");

@@ -3,7 +3,14 @@ import { tinypmReadLine } from "./tinypm-read.js";
 import { deleteGuardWords } from "./delete-guard.js";
 import { createPalette, type Palette } from "./color.js";
 import { escapeTerminal as safe } from "./escape.js";
-import { countActions, groupItems, isForeign, isUnchanged } from "./group.js";
+import {
+  countActions,
+  foreignWords,
+  groupItems,
+  isForeign,
+  isUnchanged,
+  notReadWords,
+} from "./group.js";
 import {
   ACTIONS,
   durationLabel,
@@ -186,7 +193,7 @@ function footer(report: Report, verbose: boolean, { p, target }: Ctx): string[] 
     lines.push(`Time the writes would take: ${safe(took.text)}`);
     if (took.hint !== undefined) lines.push(p.yellow(`Hint: ${safe(took.hint)}`));
   }
-  lines.push(p.bold(`Totals: ${totals(report, verbose)}`));
+  lines.push(p.bold(`Totals: ${totals(report, verbose, target)}`));
   return lines;
 }
 
@@ -210,17 +217,16 @@ function estimates(report: Report): string {
   return entries.map(([system, n]) => `${systemLabel(system)} ${plural(n, "write")}`).join(" · ");
 }
 
-function totals(report: Report, verbose: boolean): string {
+function totals(report: Report, verbose: boolean, target: string): string {
   const listed = report.items.filter((i) => !isUnchanged(i) && !isForeign(i));
   const foreign = report.items.filter(isForeign).length;
   const counts = countActions(listed);
   const parts = ACTIONS.filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
-  if (foreign > 0)
-    parts.push(
-      `${foreign} foreign${verbose ? "" : " (another job's or tinyPM's; --verbose names them)"}`,
-    );
-  const same = report.items.length - listed.length;
+  const same = report.items.filter(isUnchanged).length;
   if (same > 0)
     parts.push(`${same} unchanged${verbose ? "" : " (not listed; --verbose lists them)"}`);
+  if (foreign > 0) parts.push(foreignWords(foreign, target, verbose));
+  const notRead = report.tinypmRead?.notRead ?? 0;
+  if (notRead > 0) parts.push(notReadWords(notRead));
   return parts.length === 0 ? "nothing" : parts.join(" · ");
 }

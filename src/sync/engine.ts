@@ -1,3 +1,4 @@
+import { linkedNotRead } from "./not-read.js";
 import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { Iteration, SystemName, UserRef } from "../core/model.js";
 import type { CompiledMapping } from "../mapping/compile.js";
@@ -211,7 +212,8 @@ async function runHeld(
       runId,
       job,
       plan,
-      tinypmRead: read.tinypmRead,
+      // Linked items a tiered read left out, so that the totals account for every link.
+      tinypmRead: { ...read.tinypmRead, notRead: linkedNotRead(settled.links, planned) },
       summary,
       users,
       events,
@@ -247,6 +249,9 @@ async function runHeld(
           // A stop for a limit is no fault: the status names it and when a rerun proceeds.
           counts: {
             ...summary,
+            // Every item the run made counts, the one cut short after its create and link too:
+            // what `undo --run` takes back, and what `status` sets beside the linked items.
+            created: Math.max(summary.created, events.filter((e) => e.type === "created").length),
             ...(error instanceof LimitWaitError && { limitWaitUntil: error.resumeAt }),
           },
           apiCalls: apiUse(o),

@@ -279,6 +279,7 @@ export function toReport(run: RunReport): Report {
       })),
       fetched: run.tinypmRead.fetched,
       ...(run.tinypmRead.listings === undefined ? {} : { listings: run.tinypmRead.listings }),
+      ...((run.tinypmRead.notRead ?? 0) > 0 && { notRead: run.tinypmRead.notRead }),
     },
     ...(run.deleteGuard !== undefined && { deleteGuard: reportGuard(run.deleteGuard) }),
     items: run.plan.actions.map((a) => withStory(item(a, input), a, titles)),

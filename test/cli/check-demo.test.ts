@@ -116,6 +116,18 @@ describe("demo", () => {
       expect(r.stdout).toContain(`title → ${name}:`);
       expect(r.stdout).toContain(`description → tinyPM:`);
       expect(r.stdout).toMatch(/Totals: 2 update/);
+      // Issue #32: every run's totals account for every linked item, closed iterations a tiered
+      // read left out included; ids say whether they name a story or a task; no internal words.
+      const totals = [...r.stdout.matchAll(/^Totals: (.*)$/gm)].map((m) =>
+        [...(m[1] ?? "").matchAll(/(?:^|· )(\d+) /g)].reduce((n, x) => n + Number(x[1]), 0),
+      );
+      expect(totals).toHaveLength(2);
+      expect(totals[0]).toBeGreaterThan(0);
+      expect(totals[1]).toBe(totals[0]);
+      expect(r.stdout).toMatch(/ tinyPM story #1 → /);
+      expect(r.stdout).toMatch(/ task "[^"]+" {2}tinyPM task #1 → /);
+      expect(r.stdout).not.toMatch(/tinyPM #\d/);
+      expect(r.stdout).not.toMatch(/listings:|tiered:|summary, tasks/);
     },
   );
 });

@@ -122,7 +122,7 @@ describe.skipIf(chromiumMissing)(
 
     it("links an item to its tinyPM story and its issue on the target", async () => {
       const links = row("update").filter({ hasText: "Checkout flow" }).locator("a.link");
-      expect(await links.allInnerTexts()).toEqual(["tinyPM #13", "GitHub #34"]);
+      expect(await links.allInnerTexts()).toEqual(["tinyPM story #13", "GitHub #34"]);
       expect([
         await links.nth(0).getAttribute("href"),
         await links.nth(1).getAttribute("href"),
@@ -133,7 +133,7 @@ describe.skipIf(chromiumMissing)(
       expect(await links.first().isVisible()).toBe(true);
       // A dry run's create links only to tinyPM: the issue does not exist yet.
       const create = row("create").filter({ hasText: "Login page" }).locator("a.link");
-      expect(await create.allInnerTexts()).toEqual(["tinyPM #12"]);
+      expect(await create.allInnerTexts()).toEqual(["tinyPM story #12"]);
     });
 
     it("shows a description's word diff: the added words marked, the rest as it was", async () => {

@@ -222,7 +222,9 @@ function closingLines(name: string): string[] {
   return [
     "",
     "Reading the reports: each run lists what it created, updated or left unchanged on each side;",
-    `"story" and "task" rows are tinyPM's stories and tasks, and their ${name} copies are named beside them.`,
+    `"story" and "task" rows are tinyPM's stories and tasks (numbered apart: tinyPM story #1 and tinyPM task #1`,
+    `are two items), their ${name} copies named beside them; "not read this run" counts linked items in`,
+    "closed iterations, which a sync reads in full every 12 runs or with --full.",
     "",
     "Next steps:",
     "  npx tinypm-sync demo --keep              keep the servers running and try the commands on them",

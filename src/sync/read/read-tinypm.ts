@@ -38,6 +38,11 @@ export interface TinypmReadInfo {
   readonly fetched: number;
   /** Whether story and task listings carried complete elements. */
   readonly listings?: Readonly<Record<"story" | "task", ListingForm>> | undefined;
+  /**
+   * Linked items this run did not read (closed iterations a tiered read left out): in step as far
+   * as the state knows. Set by the engine once the plan is made.
+   */
+  readonly notRead?: number | undefined;
 }
 
 export interface TinypmRead {
