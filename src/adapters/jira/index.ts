@@ -93,6 +93,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     site: createSiteLoader(client, api, options),
     sleep,
     graphs: new Map(),
+    listing: new Map(),
     statuses: {},
     markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
