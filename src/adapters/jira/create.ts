@@ -7,7 +7,7 @@ import { getItem, readByKeys } from "./reads.js";
 import { PROPERTY_KEY, rawBulkCreated, type RawBulkCreated, type RawCreated } from "./schema.js";
 import { resolveSprint } from "./sprints.js";
 import { httpShape, isRecord } from "./errors.js";
-import { firstStepOnCreate, learnWhileReading, transitionTo } from "./transition.js";
+import { firstStepOnCreate, knownStatuses, learnWhileReading, transitionTo } from "./transition.js";
 import type { WorkflowEdge } from "./workflow.js";
 
 const BULK_CREATE_MAX = 50;
@@ -343,6 +343,8 @@ async function finishCreated(
           unknown.map((c) => c.id),
         )
       : Promise.resolve(new Map<string, WorkItem>());
+  // The site's statuses, which a walk checks first, come with the read-back (once per tracker).
+  if (items.some((c) => c.status !== c.draft.status)) knownStatuses(ctx).catch(() => undefined);
   // A probe's first transitions are listed while its status is read back (one round trip).
   const probes = new Map<string, FollowUp>();
   for (const c of unknown) {

@@ -143,7 +143,7 @@ function learnTransitions(
  * reachable ones. Returns the number of transitions made.
  */
 /** The status names of the site (cached per tracker): a target outside them fails before any move. */
-function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
+export function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
   const load = async (): Promise<readonly string[]> => {
     const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
       operation: "GET /rest/api/3/status",
