@@ -29,6 +29,11 @@ export interface JiraContext {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Learned workflow edges: issue type → status → transitions. */
   readonly graphs: Map<string, Map<string, readonly WorkflowEdge[]>>;
+  /**
+   * Workflow probes in flight, by `issue type|status`: concurrent walks from one status list its
+   * transitions once (the answer lands in `graphs`).
+   */
+  readonly listing: Map<string, Promise<readonly WorkflowEdge[]>>;
   /** The site's status names, loaded once (the promise is shared by concurrent callers). */
   readonly statuses: { promise?: Promise<readonly string[]> | undefined };
   /**

@@ -7,7 +7,7 @@ import { getItem, readByKeys } from "./reads.js";
 import { PROPERTY_KEY, rawBulkCreated, type RawBulkCreated, type RawCreated } from "./schema.js";
 import { resolveSprint } from "./sprints.js";
 import { httpShape, isRecord } from "./errors.js";
-import { firstStepOnCreate, transitionTo } from "./transition.js";
+import { firstStepOnCreate, knownStatuses, learnWhileReading, transitionTo } from "./transition.js";
 import type { WorkflowEdge } from "./workflow.js";
 
 const BULK_CREATE_MAX = 50;
@@ -53,7 +53,9 @@ type Result = WorkItem | Error;
 /**
  * Creates drafts through bulk create (≤ 50 per call). Each create carries the story's sprint and
  * the first transition towards the draft's status; the remaining transitions follow, then one
- * read-back per chunk.
+ * read-back per chunk. While the workflow is not known well enough for that, a probe goes first
+ * (`nextProbe`); the next creates go as soon as its walk has taught the workflow, while the probe
+ * is still being read back.
  */
 async function createItems(
   ctx: JiraContext,
@@ -68,26 +70,40 @@ async function createItems(
   };
   let pending = drafts.map((draft, index) => ({ draft, index }));
   const probed = new Set<string>();
-  for (let n = 0; n < MAX_PROBES; n++) {
-    const probe = nextProbe(ctx, pending, probed);
-    if (probe === undefined) break;
-    signal?.throwIfAborted();
-    probed.add(`${issueTypeOf(ctx, probe.draft)}|${probe.draft.status}`);
-    store([probe], await createChunk(ctx, [probe.draft], signal));
-    pending = pending.filter((e) => e !== probe);
+  /** The probes' creates finishing (their read-backs), awaited before returning. */
+  const finishing: Promise<void>[] = [];
+  try {
+    for (let n = 0; n < MAX_PROBES; n++) {
+      const probe = nextProbe(ctx, pending, probed);
+      if (probe === undefined) break;
+      signal?.throwIfAborted();
+      probed.add(`${issueTypeOf(ctx, probe.draft)}|${probe.draft.status}`);
+      let walked = (): void => undefined;
+      const learnt = new Promise<void>((resolve) => (walked = resolve));
+      const done = createChunk(ctx, [probe.draft], signal, walked).then((answers) => {
+        store([probe], answers);
+      });
+      done.catch(() => undefined); // awaited below
+      finishing.push(done);
+      await Promise.race([learnt, done]);
+      pending = pending.filter((e) => e !== probe);
+    }
+    for (let base = 0; base < pending.length; base += BULK_CREATE_MAX) {
+      signal?.throwIfAborted();
+      const part = pending.slice(base, base + BULK_CREATE_MAX);
+      store(
+        part,
+        await createChunk(
+          ctx,
+          part.map((e) => e.draft),
+          signal,
+        ),
+      );
+    }
+  } finally {
+    await Promise.allSettled(finishing);
   }
-  for (let base = 0; base < pending.length; base += BULK_CREATE_MAX) {
-    signal?.throwIfAborted();
-    const part = pending.slice(base, base + BULK_CREATE_MAX);
-    store(
-      part,
-      await createChunk(
-        ctx,
-        part.map((e) => e.draft),
-        signal,
-      ),
-    );
-  }
+  await Promise.all(finishing);
   return results;
 }
 
@@ -200,6 +216,7 @@ async function createChunk(
   ctx: JiraContext,
   chunk: readonly WorkItemDraft[],
   signal?: AbortSignal,
+  walked?: () => void,
 ): Promise<Result[]> {
   const results: Result[] = new Array<Result>(chunk.length);
   const planned = await planWrites(ctx, chunk);
@@ -246,7 +263,7 @@ async function createChunk(
       initial: step === undefined,
     };
   });
-  await finishCreated(ctx, followUps, sentResults, signal);
+  await finishCreated(ctx, followUps, sentResults, signal, walked);
   sent.forEach((s, i) => {
     results[s.index] = sentResults[i] ?? new InternalError("Jira create answered nothing.");
   });
@@ -314,22 +331,43 @@ async function finishCreated(
   items: readonly FollowUp[],
   results: Result[],
   signal?: AbortSignal,
+  walked?: () => void,
 ): Promise<void> {
   const failed = new Map<string, Error>();
   const unknown = items.filter((c) => c.status === undefined);
-  const before =
+  const reading =
     unknown.length > 0
-      ? await readByKeys(
+      ? readByKeys(
           ctx,
           unknown.map((c) => c.key),
           unknown.map((c) => c.id),
         )
-      : new Map<string, WorkItem>();
+      : Promise.resolve(new Map<string, WorkItem>());
+  // The site's statuses, which a walk checks first, come with the read-back (once per tracker).
+  if (items.some((c) => c.status !== c.draft.status)) knownStatuses(ctx).catch(() => undefined);
+  // A probe's first transitions are listed while its status is read back (one round trip).
+  const probes = new Map<string, FollowUp>();
+  for (const c of unknown) {
+    const type = issueTypeOf(ctx, c.draft);
+    if (c.initial && !ctx.initialStatus.has(type) && !probes.has(type)) probes.set(type, c);
+  }
+  const learning = [...probes].map(([type, c]) =>
+    learnWhileReading(
+      ctx,
+      c.key,
+      type,
+      reading.then((read) => read.get(c.key)?.status),
+    ),
+  );
+  const before = await reading;
+  await Promise.all(learning);
   for (const c of unknown) {
     const read = before.get(c.key);
     if (c.initial && read) ctx.initialStatus.set(issueTypeOf(ctx, c.draft), read.status);
   }
   const unchanged = new Set<string>();
+  /** Transitions listed out of the statuses the walks reached, while the issues are read back. */
+  const listings: Promise<unknown>[] = [];
   await eachAtOnce(items, async (c) => {
     const status = c.status ?? before.get(c.key)?.status;
     const issueType = issueTypeOf(ctx, c.draft);
@@ -340,12 +378,17 @@ async function finishCreated(
           : await transitionTo(ctx, c.key, c.draft.status, {
               signal,
               current: status === undefined ? undefined : { status, issueType },
+              learning: (listing) => listings.push(listing),
             });
       if (steps === 0) unchanged.add(c.key);
     } catch (error) {
       failed.set(c.key, asError(error));
     }
   });
+  // What the walks learnt of the workflow is known once the listings out of the statuses they
+  // reached are in: the caller's next creates may go then, while these are read back.
+  const listed = Promise.allSettled(listings);
+  void listed.then(() => walked?.());
   const reuse = (c: FollowUp) => unchanged.has(c.key) && before.has(c.key);
   const reread = items.filter((c) => !failed.has(c.key) && !reuse(c));
   const after =
@@ -356,6 +399,7 @@ async function finishCreated(
           reread.map((c) => c.id),
         )
       : new Map<string, WorkItem>();
+  await listed;
   await eachAtOnce(items, async (c) => {
     const error = failed.get(c.key);
     if (error) {

@@ -93,6 +93,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     site: createSiteLoader(client, api, options),
     sleep,
     graphs: new Map(),
+    listing: new Map(),
     statuses: {},
     markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
@@ -162,7 +163,12 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     async ensureIteration(draft: IterationDraft): Promise<Iteration> {
       // A fresh listing: an iteration is ensured once per run, and a stale cache could miss a
       // sprint made elsewhere since (and create a duplicate).
-      return toIteration(await ensureSprint(ctx, draft, await listSprints(ctx)));
+      const listed = await listSprints(ctx);
+      const sprint = await ensureSprint(ctx, draft, listed);
+      // No listing cached yet: this one (with the sprint made, if any) serves the creates that
+      // name a sprint, instead of a listing of their own on the way.
+      ctx.sprints.promise ??= Promise.resolve(listed);
+      return toIteration(sprint);
     },
     listUsers: (): Promise<readonly UserRef[]> => listAssignableUsers(ctx),
     probe: (): Promise<ProbeResult> => probeSite(ctx),

@@ -90,8 +90,9 @@ export async function ensureSprint(
 }
 
 async function createSprint(ctx: JiraContext, draft: IterationDraft): Promise<RawSprint> {
+  let created: RawSprint;
   try {
-    return ctx.client.parse(
+    created = ctx.client.parse(
       rawSprint,
       await ctx.api.createSprint({
         name: draft.name,
@@ -101,10 +102,26 @@ async function createSprint(ctx: JiraContext, draft: IterationDraft): Promise<Ra
       }),
       { operation: "POST /rest/agile/1.0/sprint" },
     );
-  } finally {
-    // The board changed (or may have, when the answer was lost): list it again next time.
+  } catch (error) {
+    // The board may have changed (an answer lost): list it again next time.
     ctx.sprints.promise = undefined;
+    throw error;
   }
+  // The board changed by this sprint alone: the listing learns it without a second read (a
+  // listing still in flight may hold it already).
+  const known = ctx.sprints.promise;
+  if (known !== undefined) {
+    const next: Promise<RawSprint[]> = known.then(
+      (list) => (list.some((s) => s.id === created.id) ? list : [...list, created]),
+      (error: unknown) => {
+        if (ctx.sprints.promise === next) ctx.sprints.promise = undefined;
+        throw error;
+      },
+    );
+    next.catch(() => undefined); // its readers see the error; none may come
+    ctx.sprints.promise = next;
+  }
+  return created;
 }
 
 /** The sprint id an iteration reference points at (by id, else by name through the cache). */

@@ -15,6 +15,11 @@ interface TransitionOptions {
   readonly current?: { readonly status: string; readonly issueType: string } | undefined;
   /** Set when moving an issue back after a failed search (no second return trip). */
   readonly returning?: boolean | undefined;
+  /**
+   * Takes the listing of the transitions out of the status reached (when not known yet) instead
+   * of waiting for it: the caller reads the issue back meanwhile and waits for both.
+   */
+  readonly learning?: ((listing: Promise<unknown>) => void) | undefined;
 }
 
 /** The statuses reachable from `status` through one transition, as Jira lists them now. */
@@ -82,6 +87,55 @@ export function firstStepOnCreate(
   return { edge: next.edge, fields: requiredFields(ctx, next.edge) };
 }
 
+const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Lists the transitions of a probe just created (in its issue type's initial status, not known
+ * yet) while its status is being read back: both reads in one round trip. The answer is kept
+ * under the status read, once known; a failed listing is left to the walk to ask again.
+ */
+export async function learnWhileReading(
+  ctx: JiraContext,
+  key: string,
+  issueType: string,
+  status: Promise<string | undefined>,
+): Promise<void> {
+  const [edges, name] = await Promise.all([
+    listTransitions(ctx, key).catch(() => undefined),
+    status.catch(() => undefined),
+  ]);
+  if (edges === undefined || name === undefined) return;
+  const graph = graphFor(ctx, issueType);
+  if (!graph.has(name)) graph.set(name, edges);
+}
+
+/**
+ * Learns the transitions out of `status` of `issueType` from issue `key` (which is in it), once:
+ * concurrent walks through one status share one `GET …/transitions`, and a known status costs
+ * nothing. A failed read is forgotten (the next walk asks again).
+ */
+function learnTransitions(
+  ctx: JiraContext,
+  key: string,
+  issueType: string,
+  status: string,
+): Promise<readonly WorkflowEdge[]> {
+  const graph = graphFor(ctx, issueType);
+  const known = graph.get(status);
+  if (known !== undefined) return Promise.resolve(known);
+  const id = `${issueType}|${status}`;
+  const inFlight = ctx.listing.get(id);
+  if (inFlight !== undefined) return inFlight;
+  const listing = listTransitions(ctx, key)
+    .then((edges) => {
+      graph.set(status, edges);
+      return edges;
+    })
+    .finally(() => ctx.listing.delete(id));
+  ctx.listing.set(id, listing);
+  return listing;
+}
+
 /**
  * Moves an issue to `target` one transition at a time: a breadth-first search over the workflow
  * as learned from `GET …/transitions` (cached per issue type and status), filling required
@@ -89,7 +143,7 @@ export function firstStepOnCreate(
  * reachable ones. Returns the number of transitions made.
  */
 /** The status names of the site (cached per tracker): a target outside them fails before any move. */
-function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
+export function knownStatuses(ctx: JiraContext): Promise<readonly string[]> {
   const load = async (): Promise<readonly string[]> => {
     const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
       operation: "GET /rest/api/3/status",
@@ -112,6 +166,12 @@ export async function transitionTo(
   const start = opts.current ?? (await readStatus(ctx, key));
   let status = start.status;
   const graph = graphFor(ctx, start.issueType);
+  // The site's statuses and the first status's transitions are read together (both reads, one
+  // round trip): the check below still comes before any move.
+  const first = same(status, target)
+    ? Promise.resolve(undefined)
+    : learnTransitions(ctx, key, start.issueType, status);
+  first.catch(() => undefined); // its error is rethrown below, after the status check
   const statuses = await knownStatuses(ctx);
   if (!statuses.some((s) => s.toLowerCase() === target.toLowerCase())) {
     throw new PayloadInvalidError(
@@ -123,9 +183,20 @@ export async function transitionTo(
       },
     );
   }
+  await first;
   let retried = false;
   for (let steps = 0; steps < MAX_STEPS;) {
-    if (!graph.has(status)) graph.set(status, await listTransitions(ctx, key));
+    if (!graph.has(status)) {
+      // Arrived: the transitions out of the status reached teach later creates their first
+      // step; the caller may let them come while it reads the issue back.
+      if (same(status, target) && opts.learning !== undefined) {
+        const listing = learnTransitions(ctx, key, start.issueType, status);
+        listing.catch(() => undefined); // the caller waits for it; a failure only teaches less
+        opts.learning(listing);
+        return steps;
+      }
+      await learnTransitions(ctx, key, start.issueType, status);
+    }
     const next = nextTransition({ graph, current: status, target });
     if (next.kind === "arrived") return steps;
     if (next.kind === "unreachable") {

@@ -1,5 +1,5 @@
 import type { WorkItem, WorkItemFieldName } from "../../core/model.js";
-import type { IntentRecord } from "../../state/records.js";
+import type { IntentRecord, LinkRecord } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
 import { createAction } from "../plan/plan.js";
@@ -12,6 +12,8 @@ import { anchorKept, pairAnchors, readAnchor, type AnchorVerdict } from "./tinyp
 /** What settling the interrupted creates did. */
 export interface Reconciled {
   readonly linked: number;
+  /** The links settling stored (found creates), as written: the caller need not read them back. */
+  readonly links: readonly LinkRecord[];
   /**
    * Items left alone this run (`side:kind:id`, as the identity step's `held`): a target item
    * whose tinyPM copy cannot be told from another candidate, and those candidates.
@@ -34,6 +36,7 @@ export async function reconcileIntents(
   targetItems: readonly WorkItem[],
 ): Promise<Reconciled> {
   let linked = 0;
+  const links: LinkRecord[] = [];
   const held = new Set<string>();
   const intents = await ctx.state.pendingIntents(ctx.job.name);
   const anchored = await anchoredVerdicts(ctx, intents, tinypmItems);
@@ -82,21 +85,20 @@ export async function reconcileIntents(
           await sameDraft(ctx, source, intent.payloadHash),
           keptFields(intent.anchor, found),
         );
-    await ctx.state.confirmIntent(
-      intent.id,
-      linkRecord({
-        job: ctx.job.name,
-        kind: intent.kind,
-        tinypmId: tinypmItem.id,
-        targetSystem: ctx.targetSystem,
-        targetId: targetItem.id,
-        origin: toTarget ? "tinypm" : ctx.targetSystem,
-        parentTinypmId: tinypmItem.parentId,
-        baseTinypm: pair.tinypm,
-        baseTarget: pair.target,
-        now: ctx.now(),
-      }),
-    );
+    const link = linkRecord({
+      job: ctx.job.name,
+      kind: intent.kind,
+      tinypmId: tinypmItem.id,
+      targetSystem: ctx.targetSystem,
+      targetId: targetItem.id,
+      origin: toTarget ? "tinypm" : ctx.targetSystem,
+      parentTinypmId: tinypmItem.parentId,
+      baseTinypm: pair.tinypm,
+      baseTarget: pair.target,
+      now: ctx.now(),
+    });
+    await ctx.state.confirmIntent(intent.id, link);
+    links.push(link);
     // The marker the interrupted import would have written next: without it the item could not
     // be told apart from a person's new issue, nor its link rebuilt from the target alone.
     if (!toTarget) await markBorn(ctx, source, found, pair.differing);
@@ -113,7 +115,7 @@ export async function reconcileIntents(
     });
     linked++;
   }
-  return { linked, held };
+  return { linked, links, held };
 }
 
 /**

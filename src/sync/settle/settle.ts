@@ -3,6 +3,7 @@ import { reconcileIntents } from "../apply/reconcile.js";
 import type { EngineContext } from "../context.js";
 import { linkView } from "../plan/links.js";
 import type { LinkView } from "../plan/plan-types.js";
+import type { LinkRecord } from "../../state/records.js";
 import type { RunRead } from "../read/run-read.js";
 import { identityStep, type IdentityStats } from "./identity-step.js";
 import { importClaims } from "./import-claims.js";
@@ -37,8 +38,8 @@ export async function settle(ctx: EngineContext, read: RunRead, dry: boolean): P
   const settled = dry
     ? undefined
     : await reconcileIntents(ctx, read.tinypm.items, read.target.items);
-  // Settling linked found creates: their links join the stored ones.
-  const links = (settled?.linked ?? 0) > 0 ? await storedLinks(ctx) : read.links;
+  // Settling linked found creates: their links join the stored ones, as written (not read back).
+  const links = withSettled(read.links, settled?.links ?? []);
   const found = await identityStep({
     job: ctx.job,
     mapping: ctx.mapping,
@@ -71,8 +72,14 @@ export async function settle(ctx: EngineContext, read: RunRead, dry: boolean): P
   };
 }
 
-async function storedLinks(ctx: EngineContext): Promise<LinkView[]> {
-  const out: LinkView[] = [];
-  for await (const l of ctx.state.links(ctx.job.name)) out.push(linkView(l));
-  return out;
+/** The stored links with those settling just wrote (a link of the same item replaced). */
+export function withSettled(
+  stored: readonly LinkView[],
+  written: readonly LinkRecord[],
+): readonly LinkView[] {
+  if (written.length === 0) return stored;
+  const views = written.map(linkView);
+  const key = (l: { kind: string; tinypmId: string }) => `${l.kind}:${l.tinypmId}`;
+  const replaced = new Set(views.map(key));
+  return [...stored.filter((l) => !replaced.has(key(l))), ...views];
 }

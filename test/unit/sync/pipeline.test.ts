@@ -192,6 +192,29 @@ describe("settle", () => {
     const plan = planRun(JOB, "github", read, real, NOW);
     expect(plan.actions.filter((a) => a.type === "create")).toEqual([]);
   });
+
+  it("links an interrupted create from the link it writes, without reading the links again", async () => {
+    const seven = await tinypm.create(story("Story 7"));
+    // A migration cut short: the intent recorded, the copy made with its marker, no link.
+    await state.recordIntent({
+      job: JOB.name,
+      kind: "story",
+      originSystem: "tinypm",
+      originId: seven.id,
+      targetSystem: "github",
+      payloadHash: "h",
+    });
+    const marker = { job: JOB.name, origin: "tinypm", originKind: "story", originId: seven.id };
+    const copy = await target.create({ ...story("Story 7"), marker } as WorkItemDraft);
+    const read = await readRun(options(), JOB, false, NOW);
+    expect(read.links).toHaveLength(6);
+    const counted = countingLinks(state);
+    const settled = await settle({ ...contextOf(read), state: counted.state }, read, false);
+    expect(counted.reads()).toBe(0);
+    expect(await state.countLinks(JOB.name)).toBe(7);
+    expect(settled.links).toHaveLength(7);
+    expect(settled.links.find((l) => l.tinypmId === seven.id)?.targetId).toBe(copy.id);
+  });
 });
 
 describe("plan", () => {
