@@ -41,6 +41,9 @@ export default defineConfig({
           name: "roundtrip",
           include: ["test/roundtrip/**/*.test.ts"],
           globalSetup: ["test/support/build.global.ts"],
+          // Each file starts its own world on port 0 and closes it: a worker keeps the engine,
+          // adapters and sandboxes it imported for the next file instead of importing them anew.
+          isolate: false,
         },
       },
       {
@@ -49,6 +52,9 @@ export default defineConfig({
           name: "cli",
           include: ["test/cli/**/*.test.ts"],
           globalSetup: ["test/support/build.global.ts"],
+          // The CLI runs in child processes; the servers each file starts close with it: a worker
+          // keeps the servers' and helpers' modules it imported for the next file.
+          isolate: false,
         },
       },
       {
