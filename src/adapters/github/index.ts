@@ -312,6 +312,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     watchContainers(listener: ((c: TrackerContainer) => void) | undefined) {
       onContainer = listener;
+      // A new run: the labels a person made since the last one are not this run's.
+      labelNames = undefined;
     },
     containerUsers: (c: TrackerContainer, o?: CallOptions) => containerUsers(ctx, c, o?.signal),
     deleteContainer: (c: TrackerContainer, o?: CallOptions) => deleteContainer(ctx, c, o?.signal),
