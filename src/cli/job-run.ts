@@ -136,6 +136,9 @@ export function logEvent(
         "marker written again: the target holds values of its own",
       );
       return;
+    case "container_created":
+      log.debug({ kind: e.kind, id: e.id, name: e.name }, `${e.kind} created`);
+      return;
     case "checkpoint_saved":
       log.info({ system: e.system }, "checkpoint saved");
       return;

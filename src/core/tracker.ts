@@ -112,6 +112,22 @@ export interface TrackerCapabilities {
 }
 
 /**
+ * An iteration (GitHub milestone, Jira sprint) or a label (GitHub) a tracker made itself, as
+ * `undo` takes it back: `id` is the milestone number, the sprint id or the label's name.
+ */
+export interface TrackerContainer {
+  readonly kind: "iteration" | "label";
+  readonly id: string;
+  readonly name: string;
+}
+
+/** An item that uses an iteration or label, and the run whose `undo` closed it, if one did. */
+export interface ContainerUser {
+  readonly id: ExternalId;
+  readonly undone?: string | undefined;
+}
+
+/**
  * The one interface every adapter implements (`index.ts` returns `{…} satisfies Tracker`).
  * Adapters throw the typed errors of `errors.ts`, never vendor errors.
  */
@@ -202,6 +218,24 @@ export interface Tracker {
   listIterations(opts?: CallOptions): Promise<readonly Iteration[]>;
   /** Finds the iteration by name, or creates it. */
   ensureIteration(draft: IterationDraft, opts?: CallOptions): Promise<Iteration>;
+
+  /**
+   * Tells `listener` of each iteration or label this tracker creates from now on, as it creates
+   * it (a run records them for `undo`); `undefined` stops telling. Absent where the tracker
+   * creates none (tinyPM 2.x has no API to create iterations).
+   */
+  watchContainers?(listener: ((c: TrackerContainer) => void) | undefined): void;
+  /** Every item that uses the iteration or label now, whoever made it. */
+  containerUsers?(c: TrackerContainer, opts?: CallOptions): Promise<readonly ContainerUser[]>;
+  /** Deletes an iteration or label; one gone already is no error. */
+  deleteContainer?(c: TrackerContainer, opts?: CallOptions): Promise<void>;
+  /**
+   * Deletes an item for good where `delete` only closes it (GitHub: GraphQL `deleteIssue`, for
+   * tokens with admin rights on the repository); a `PermissionError` when the token may not.
+   */
+  purge?(ref: ItemRef, opts?: CallOptions): Promise<void>;
+  /** Whether `purge` is allowed to this token (GitHub: admin on the repository). */
+  canPurge?(opts?: CallOptions): Promise<boolean>;
 
   listUsers(opts?: CallOptions): Promise<readonly UserRef[]>;
   /**

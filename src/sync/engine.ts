@@ -132,6 +132,11 @@ async function runHeld(
   };
   const runId = dry ? `dry-${Date.now().toString(36)}` : await startRun(journal, o, job.name);
   if (!dry) created = creationsLog(journal, job.name, runId);
+  // The milestones, sprints and labels the target tracker creates, noted for `undo` as made.
+  if (!dry)
+    o.target.watchContainers?.((c) => {
+      emit({ type: "container_created", kind: c.kind, id: c.id, name: c.name });
+    });
   const summary = emptySummary();
   try {
     // read: every remote and state read the plan needs, one plain value (read/run-read.ts).
@@ -261,6 +266,8 @@ async function runHeld(
         });
     }
     throw error;
+  } finally {
+    if (!dry) o.target.watchContainers?.(undefined);
   }
 }
 

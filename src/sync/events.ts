@@ -111,6 +111,13 @@ export type SyncEvent =
       readonly fields: readonly string[];
     }
   | {
+      /** An iteration (milestone, sprint) or label the run's target tracker created. */
+      readonly type: "container_created";
+      readonly kind: "iteration" | "label";
+      readonly id: string;
+      readonly name: string;
+    }
+  | {
       readonly type: "progress";
       readonly phase: string;
       readonly done: number;

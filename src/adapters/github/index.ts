@@ -10,7 +10,13 @@ import type {
   WorkItemDraft,
   WorkItemFields,
 } from "../../core/model.js";
-import type { CallOptions, ListQuery, ProbeResult, Tracker } from "../../core/tracker.js";
+import type {
+  CallOptions,
+  ListQuery,
+  ProbeResult,
+  Tracker,
+  TrackerContainer,
+} from "../../core/tracker.js";
 import { changeFeed } from "./feed.js";
 import { checkpointAfterWrites } from "./feed-prime.js";
 import { rememberIssue } from "./known-versions.js";
@@ -54,6 +60,7 @@ import { createProjectBoard } from "./project-board.js";
 import { boardFeed } from "./project-feed.js";
 import { issueStatusFor, overlay } from "./project-model.js";
 import { boardPart, issuePart } from "./project-patch.js";
+import { canDeleteIssues, containerUsers, deleteContainer, deleteIssue } from "./undo-parts.js";
 
 export type { LabelSpec } from "./repo-meta.js";
 export type { GithubTracker, GithubTrackerOptions, GithubRateLimitState } from "./types.js";
@@ -131,6 +138,30 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
   let milestones: Iteration[] | undefined;
   let labelsEnsured = options.labels === undefined;
   let markerIndex: Map<string, RawIssue> | undefined;
+  /** Told of each milestone and label this tracker creates (a run records them for `undo`). */
+  let onContainer: ((c: TrackerContainer) => void) | undefined;
+  /** The repository's label names (lower case) as known before the creates that add more. */
+  let labelNames: Promise<Set<string>> | undefined;
+  const knownLabels = (signal?: AbortSignal): Promise<Set<string>> => {
+    labelNames ??= listLabels(ctx, signal).then(
+      (all) => new Set(all.map((l) => l.name.toLowerCase())),
+      (error: unknown) => {
+        labelNames = undefined;
+        throw error;
+      },
+    );
+    return labelNames;
+  };
+  /** The labels a create sent that the repository lacked: GitHub made them with the issue. */
+  const noteNewLabels = async (draft: WorkItemDraft, signal?: AbortSignal): Promise<void> => {
+    if (onContainer === undefined || draft.labels.length === 0) return;
+    const names = await knownLabels(signal);
+    for (const name of draft.labels) {
+      if (names.has(name.toLowerCase())) continue;
+      names.add(name.toLowerCase());
+      onContainer({ kind: "label", id: name, name });
+    }
+  };
 
   const ensureIteration = async (
     draft: { name: string } & Omit<Iteration, "id" | "name">,
@@ -141,16 +172,24 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
     }
     milestones ??= await listMilestones(ctx, o?.signal);
-    return ensureMilestone(ctx, draft, milestones, o?.signal);
+    return ensureMilestone(ctx, draft, milestones, o?.signal, (made) =>
+      onContainer?.({ kind: "iteration", id: made.id, name: made.name }),
+    );
   };
   const unfinished = createUnfinished();
   const deps: CreateDeps = {
     ctx,
     milestoneFor: async (name, signal) => Number((await ensureIteration({ name }, { signal })).id),
     beforeCreate: async (signal) => {
-      if (labelsEnsured || options.labels === undefined) return;
-      await ensureLabels(ctx, options.labels, signal);
-      labelsEnsured = true;
+      if (!labelsEnsured && options.labels !== undefined) {
+        const ensured = await ensureLabels(ctx, options.labels, signal);
+        for (const name of ensured.created) onContainer?.({ kind: "label", id: name, name });
+        // The listing it read serves as the labels known before this run's creates.
+        labelNames ??= Promise.resolve(ensured.names);
+        labelsEnsured = true;
+      }
+      // Read before the create: a label it lacks, the create makes.
+      if (onContainer !== undefined) await knownLabels(signal);
     },
     importApi: options.importApi ?? false,
     pollMs: 1000 / timeScale,
@@ -253,8 +292,11 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     async create(draft: WorkItemDraft, o?: CallOptions) {
       markerIndex = undefined;
-      if (board === undefined || boardSpec === undefined)
-        return unfinished.create(deps, draft, o?.signal);
+      if (board === undefined || boardSpec === undefined) {
+        const made = await unfinished.create(deps, draft, o?.signal);
+        await noteNewLabels(draft, o?.signal);
+        return made;
+      }
       // The issue carries open/closed; status, iteration, estimate and priority go to the board.
       const issueDraft = {
         ...draft,
@@ -262,6 +304,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         iteration: undefined,
       };
       const item = await unfinished.create(deps, issueDraft, o?.signal);
+      await noteNewLabels(issueDraft, o?.signal);
       await writeBoard(item.id, boardPart(draft, true), o?.signal);
       return viewed(item, o?.signal);
     },
@@ -287,6 +330,18 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     async delete(ref: ItemRef, o?: CallOptions) {
       await patchIssue(ctx, ref.id, { state: "closed", state_reason: "not_planned" }, o?.signal);
     },
+    watchContainers(listener: ((c: TrackerContainer) => void) | undefined) {
+      onContainer = listener;
+      // A new run: the labels a person made since the last one are not this run's.
+      labelNames = undefined;
+    },
+    containerUsers: (c: TrackerContainer, o?: CallOptions) => containerUsers(ctx, c, o?.signal),
+    deleteContainer: (c: TrackerContainer, o?: CallOptions) => deleteContainer(ctx, c, o?.signal),
+    purge: async (ref: ItemRef, o?: CallOptions) => {
+      markerIndex = undefined;
+      await deleteIssue(ctx, ref.id, o?.signal);
+    },
+    canPurge: (o?: CallOptions) => canDeleteIssues(ctx, o?.signal),
     changes: (from: Parameters<Tracker["changes"]>[0], o?: CallOptions) =>
       board === undefined || boardSpec === undefined
         ? changeFeed(ctx, from, o?.signal, o?.onUnreadable)

@@ -48,12 +48,15 @@ export function listLabels(ctx: GithubContext, signal?: AbortSignal): Promise<Ra
   );
 }
 
-/** Creates the missing labels and fixes colour/description drift; returns what it wrote. */
+/**
+ * Creates the missing labels and fixes colour/description drift; returns what it wrote and the
+ * names (lower case) of every label the repository holds now.
+ */
 export async function ensureLabels(
   ctx: GithubContext,
   wanted: readonly LabelSpec[],
   signal?: AbortSignal,
-): Promise<{ created: string[]; updated: string[] }> {
+): Promise<{ created: string[]; updated: string[]; names: Set<string> }> {
   const existing = new Map((await listLabels(ctx, signal)).map((l) => [l.name.toLowerCase(), l]));
   const created: string[] = [];
   const updated: string[] = [];
@@ -74,6 +77,7 @@ export async function ensureLabels(
         signal,
       });
       created.push(spec.name);
+      existing.set(spec.name.toLowerCase(), { name: spec.name });
     } else if (
       (color !== undefined && have.color?.toLowerCase() !== color) ||
       (spec.description !== undefined && (have.description ?? "") !== spec.description)
@@ -89,7 +93,7 @@ export async function ensureLabels(
       updated.push(spec.name);
     }
   }
-  return { created, updated };
+  return { created, updated, names: new Set(existing.keys()) };
 }
 
 export function listMilestones(ctx: GithubContext, signal?: AbortSignal): Promise<Iteration[]> {
@@ -103,12 +107,16 @@ export function listMilestones(ctx: GithubContext, signal?: AbortSignal): Promis
   );
 }
 
-/** The milestone titled like the draft, created (with description and due date) when missing. */
+/**
+ * The milestone titled like the draft, created (with description and due date) when missing;
+ * `onCreated` is told of one it created (not of one an earlier attempt may have made).
+ */
 export async function ensureMilestone(
   ctx: GithubContext,
   draft: IterationDraft,
   known: Iteration[] | undefined,
   signal?: AbortSignal,
+  onCreated?: (made: Iteration) => void,
 ): Promise<Iteration> {
   const all = known ?? (await listMilestones(ctx, signal));
   const found = all.find((m) => m.name === draft.name);
@@ -139,6 +147,7 @@ export async function ensureMilestone(
   }
   const made = toIteration(parse(rawMilestoneSchema, res.data, { operation }));
   all.push(made);
+  onCreated?.(made);
   return made;
 }
 

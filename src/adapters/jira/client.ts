@@ -481,6 +481,28 @@ export function createJiraEndpoints(client: JiraClient) {
         call: ({ agile }) =>
           agile.sprint.moveIssuesToSprintAndRank<unknown>({ sprintId, issues: [...keys] }),
       }),
+    sprintIssues: (sprintId: number, startAt: number) =>
+      send({
+        operation: "GET /rest/agile/1.0/sprint/{id}/issue",
+        kind: "agile.sprintIssues",
+        write: false,
+        id: String(sprintId),
+        call: ({ agile }) =>
+          agile.sprint.getIssuesForSprint<unknown>({
+            sprintId,
+            startAt,
+            maxResults: 100,
+            fields: ["summary"],
+          }),
+      }),
+    deleteSprint: (sprintId: number) =>
+      send({
+        operation: "DELETE /rest/agile/1.0/sprint/{id}",
+        kind: "sprint.delete",
+        write: true,
+        id: String(sprintId),
+        call: ({ agile }) => agile.sprint.deleteSprint<unknown>({ sprintId }),
+      }),
     moveToBacklog: (keys: readonly string[]) =>
       send({
         operation: "POST /rest/agile/1.0/backlog/issue",

@@ -54,6 +54,8 @@ export interface JiraContext {
   readonly sprints: {
     promise?: Promise<RawSprint[]> | undefined;
     readonly ensuring: Map<string, Promise<RawSprint>>;
+    /** Told of each sprint this adapter creates (a run records them for `undo`). */
+    onCreated?: ((sprint: RawSprint) => void) | undefined;
   };
 }
 

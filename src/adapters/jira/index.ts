@@ -8,7 +8,13 @@ import type {
   UserRef,
   WorkItemDraft,
 } from "../../core/model.js";
-import type { CallOptions, ProbeResult, Tracker } from "../../core/tracker.js";
+import type {
+  CallOptions,
+  ContainerUser,
+  ProbeResult,
+  Tracker,
+  TrackerContainer,
+} from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints } from "./client.js";
 import type { Logger } from "../../core/logger.js";
 import type { JiraContext, JiraSettings } from "./context.js";
@@ -23,7 +29,14 @@ import { findItemByMarker, getItem, listItems } from "./reads.js";
 import { rawPriorities, rawWorklogPage } from "./schema.js";
 import { createSiteLoader } from "./site.js";
 import { listAssignableUsers } from "./users.js";
-import { ensureSprint, listSprints, moveToSprint, toIteration } from "./sprints.js";
+import {
+  deleteSprint,
+  ensureSprint,
+  listSprints,
+  moveToSprint,
+  sprintIssueKeys,
+  toIteration,
+} from "./sprints.js";
 import { listTransitions, transitionTo } from "./transition.js";
 import { addComment, addTimeEntry, deleteItem, updateItem } from "./writes.js";
 import { toTimeEntry } from "./map.js";
@@ -169,6 +182,22 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       // name a sprint, instead of a listing of their own on the way.
       ctx.sprints.promise ??= Promise.resolve(listed);
       return toIteration(sprint);
+    },
+    watchContainers(listener: ((c: TrackerContainer) => void) | undefined) {
+      ctx.sprints.onCreated =
+        listener === undefined
+          ? undefined
+          : (s) => {
+              listener({ kind: "iteration", id: String(s.id), name: s.name });
+            };
+    },
+    // Sprints only: a Jira label is a word on an issue, nothing to create or delete.
+    async containerUsers(c: TrackerContainer): Promise<readonly ContainerUser[]> {
+      if (c.kind !== "iteration") return [];
+      return (await sprintIssueKeys(ctx, Number(c.id))).map((id) => ({ id }));
+    },
+    async deleteContainer(c: TrackerContainer): Promise<void> {
+      if (c.kind === "iteration") await deleteSprint(ctx, Number(c.id));
     },
     listUsers: (): Promise<readonly UserRef[]> => listAssignableUsers(ctx),
     probe: (): Promise<ProbeResult> => probeSite(ctx),

@@ -238,6 +238,13 @@ export const rawSprintPage = z.looseObject({
   maxResults: z.number().optional(),
 });
 
+/** `GET /rest/agile/1.0/sprint/{id}/issue`: a search page of the sprint's issues. */
+export const rawSprintIssuePage = z.looseObject({
+  issues: z.array(z.looseObject({ key: z.string() })),
+  total: z.number(),
+  startAt: z.number().optional(),
+});
+
 export const rawUsers = z.array(rawUser);
 
 export const rawStatuses = z.array(z.looseObject({ id: z.string().optional(), name: z.string() }));

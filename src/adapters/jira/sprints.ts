@@ -1,7 +1,7 @@
-import { ConfigError } from "../../core/errors.js";
+import { ConfigError, NotFoundError } from "../../core/errors.js";
 import type { Iteration, IterationDraft, IterationRef } from "../../core/model.js";
 import type { JiraContext } from "./context.js";
-import { rawSprint, rawSprintPage, type RawSprint } from "./schema.js";
+import { rawSprint, rawSprintIssuePage, rawSprintPage, type RawSprint } from "./schema.js";
 
 /** A Jira sprint as a canonical iteration (dates as `YYYY-MM-DD`). */
 export function toIteration(s: RawSprint): Iteration {
@@ -107,6 +107,7 @@ async function createSprint(ctx: JiraContext, draft: IterationDraft): Promise<Ra
     ctx.sprints.promise = undefined;
     throw error;
   }
+  ctx.sprints.onCreated?.(created);
   // The board changed by this sprint alone: the listing learns it without a second read (a
   // listing still in flight may hold it already).
   const known = ctx.sprints.promise;
@@ -139,4 +140,33 @@ export async function moveToSprint(
 ): Promise<void> {
   for (let i = 0; i < keys.length; i += 50)
     await ctx.api.moveToSprint(sprintId, keys.slice(i, i + 50));
+}
+
+/** The keys of every issue in the sprint (any status); none when the sprint is gone. */
+export async function sprintIssueKeys(ctx: JiraContext, sprintId: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (;;) {
+    let page: unknown;
+    try {
+      page = await ctx.api.sprintIssues(sprintId, keys.length);
+    } catch (error) {
+      if (error instanceof NotFoundError) return [];
+      throw error;
+    }
+    const read = ctx.client.parse(rawSprintIssuePage, page, {
+      operation: "GET /rest/agile/1.0/sprint/{id}/issue",
+      id: String(sprintId),
+    });
+    keys.push(...read.issues.map((i) => i.key));
+    if (read.issues.length === 0 || keys.length >= read.total) return keys;
+  }
+}
+
+/** Deletes the sprint (its open issues go back to the backlog); gone already is no error. */
+export async function deleteSprint(ctx: JiraContext, sprintId: number): Promise<void> {
+  try {
+    await ctx.api.deleteSprint(sprintId);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
 }

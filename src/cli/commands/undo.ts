@@ -2,7 +2,7 @@ import { undoResolvedJob } from "../../library/undo-job.js";
 import { ExitCode } from "../../core/errors.js";
 import { escapeTerminal as t } from "../../report/escape.js";
 import { systemLabel } from "../../report/labels.js";
-import type { UndoItem, UndoReport } from "../../sync/undo/undo-types.js";
+import type { UndoContainer, UndoItem, UndoReport } from "../../sync/undo/undo-types.js";
 import { logEvent } from "../job-run.js";
 import { retryBursts } from "../retry-bursts.js";
 import { configOption, logOptions } from "../options.js";
@@ -48,7 +48,8 @@ export const registerUndo: RegisterCommand = (program, ctx) => {
         ? `${JSON.stringify(result)}\n`
         : undoText(result, systemLabel(resolved.target.type)),
     );
-    ctx.exitCode = result.kept.length > 0 ? ExitCode.itemsFailed : ExitCode.ok;
+    const kept = result.kept.length + result.containers.kept.length;
+    ctx.exitCode = kept > 0 ? ExitCode.itemsFailed : ExitCode.ok;
   });
 };
 
@@ -65,6 +66,18 @@ function undoText(r: UndoReport, target: string): string {
     );
   for (const i of r.kept)
     lines.push(`  kept ${i.kind} ${where(i)} "${t(i.title)}": ${t(i.reason)}`);
-  if (r.summary.removed === 0 && r.summary.kept === 0) lines.push("  nothing to undo");
+  const container = (c: UndoContainer): string =>
+    `${containerName(c, target)} "${t(c.name)}"${c.kind === "label" ? "" : ` (${t(c.id)})`}`;
+  for (const c of r.containers.removed) lines.push(`  ${verb} ${container(c)}`);
+  for (const c of r.containers.kept) lines.push(`  kept ${container(c)}: ${t(c.reason)}`);
+  const nothing =
+    r.summary.removed + r.summary.kept + r.containers.removed.length + r.containers.kept.length;
+  if (nothing === 0) lines.push("  nothing to undo");
   return `${lines.join("\n")}\n`;
+}
+
+/** A GitHub milestone or label, a Jira sprint. */
+function containerName(c: UndoContainer, target: string): string {
+  if (c.kind === "label") return `${target} label`;
+  return target === "Jira" ? "Jira sprint" : `${target} milestone`;
 }

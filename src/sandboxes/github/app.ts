@@ -1,3 +1,4 @@
+import type { TokenAccess } from "./access.js";
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { applyFaults, sendTruncated } from "../../server-kit/apply-faults.js";
@@ -34,7 +35,7 @@ export interface App {
   readonly tokens: readonly {
     readonly token: string;
     readonly login: string;
-    readonly access: "admin" | "read";
+    readonly access: TokenAccess;
   }[];
   /** Delivers a webhook for every successful write (`--webhook URL`). */
   readonly webhooks?: WebhookSender | undefined;
@@ -104,7 +105,7 @@ export async function handleRequest(
 type Match = ReturnType<Router<RouteDef>["match"]>;
 interface Caller {
   user: UserRecord;
-  access: "admin" | "read";
+  access: TokenAccess;
 }
 
 /** Errors after authentication carry the caller's `x-ratelimit-*` headers, as GitHub's do. */

@@ -1,3 +1,4 @@
+import type { TokenAccess } from "./access.js";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Params } from "../../server-kit/router.js";
 import type { ApiVersion } from "./render.js";
@@ -14,7 +15,7 @@ export interface RequestContext {
   readonly bodySize: number;
   readonly headers: IncomingHttpHeaders;
   readonly user: UserRecord;
-  readonly access: "admin" | "read";
+  readonly access: TokenAccess;
   readonly apiVersion: ApiVersion;
   /** The request's absolute URL. */
   readonly url: URL;

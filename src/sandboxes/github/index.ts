@@ -92,6 +92,11 @@ export interface GithubSandbox {
   readonly token: string;
   /** Read-only token: writes answer 403 "Resource not accessible by personal access token". */
   readonly readToken: string;
+  /**
+   * A collaborator's token with push access but no admin rights (the second user's, else the
+   * admin's login): writes issues, but the import API answers 404 and `deleteIssue` FORBIDDEN.
+   */
+  readonly writeToken: string;
   readonly owner: string;
   readonly repo: string;
   stats(): SandboxStats;
@@ -132,6 +137,7 @@ export async function startGithubSandbox(
   });
   const token = options.token ?? randomGithubToken();
   const readToken = randomGithubToken();
+  const writeToken = randomGithubToken();
   const importApi = createImportApi(store);
   const router = createRouter<RouteDef>();
   const routes: readonly RouteDef[] = [
@@ -165,6 +171,7 @@ export async function startGithubSandbox(
   const tokens = [
     { token, login: admin, access: "admin" as const },
     { token: readToken, login: READER, access: "read" as const },
+    { token: writeToken, login: users[1]?.login ?? admin, access: "write" as const },
   ];
   const app: App = {
     graphql: (req, res) => serveGraphql({ store, projects, budget, stats, tokens }, req, res),
@@ -202,6 +209,7 @@ export async function startGithubSandbox(
     url: server.origin,
     token,
     readToken,
+    writeToken,
     owner: store.owner.login,
     repo: store.repoName,
     stats: () => stats.snapshot(),

@@ -1,3 +1,4 @@
+import type { TokenAccess } from "./access.js";
 import type { components } from "@octokit/openapi-types";
 import { isoSeconds } from "./clock.js";
 import { json, noContent, type Reply, type RequestContext, type RouteDef } from "./context.js";
@@ -60,7 +61,7 @@ function getRepoById(ctx: RequestContext): Reply {
 
 type RepoBody = components["schemas"]["full-repository"];
 
-export function renderRepo(s: Store, access: "admin" | "read"): RepoBody {
+export function renderRepo(s: Store, access: TokenAccess): RepoBody {
   const api = repoApiUrl(s);
   const html = `${s.origin}/${s.owner.login}/${s.repoName}`;
   const t = isoSeconds(s.repoCreatedAt);
@@ -104,8 +105,8 @@ export function renderRepo(s: Store, access: "admin" | "read"): RepoBody {
     permissions: {
       admin: access === "admin",
       maintain: access === "admin",
-      push: access === "admin",
-      triage: access === "admin",
+      push: access !== "read",
+      triage: access !== "read",
       pull: true,
     },
     subscribers_count: 0,

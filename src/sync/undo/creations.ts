@@ -9,6 +9,8 @@ import type { SyncEvent } from "../events.js";
  * when the run ends (finished, failed or interrupted). While the run goes, each create is also
  * noted as it is made (`creationsLog`, without its base) under `created-by:<run id>#<n>`: a run
  * killed outright (SIGKILL) leaves those, and `undo` takes its base from the item's link then.
+ * The iterations and labels the run created on the target are noted alike, each as it is made,
+ * under `created-by:<run id>@containers`.
  */
 export interface Creation {
   readonly kind: ItemKind;
@@ -27,7 +29,16 @@ export interface Creation {
   readonly base?: JsonValue | undefined;
 }
 
+/** An iteration (GitHub milestone, Jira sprint) or GitHub label a run created on the target. */
+export interface ContainerCreation {
+  readonly kind: "iteration" | "label";
+  /** Milestone number, sprint id, or the label's name. */
+  readonly id: string;
+  readonly name: string;
+}
+
 const key = (runId: string): string => `created-by:${runId}`;
+const containersKey = (runId: string): string => `${key(runId)}@containers`;
 const chunkKey = (runId: string, n: number): string => `${key(runId)}#${n}`;
 /** Creates per noted record: each note rewrites one record of at most this many. */
 const CHUNK = 100;
@@ -50,9 +61,24 @@ export function creationsLog(
   runId: string,
 ): CreationsLog {
   const noted: Creation[] = [];
+  const containers: ContainerCreation[] = [];
   let chain: Promise<void> = Promise.resolve();
+  const write = (k: string, items: readonly unknown[]): void => {
+    chain = chain
+      .then(() =>
+        state.setCheckpoint(job, k, { items: JSON.stringify(items), count: items.length }),
+      )
+      .catch(() => undefined);
+  };
   return {
     note(e) {
+      if (e.type === "container_created") {
+        // Recorded as soon as it exists (there are few): its run may be killed the next moment.
+        if (containers.some((c) => c.kind === e.kind && c.id === e.id)) return;
+        containers.push({ kind: e.kind, id: e.id, name: e.name });
+        write(containersKey(runId), [...containers]);
+        return;
+      }
       if (e.type !== "created") return;
       noted.push({
         kind: e.kind,
@@ -63,15 +89,7 @@ export function creationsLog(
         ...(e.url === undefined ? {} : { url: e.url }),
       });
       const n = Math.floor((noted.length - 1) / CHUNK);
-      const items = noted.slice(n * CHUNK, (n + 1) * CHUNK);
-      chain = chain
-        .then(() =>
-          state.setCheckpoint(job, chunkKey(runId, n), {
-            items: JSON.stringify(items),
-            count: items.length,
-          }),
-        )
-        .catch(() => undefined);
+      write(chunkKey(runId, n), noted.slice(n * CHUNK, (n + 1) * CHUNK));
     },
     flush: () => chain,
   };
@@ -123,4 +141,16 @@ export async function readCreations(
     noted.push(...(JSON.parse(chunk.items) as Creation[]));
   }
   return noted.length > 0 ? noted : undefined;
+}
+
+/** The iterations and labels a run created on the target, as it noted them; none recorded: []. */
+export async function readContainerCreations(
+  state: Pick<StateData, "getCheckpoint">,
+  job: string,
+  runId: string,
+): Promise<ContainerCreation[]> {
+  const cp = await state.getCheckpoint(job, containersKey(runId));
+  return cp !== undefined && typeof cp.items === "string"
+    ? (JSON.parse(cp.items) as ContainerCreation[])
+    : [];
 }

@@ -19,6 +19,22 @@ export interface UndoKept extends UndoItem {
   readonly reason: string;
 }
 
+/**
+ * An iteration (GitHub milestone, Jira sprint) or GitHub label the run created on the target,
+ * deleted by `undo` (or, in a dry run, to be deleted), or kept.
+ */
+export interface UndoContainer {
+  readonly kind: "iteration" | "label";
+  /** Milestone number, sprint id, or the label's name. */
+  readonly id: string;
+  readonly name: string;
+}
+
+/** A milestone, sprint or label left where it is, and why (what still uses it). */
+export interface UndoContainerKept extends UndoContainer {
+  readonly reason: string;
+}
+
 /** What `undo` did: the CLI contract's `undo --json` shape. */
 export interface UndoReport {
   readonly runId: string;
@@ -27,4 +43,9 @@ export interface UndoReport {
   readonly summary: { readonly removed: number; readonly kept: number };
   readonly removed: readonly UndoItem[];
   readonly kept: readonly UndoKept[];
+  /** The milestones, sprints and labels the run created: removed when nothing else uses them. */
+  readonly containers: {
+    readonly removed: readonly UndoContainer[];
+    readonly kept: readonly UndoContainerKept[];
+  };
 }

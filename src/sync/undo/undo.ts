@@ -1,4 +1,4 @@
-import { NotFoundError, UsageError } from "../../core/errors.js";
+import { NotFoundError, PermissionError, UsageError } from "../../core/errors.js";
 import { systemLabel } from "../../core/system-label.js";
 import type { JsonValue, SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
@@ -8,6 +8,7 @@ import type { LinkRecord, RunRecord } from "../../state/records.js";
 import type { StateData } from "../../state/store.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { changedSince } from "./changed-since.js";
+import { undoContainers, type ContainersUndone } from "./containers.js";
 import { readCreations, type Creation } from "./creations.js";
 import type { UndoItem, UndoKept, UndoReport } from "./undo-types.js";
 
@@ -37,7 +38,8 @@ const progressKey = (runId: string): string => `undo:${runId}`;
 const itemKey = (c: Pick<Creation, "kind" | "tinypmId">): string => `${c.kind}:${c.tinypmId}`;
 
 /**
- * Takes back what one run created: tasks first, then stories; each item a person changed since
+ * Takes back what one run created: tasks first, then stories, then the milestones, sprints and
+ * labels it created that nothing else uses (containers.ts); each item a person changed since
  * (any synced field, a comment, a time entry) is kept and listed with the reason, and so is a
  * story one of whose tasks stays. Before each removal its intent is recorded; after it, the link
  * goes and the intent is cleared: a rerun after a crash finds the item gone (or closed and marked
@@ -51,14 +53,29 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
       hint: `List the job's runs with \`tinypm-sync status --config FILE\` and pass one of their ids to --run.`,
     });
   const creations = await readCreations(o.state, o.job, o.runId);
-  if (creations === undefined) {
-    if ((run.counts.created ?? 0) > 0)
-      throw new UsageError(
-        `Run ${o.runId} of job "${o.job}" created ${run.counts.created} item(s), but the state holds no record of which: it ran before undo existed.`,
-        { hint: "Remove its items by hand, or restore the state from before the run." },
-      );
-    return report(o, [], []);
-  }
+  if (creations === undefined && (run.counts.created ?? 0) > 0)
+    throw new UsageError(
+      `Run ${o.runId} of job "${o.job}" created ${run.counts.created} item(s), but the state holds no record of which: it ran before undo existed.`,
+      { hint: "Remove its items by hand, or restore the state from before the run." },
+    );
+  const { removed, kept } =
+    creations === undefined ? { removed: [], kept: [] } : await undoItems(o, runs, run, creations);
+  // Then the milestones, sprints and labels it created, which nothing else uses now.
+  return report(o, removed, kept, await undoContainers(o, removed));
+}
+
+/** Whether GitHub issues are deleted for good (admin token) or closed and marked undone. */
+interface Deletes {
+  allowed?: boolean | undefined;
+}
+
+async function undoItems(
+  o: UndoOptions,
+  runs: readonly RunRecord[],
+  run: RunRecord,
+  creations: readonly Creation[],
+): Promise<{ removed: UndoItem[]; kept: UndoKept[] }> {
+  const deletes: Deletes = {};
   const progress = await readProgress(o);
   const keptBefore = new Set(progress.kept);
   const removed: UndoItem[] = [];
@@ -93,20 +110,33 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
         await saveProgress(o, { ...progress, kept: [...keptBefore, ...kept.map(itemKey)] });
       continue;
     }
-    const how = closesOnly(o, c) ? "closed" : "deleted";
-    removed.push({ ...named, how });
-    if (o.dryRun) continue;
+    if (o.dryRun) {
+      const how = closesOnly(o, c) && !(await mayDelete(o, deletes)) ? "closed" : "deleted";
+      removed.push({ ...named, how });
+      continue;
+    }
     // The intent first: a crash between the removal and the record leaves it for the rerun.
     await saveProgress(o, { pending: key, kept: [...keptBefore, ...kept.map(itemKey)] });
-    if (item !== undefined && !alreadyUndone(o, item)) await remove(o, c, item);
+    const how =
+      item !== undefined && !alreadyUndone(o, item)
+        ? await remove(o, c, item, deletes)
+        : item === undefined
+          ? "deleted"
+          : "closed";
+    removed.push({ ...named, how });
     if (c.side === "tinypm") await releaseImported(o, c);
     await o.state.deleteLink(o.job, c.kind, c.tinypmId);
     await saveProgress(o, { pending: "", kept: [...keptBefore, ...kept.map(itemKey)] });
   }
-  return report(o, removed, kept);
+  return { removed, kept };
 }
 
-function report(o: UndoOptions, removed: UndoItem[], kept: UndoKept[]): UndoReport {
+function report(
+  o: UndoOptions,
+  removed: UndoItem[],
+  kept: UndoKept[],
+  containers: ContainersUndone,
+): UndoReport {
   return {
     runId: o.runId,
     job: o.job,
@@ -114,7 +144,26 @@ function report(o: UndoOptions, removed: UndoItem[], kept: UndoKept[]): UndoRepo
     summary: { removed: removed.length, kept: kept.length },
     removed,
     kept,
+    containers,
   };
+}
+
+/**
+ * Whether this undo may delete GitHub issues for good: the tracker can (`purge`) and the token
+ * is an admin of the repository (asked once). A refusal later makes it false for the rest.
+ */
+async function mayDelete(o: UndoOptions, deletes: Deletes): Promise<boolean> {
+  if (deletes.allowed !== undefined) return deletes.allowed;
+  const canPurge = o.target.canPurge?.bind(o.target);
+  if (o.target.purge === undefined) deletes.allowed = false;
+  else if (canPurge === undefined) deletes.allowed = true;
+  else
+    deletes.allowed = await o.lanes.run(o.targetSystem, {
+      name: "ask whether the token may delete issues",
+      kind: "read",
+      run: () => canPurge(),
+    });
+  return deletes.allowed;
 }
 
 function itemOf(o: UndoOptions, c: Creation): UndoItem {
@@ -242,15 +291,35 @@ async function current(o: UndoOptions, c: Creation): Promise<WorkItem | undefine
 }
 
 /**
- * Removes one item: deleted where the system allows it (Jira, tinyPM); on GitHub, whose issues a
- * token cannot delete through the REST API, closed as not planned with its marker saying undone,
- * so that it is never linked, adopted or found by marker again.
+ * Removes one item: deleted where the system allows it (Jira, tinyPM, and GitHub for a token
+ * with admin rights: GraphQL `deleteIssue`); else, on GitHub, closed as not planned with its
+ * marker saying undone, so that it is never linked, adopted or found by marker again. A GitHub
+ * refusal to delete (FORBIDDEN) falls back to closing, for this item and the rest.
  */
-async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void> {
+async function remove(
+  o: UndoOptions,
+  c: Creation,
+  item: WorkItem,
+  deletes: Deletes,
+): Promise<"deleted" | "closed"> {
   const ref = { kind: c.kind, id: item.id };
   const tracker = trackerOf(o, c);
   const github = closesOnly(o, c);
-  await o.lanes.run(systemOf(o, c), {
+  const purge = tracker.purge?.bind(tracker);
+  if (github && purge !== undefined && (await mayDelete(o, deletes))) {
+    try {
+      await o.lanes.run(systemOf(o, c), {
+        name: `delete ${c.kind} ${item.id}`,
+        kind: "write",
+        run: () => purge(ref),
+      });
+      return "deleted";
+    } catch (error) {
+      if (!(error instanceof PermissionError)) throw error;
+      deletes.allowed = false;
+    }
+  }
+  return o.lanes.run(systemOf(o, c), {
     name: `undo ${c.kind} ${item.id}`,
     kind: "write",
     run: async () => {
@@ -260,7 +329,7 @@ async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void
           marker: { ...item.marker, undone: o.runId },
           metadata: item.metadata,
         });
-        return;
+        return "closed" as const;
       }
       try {
         await tracker.delete(ref);
@@ -268,6 +337,7 @@ async function remove(o: UndoOptions, c: Creation, item: WorkItem): Promise<void
         // Gone already (a rerun after a crash): what the removal wanted.
         if (!(error instanceof NotFoundError)) throw error;
       }
+      return github ? ("closed" as const) : ("deleted" as const);
     },
   });
 }

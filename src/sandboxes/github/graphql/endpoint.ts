@@ -1,3 +1,4 @@
+import type { TokenAccess } from "../access.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   execute,
@@ -27,7 +28,7 @@ export interface GraphqlEndpoint {
   readonly projects: ProjectsStore;
   readonly budget: GraphqlBudget;
   readonly stats: StatsRecorder;
-  readonly tokens: readonly { token: string; login: string; access: "admin" | "read" }[];
+  readonly tokens: readonly { token: string; login: string; access: TokenAccess }[];
 }
 
 type Body = Record<string, unknown>;
@@ -165,7 +166,11 @@ export async function serveGraphql(
     );
     return;
   }
-  const root = createRoot({ store: ep.store, projects: ep.projects });
+  const root = createRoot({
+    store: ep.store,
+    projects: ep.projects,
+    caller: { login: user.user.login, access: user.access },
+  });
   const rateLimit = (): Body => {
     const s = ep.budget.peek(ep.store.clock.now());
     return {
@@ -213,7 +218,7 @@ export async function serveGraphql(
 function caller(
   ep: GraphqlEndpoint,
   req: IncomingMessage,
-): { user: UserRecord; access: "admin" | "read" } | undefined {
+): { user: UserRecord; access: TokenAccess } | undefined {
   const m = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
   for (const t of ep.tokens) {
     if (!tokensEqual(m?.[1], t.token)) continue;

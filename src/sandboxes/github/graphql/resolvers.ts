@@ -1,8 +1,10 @@
+import type { TokenAccess } from "../access.js";
 import { isoSeconds } from "../clock.js";
 import { nodeId } from "../render.js";
 import {
   findIssueById,
   findUser,
+  removeIssue,
   type IssueRecord,
   type Store,
   type UserRecord,
@@ -33,6 +35,8 @@ export interface GqlWorld {
   readonly projects: ProjectsStore;
   /** Called after a mutation changed an item (webhooks, stats). */
   readonly changed?: (project: ProjectRecord, item: ItemRecord) => void;
+  /** Who asks: `deleteIssue` is for repository admins only. */
+  readonly caller?: { readonly login: string; readonly access: TokenAccess } | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -412,6 +416,24 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
   };
 
   const mutation: Obj = {
+    // GitHub deletes an issue only here, for admins of its repository: the issue, its comments,
+    // and its items on every project go; its number answers 410 from then on.
+    deleteIssue: ({ input }: { input: { issueId: string; clientMutationId?: string } }) => {
+      const issue = issueOfNode(input.issueId);
+      if (issue === undefined) throw notFoundNode(input.issueId);
+      const caller = w.caller;
+      if (caller !== undefined && caller.access !== "admin")
+        throw new GqlError(
+          "FORBIDDEN",
+          `${caller.login} does not have the correct permissions to execute \`DeleteIssue\``,
+        );
+      for (const p of w.projects.projects) {
+        const at = p.items.findIndex((it) => it.contentId === input.issueId);
+        if (at >= 0) p.items.splice(at, 1);
+      }
+      removeIssue(w.store, issue.number, "deleted");
+      return { clientMutationId: input.clientMutationId ?? null, repository: repoView() };
+    },
     createProjectV2: ({
       input,
     }: {

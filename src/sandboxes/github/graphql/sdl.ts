@@ -2,7 +2,8 @@ import { buildSchema, type GraphQLSchema } from "graphql";
 
 /**
  * The subset of GitHub's public GraphQL schema the sandbox serves: owners, repositories, issues by
- * node id, and Projects (v2) with fields, items, values and the mutations a sync needs. Names,
+ * node id, and Projects (v2) with fields, items, values and the mutations a sync needs, and
+ * `deleteIssue` (what `undo` deletes an issue with: REST has no delete). Names,
  * nullability and argument types follow GitHub's `schema.docs.graphql`; `test/contract` checks
  * every type and field here against `@octokit/graphql-schema` (a 2025-02 snapshot), except the
  * option input's `id`, which GitHub added later.
@@ -463,6 +464,15 @@ export const PROJECTS_SDL = /* GraphQL */ `
     projectV2Field: ProjectV2FieldConfiguration
   }
 
+  input DeleteIssueInput {
+    clientMutationId: String
+    issueId: ID!
+  }
+  type DeleteIssuePayload {
+    clientMutationId: String
+    repository: Repository
+  }
+
   type Mutation {
     addProjectV2ItemById(input: AddProjectV2ItemByIdInput!): AddProjectV2ItemByIdPayload
     clearProjectV2ItemFieldValue(
@@ -470,6 +480,7 @@ export const PROJECTS_SDL = /* GraphQL */ `
     ): ClearProjectV2ItemFieldValuePayload
     createProjectV2(input: CreateProjectV2Input!): CreateProjectV2Payload
     createProjectV2Field(input: CreateProjectV2FieldInput!): CreateProjectV2FieldPayload
+    deleteIssue(input: DeleteIssueInput!): DeleteIssuePayload
     deleteProjectV2Item(input: DeleteProjectV2ItemInput!): DeleteProjectV2ItemPayload
     updateProjectV2Field(input: UpdateProjectV2FieldInput!): UpdateProjectV2FieldPayload
     updateProjectV2ItemFieldValue(
