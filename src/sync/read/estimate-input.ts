@@ -1,0 +1,26 @@
+import type { Iteration } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import { iterationsNeeded } from "../apply/iterations.js";
+import type { Plan } from "../plan/plan-types.js";
+import type { WriteEstimateInput } from "../report-data.js";
+
+/**
+ * What a dry run reads of the target for its write estimate: the milestones or sprints it holds
+ * already (one listing, only when the plan needs an iteration), as tinyPM iteration names.
+ */
+export async function readEstimateInput(
+  target: Tracker,
+  mapping: CompiledMapping,
+  plan: Plan,
+  tinypmIterations: readonly Iteration[],
+): Promise<WriteEstimateInput> {
+  const needed = iterationsNeeded(plan.actions);
+  if (needed.size === 0 || !target.capabilities.iterations) return { targetIterations: [] };
+  const onTarget = new Set((await target.listIterations()).map((it) => it.name));
+  return {
+    targetIterations: tinypmIterations
+      .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
+      .map((it) => it.name),
+  };
+}
