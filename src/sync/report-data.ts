@@ -16,6 +16,7 @@ import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { actionIds, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
 import { iterationsNeeded } from "./apply/iterations.js";
+import { jiraCreateCost, statusDepths, type StatusOutline } from "./jira-create-estimate.js";
 import { userKey } from "./plan/snapshot.js";
 import {
   createdIndex,
@@ -71,28 +72,8 @@ export interface WriteEstimateInput {
    * when not read (every iteration the plan needs is then counted as created).
    */
   readonly targetIterations?: readonly string[] | undefined;
-  /**
-   * Jira: the transitions a created issue makes after its create to reach `status` (the create
-   * itself carries the first step once the workflow is known). Absent: none counted.
-   */
-  readonly transitionsAfterCreate?:
-    ((kind: "story" | "task", status: string) => number) | undefined;
-}
-
-const BULK_CREATE_MAX = 50;
-const MAX_PROBES = 8;
-
-/**
- * Jira's create calls for the drafts of one kind, as the adapter batches them: while the workflow
- * is unknown, one draft per status that more than one draft goes to is created alone (a probe, at
- * most 8), the initial status's first; the rest go 50 to a bulk call.
- */
-export function jiraCreateCalls(statuses: readonly string[]): number {
-  const counts = new Map<string, number>();
-  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
-  const probes =
-    counts.size > 1 ? Math.min(MAX_PROBES, [...counts.values()].filter((n) => n > 1).length) : 0;
-  return probes + Math.ceil((statuses.length - probes) / BULK_CREATE_MAX);
+  /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
+  readonly statuses?: readonly StatusOutline[] | undefined;
 }
 
 /**
@@ -114,10 +95,16 @@ export function estimateRunWrites(
     for (const [system, n] of Object.entries(estimateWrites(a, target))) add(system, n);
     if (a.type === "create" && a.toSide === "target" && target === "jira") {
       bulk[a.kind].push(a.draft.status);
-      add(target, input.transitionsAfterCreate?.(a.kind, a.draft.status) ?? 0);
     }
   }
-  if (target === "jira") add(target, jiraCreateCalls(bulk.story) + jiraCreateCalls(bulk.task));
+  if (target === "jira") {
+    const depths = statusDepths(input.statuses ?? []);
+    const depthOf = (status: string): number => depths.get(status.toLowerCase()) ?? 0;
+    for (const statuses of [bulk.story, bulk.task]) {
+      const cost = jiraCreateCost(statuses, depthOf);
+      add(target, cost.calls + cost.transitions);
+    }
+  }
   const existing = new Set(input.targetIterations ?? []);
   add(target, [...iterationsNeeded(actions)].filter((name) => !existing.has(name)).length);
   return estimated;

@@ -7,7 +7,8 @@ import type { WriteEstimateInput } from "../report-data.js";
 
 /**
  * What a dry run reads of the target for its write estimate: the milestones or sprints it holds
- * already (one listing, only when the plan needs an iteration), as tinyPM iteration names.
+ * already (one listing, only when the plan needs an iteration), as tinyPM iteration names, and
+ * the site's statuses when the plan creates items there (Jira's transitions).
  */
 export async function readEstimateInput(
   target: Tracker,
@@ -16,9 +17,14 @@ export async function readEstimateInput(
   tinypmIterations: readonly Iteration[],
 ): Promise<WriteEstimateInput> {
   const needed = iterationsNeeded(plan.actions);
-  if (needed.size === 0 || !target.capabilities.iterations) return { targetIterations: [] };
+  const creates = plan.actions.some((a) => a.type === "create" && a.toSide === "target");
+  const statuses =
+    creates && target.statusOutline !== undefined ? await target.statusOutline() : undefined;
+  if (needed.size === 0 || !target.capabilities.iterations)
+    return { targetIterations: [], statuses };
   const onTarget = new Set((await target.listIterations()).map((it) => it.name));
   return {
+    statuses,
     targetIterations: tinypmIterations
       .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
       .map((it) => it.name),
