@@ -29,12 +29,12 @@ describe.each([
 ])("the write estimate of a migration to $system", ({ job, system }) => {
   it("is within 5 % of the writes the migration makes", async () => {
     const plan = await cli("plan", "--migrate", "--job", job, "--json");
-    expect(plan.code, plan.stderr).toBe(0);
+    expect({ code: plan.code, stderr: plan.stderr }).toMatchObject({ code: 0 });
     const report = JSON.parse(plan.stdout) as { estimatedWrites?: Record<string, number> };
     const estimated = report.estimatedWrites?.[system] ?? 0;
     const before = servers[system].stats().writes;
     const run = await cli("migrate", "--job", job, "--json");
-    expect(run.code, run.stderr).toBe(0);
+    expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: 0 });
     const made = servers[system].stats().writes - before;
     expect(made).toBeGreaterThan(0);
     expect(
