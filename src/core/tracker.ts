@@ -216,6 +216,12 @@ export interface Tracker {
   addTimeEntry(item: ItemRef, draft: TimeEntryDraft, opts?: CallOptions): Promise<TimeEntry>;
 
   listIterations(opts?: CallOptions): Promise<readonly Iteration[]>;
+  /**
+   * The site's statuses in its order, each with its category (`new`, `indeterminate`, `done`),
+   * for a dry run's estimate of the transitions its creates make. Absent where a status is set
+   * in one write (GitHub, tinyPM).
+   */
+  statusOutline?(opts?: CallOptions): Promise<readonly { name: string; category: string }[]>;
   /** Finds the iteration by name, or creates it. */
   ensureIteration(draft: IterationDraft, opts?: CallOptions): Promise<Iteration>;
 

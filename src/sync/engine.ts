@@ -19,6 +19,8 @@ import { settle, unsettled } from "./settle/settle.js";
 import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { planRun, readDeletions } from "./plan-step.js";
 import { ensureIterations } from "./apply/iterations.js";
+import { readEstimateInput } from "./read/estimate-input.js";
+import type { WriteEstimateInput } from "./report-data.js";
 import { readRun, type RunRead } from "./read/run-read.js";
 import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
@@ -65,6 +67,8 @@ export interface RunReport {
    * run over the limit shows that the real run would stop (`mass_delete`).
    */
   readonly deleteGuard?: RunDeleteGuard | undefined;
+  /** What a dry run read of the target for its write estimate (report-data.ts). */
+  readonly estimateInput?: WriteEstimateInput | undefined;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
@@ -171,8 +175,11 @@ async function runHeld(
     const deleteGuard = dry
       ? deleteGuardOf(job, o.targetSystem, plan, settled.links)
       : assertDeletesAllowed(job, o.targetSystem, plan, settled.links);
+    let estimateInput: WriteEstimateInput | undefined;
     if (dry) {
       countPlan(plan, summary);
+      if (job.direction !== "to-tinypm")
+        estimateInput = await readEstimateInput(o.target, mapping, plan, tinypmIterations);
     } else {
       // apply: through the lanes, every intent before its create, every base after its write.
       lease?.assertHeld();
@@ -224,6 +231,7 @@ async function runHeld(
       events,
       identity,
       deleteGuard,
+      estimateInput,
       startedAt,
       now,
     });
@@ -371,6 +379,7 @@ function finish(a: {
   events: SyncEvent[];
   identity: IdentityStats;
   deleteGuard: RunDeleteGuard;
+  estimateInput?: WriteEstimateInput | undefined;
   startedAt: string;
   now: () => Date;
 }): RunReport {
@@ -388,6 +397,7 @@ function finish(a: {
     events: a.events,
     identity: a.identity,
     deleteGuard: a.deleteGuard,
+    ...(a.estimateInput !== undefined && { estimateInput: a.estimateInput }),
     startedAt: a.startedAt,
     finishedAt: a.now().toISOString(),
   };

@@ -3,12 +3,18 @@ import type { PlanAction } from "./plan/plan-types.js";
 import { estimateRunWrites, waitNotes } from "./report-data.js";
 
 /** A create of `kind` on the target, with `comments` comments. */
-const create = (kind: "story" | "task", comments = 0, status = "open"): PlanAction =>
+const create = (
+  kind: "story" | "task",
+  comments = 0,
+  status = "open",
+  iteration?: string,
+): PlanAction =>
   ({
     type: "create",
     kind,
     toSide: "target",
     title: "t",
+    source: { iteration: iteration === undefined ? undefined : { name: iteration } },
     draft: { status },
     comments: Array.from({ length: comments }, () => ({ body: "c" })),
     timeEntries: [],
@@ -22,6 +28,35 @@ describe("estimateRunWrites", () => {
     ];
     // 2 bulk calls for 51 stories, 1 for 10 tasks, 51 comments.
     expect(estimateRunWrites(actions, "jira")).toEqual({ jira: 54 });
+  });
+
+  it("counts the milestones the target lacks, once per iteration", () => {
+    const actions = [
+      create("story", 0, "open", "S1"),
+      create("story", 0, "open", "S2"),
+      create("task", 0, "open", "S2"),
+    ];
+    expect(estimateRunWrites(actions, "github", { targetIterations: ["S1"] })).toEqual({
+      github: 3 + 1 + 1,
+    });
+  });
+
+  it("counts Jira's sprints, probe creates and transitions from the site's statuses", () => {
+    const statuses = [
+      { name: "To Do", category: "new" },
+      { name: "In Progress", category: "indeterminate" },
+      { name: "Done", category: "done" },
+    ];
+    const actions = [
+      create("story", 0, "To Do", "S1"),
+      create("story", 0, "Done"),
+      create("story", 0, "Done"),
+    ];
+    // 1 sprint; the first and the first Done alone, then 1 bulk call; Done is 2 transitions away:
+    // 2 for the probe, 1 after the create's own step for the other.
+    expect(estimateRunWrites(actions, "jira", { statuses, targetIterations: [] })).toEqual({
+      jira: 1 + 3 + 2 + 1,
+    });
   });
 
   it("counts GitHub's creates one by one, with the sub-issue link and the closing", () => {

@@ -15,6 +15,8 @@ import type { SyncEvent } from "./events.js";
 import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { actionIds, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
+import { iterationsNeeded } from "./apply/iterations.js";
+import { jiraCreateCost, statusDepths, type StatusOutline } from "./jira-create-estimate.js";
 import { userKey } from "./plan/snapshot.js";
 import {
   createdIndex,
@@ -63,20 +65,48 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
   }
 }
 
-/** The writes a whole plan costs per system; Jira's creates go 50 to a bulk call per kind. */
+/** What a dry run read of the target besides its items, for the write estimate. */
+export interface WriteEstimateInput {
+  /**
+   * The names of the milestones (GitHub) or sprints (Jira) the target holds already; undefined
+   * when not read (every iteration the plan needs is then counted as created).
+   */
+  readonly targetIterations?: readonly string[] | undefined;
+  /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
+  readonly statuses?: readonly StatusOutline[] | undefined;
+}
+
+/**
+ * The writes a whole plan costs per system: each action's writes, the milestones or sprints the
+ * target lacks, and on Jira the creates as the adapter batches them plus the transitions each
+ * created issue makes towards its status.
+ */
 export function estimateRunWrites(
   actions: readonly PlanAction[],
   target: string,
+  input: WriteEstimateInput = {},
 ): Record<string, number> {
   const estimated: Record<string, number> = {};
-  const bulk = { story: 0, task: 0 };
+  const add = (system: string, n: number): void => {
+    if (n > 0) estimated[system] = (estimated[system] ?? 0) + n;
+  };
+  const bulk = { story: [] as string[], task: [] as string[] };
   for (const a of actions) {
-    for (const [system, n] of Object.entries(estimateWrites(a, target)))
-      estimated[system] = (estimated[system] ?? 0) + n;
-    if (a.type === "create" && a.toSide === "target" && target === "jira") bulk[a.kind]++;
+    for (const [system, n] of Object.entries(estimateWrites(a, target))) add(system, n);
+    if (a.type === "create" && a.toSide === "target" && target === "jira") {
+      bulk[a.kind].push(a.draft.status);
+    }
   }
-  const calls = Math.ceil(bulk.story / 50) + Math.ceil(bulk.task / 50);
-  if (calls > 0) estimated[target] = (estimated[target] ?? 0) + calls;
+  if (target === "jira") {
+    const depths = statusDepths(input.statuses ?? []);
+    const depthOf = (status: string): number => depths.get(status.toLowerCase()) ?? 0;
+    for (const statuses of [bulk.story, bulk.task]) {
+      const cost = jiraCreateCost(statuses, depthOf);
+      add(target, cost.calls + cost.transitions);
+    }
+  }
+  const existing = new Set(input.targetIterations ?? []);
+  add(target, [...iterationsNeeded(actions)].filter((name) => !existing.has(name)).length);
   return estimated;
 }
 
@@ -246,7 +276,7 @@ export function toReport(run: RunReport): Report {
     if (e.tinypmId !== undefined) failures.set(`tinypm:${itemKey(e.kind, e.tinypmId)}`, error);
     if (e.targetId !== undefined) failures.set(`target:${itemKey(e.kind, e.targetId)}`, error);
   }
-  const estimated = estimateRunWrites(run.plan.actions, run.targetSystem);
+  const estimated = estimateRunWrites(run.plan.actions, run.targetSystem, run.estimateInput);
   const dryRun = run.dryRun;
   const titles = storyTitles(run.plan.actions);
   const input: ItemInput = {

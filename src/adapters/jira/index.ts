@@ -26,7 +26,7 @@ import type { RequestGate } from "../../core/request-gate.js";
 import { probeSite } from "./probe.js";
 import { changeFeed } from "./feed.js";
 import { findItemByMarker, getItem, listItems } from "./reads.js";
-import { rawPriorities, rawWorklogPage } from "./schema.js";
+import { rawPriorities, rawStatuses, rawWorklogPage } from "./schema.js";
 import { createSiteLoader } from "./site.js";
 import { listAssignableUsers } from "./users.js";
 import {
@@ -168,6 +168,12 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       draft: Parameters<typeof addTimeEntry>[2],
       opts?: { signal?: AbortSignal | undefined },
     ) => addTimeEntry(ctx, item, draft, opts?.signal),
+    async statusOutline(): Promise<readonly { name: string; category: string }[]> {
+      const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
+        operation: "GET /rest/api/3/status",
+      });
+      return raw.map((s) => ({ name: s.name, category: s.statusCategory?.key ?? "" }));
+    },
     async listIterations(): Promise<readonly Iteration[]> {
       const sprints = await listSprints(ctx);
       ctx.sprints.promise = Promise.resolve(sprints); // the freshest listing serves creates too

@@ -247,7 +247,13 @@ export const rawSprintIssuePage = z.looseObject({
 
 export const rawUsers = z.array(rawUser);
 
-export const rawStatuses = z.array(z.looseObject({ id: z.string().optional(), name: z.string() }));
+export const rawStatuses = z.array(
+  z.looseObject({
+    id: z.string().optional(),
+    name: z.string(),
+    statusCategory: z.looseObject({ key: z.string() }).optional(),
+  }),
+);
 
 export const rawProject = z.looseObject({
   id: z.string(),

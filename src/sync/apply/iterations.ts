@@ -1,8 +1,20 @@
 import type { Iteration } from "../../core/model.js";
 import type { EngineContext } from "../context.js";
 import { ensure } from "./ensure.js";
-import type { Plan } from "../plan/plan-types.js";
+import type { Plan, PlanAction } from "../plan/plan-types.js";
 import { eachConcurrently } from "./concurrent.js";
+
+/** The tinyPM iteration names the run ensures on the target before its creates. */
+export function iterationsNeeded(actions: readonly PlanAction[]): Set<string> {
+  const names = new Set<string>();
+  for (const a of actions) {
+    if (a.type === "create" && a.toSide === "target" && a.source.iteration)
+      names.add(a.source.iteration.name);
+    if (a.type === "update" && a.tinypmItem.iteration && a.targetSet.iteration !== undefined)
+      names.add(a.tinypmItem.iteration.name);
+  }
+  return names;
+}
 
 /**
  * Makes sure every tinyPM iteration that an item being written refers to exists on the target
@@ -14,13 +26,7 @@ export async function ensureIterations(
   plan: Plan,
   tinypmIterations: readonly Iteration[],
 ): Promise<void> {
-  const names = new Set<string>();
-  for (const a of plan.actions) {
-    if (a.type === "create" && a.toSide === "target" && a.source.iteration)
-      names.add(a.source.iteration.name);
-    if (a.type === "update" && a.tinypmItem.iteration && a.targetSet.iteration !== undefined)
-      names.add(a.tinypmItem.iteration.name);
-  }
+  const names = iterationsNeeded(plan.actions);
   // Each one on its own (one iteration per call): they go at once, the request gate deciding
   // how many requests are in flight.
   const wanted = tinypmIterations.filter((it) => names.has(it.name));

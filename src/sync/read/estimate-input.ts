@@ -1,0 +1,32 @@
+import type { Iteration } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import { iterationsNeeded } from "../apply/iterations.js";
+import type { Plan } from "../plan/plan-types.js";
+import type { WriteEstimateInput } from "../report-data.js";
+
+/**
+ * What a dry run reads of the target for its write estimate: the milestones or sprints it holds
+ * already (one listing, only when the plan needs an iteration), as tinyPM iteration names, and
+ * the site's statuses when the plan creates items there (Jira's transitions).
+ */
+export async function readEstimateInput(
+  target: Tracker,
+  mapping: CompiledMapping,
+  plan: Plan,
+  tinypmIterations: readonly Iteration[],
+): Promise<WriteEstimateInput> {
+  const needed = iterationsNeeded(plan.actions);
+  const creates = plan.actions.some((a) => a.type === "create" && a.toSide === "target");
+  const statuses =
+    creates && target.statusOutline !== undefined ? await target.statusOutline() : undefined;
+  if (needed.size === 0 || !target.capabilities.iterations)
+    return { targetIterations: [], statuses };
+  const onTarget = new Set((await target.listIterations()).map((it) => it.name));
+  return {
+    statuses,
+    targetIterations: tinypmIterations
+      .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
+      .map((it) => it.name),
+  };
+}
