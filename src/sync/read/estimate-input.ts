@@ -8,7 +8,9 @@ import type { WriteEstimateInput } from "../report-data.js";
 /**
  * What a dry run reads of the target for its write estimate: the milestones or sprints it holds
  * already (one listing, only when the plan needs an iteration), as tinyPM iteration names, and
- * the site's statuses when the plan creates items there (Jira's transitions).
+ * the site's statuses when the plan creates items there (Jira's transitions). Both reads only
+ * sharpen an estimate: one that fails leaves the estimate at its upper bound (every needed
+ * iteration counted as new) or without transitions, and never fails the plan.
  */
 export async function readEstimateInput(
   target: Tracker,
@@ -19,10 +21,14 @@ export async function readEstimateInput(
   const needed = iterationsNeeded(plan.actions);
   const creates = plan.actions.some((a) => a.type === "create" && a.toSide === "target");
   const statuses =
-    creates && target.statusOutline !== undefined ? await target.statusOutline() : undefined;
+    creates && target.statusOutline !== undefined
+      ? await target.statusOutline().catch(() => undefined)
+      : undefined;
   if (needed.size === 0 || !target.capabilities.iterations)
     return { targetIterations: [], statuses };
-  const onTarget = new Set((await target.listIterations()).map((it) => it.name));
+  const listed = await target.listIterations().catch(() => undefined);
+  if (listed === undefined) return { targetIterations: [], statuses };
+  const onTarget = new Set(listed.map((it) => it.name));
   return {
     statuses,
     targetIterations: tinypmIterations
