@@ -60,7 +60,13 @@ import { createProjectBoard } from "./project-board.js";
 import { boardFeed } from "./project-feed.js";
 import { issueStatusFor, overlay } from "./project-model.js";
 import { boardPart, issuePart } from "./project-patch.js";
-import { canDeleteIssues, containerUsers, deleteContainer, deleteIssue } from "./undo-parts.js";
+import {
+  boardIterationUsers,
+  canDeleteIssues,
+  containerUsers,
+  deleteContainer,
+  deleteIssue,
+} from "./undo-parts.js";
 
 export type { LabelSpec } from "./repo-meta.js";
 export type { GithubTracker, GithubTrackerOptions, GithubRateLimitState } from "./types.js";
@@ -75,7 +81,12 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
   const board =
     options.project === undefined || boardSpec === undefined
       ? undefined
-      : createProjectBoard(client, options.project, boardSpec);
+      : createProjectBoard(client, options.project, boardSpec, () =>
+          onContainer === undefined
+            ? undefined
+            : // By title: every rewrite of the field gives each iteration a new id.
+              (made) => onContainer?.({ kind: "iteration", id: made.title, name: made.title }),
+        );
   /**
    * An item with its board values laid over. An issue whose project item failed validation is
    * unreadable (its values unknown, never read as none): the board's error is thrown.
@@ -335,8 +346,14 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       // A new run: the labels a person made since the last one are not this run's.
       labelNames = undefined;
     },
-    containerUsers: (c: TrackerContainer, o?: CallOptions) => containerUsers(ctx, c, o?.signal),
-    deleteContainer: (c: TrackerContainer, o?: CallOptions) => deleteContainer(ctx, c, o?.signal),
+    containerUsers: (c: TrackerContainer, o?: CallOptions) =>
+      board !== undefined && c.kind === "iteration"
+        ? boardIterationUsers(ctx, board, c.name, o?.signal)
+        : containerUsers(ctx, c, o?.signal),
+    deleteContainer: (c: TrackerContainer, o?: CallOptions) =>
+      board !== undefined && c.kind === "iteration"
+        ? board.removeIteration(c.name, o?.signal)
+        : deleteContainer(ctx, c, o?.signal),
     purge: async (ref: ItemRef, o?: CallOptions) => {
       markerIndex = undefined;
       await deleteIssue(ctx, ref.id, o?.signal);

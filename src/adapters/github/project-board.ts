@@ -1,8 +1,7 @@
 import type { BoardSpec } from "../../core/board.js";
 import type { GithubProjectRef } from "../connection.js";
-import { NotFoundError } from "../../core/errors.js";
+import { NotFoundError, PayloadInvalidError } from "../../core/errors.js";
 import type { IterationDraft, WorkItemFields } from "../../core/model.js";
-import type { PayloadInvalidError } from "../../core/errors.js";
 import type { GithubClient } from "./client.js";
 import {
   ADD_ITEM,
@@ -59,7 +58,20 @@ export interface ProjectBoard {
     previous: readonly BoardIteration[],
     signal?: AbortSignal,
   ): Promise<number>;
+  /**
+   * The issues whose item has the iteration (by title: a rewrite renumbers every iteration),
+   * from a fresh read; an item whose values could not be read counts as using it.
+   */
+  iterationUsers(title: string, signal?: AbortSignal): Promise<number[]>;
+  /**
+   * Removes the iteration (by title) by a rewrite of the field without it, every other item's
+   * value set back; one gone already is no error.
+   */
+  removeIteration(title: string, signal?: AbortSignal): Promise<void>;
 }
+
+/** Told of each iteration the board creates (not of one found there). */
+export type OnIterationCreated = (made: BoardIteration) => void;
 
 const WRITES_PER_REQUEST = 25;
 const DEFAULT_DURATION = 14;
@@ -82,6 +94,7 @@ export function createProjectBoard(
   client: GithubClient,
   ref: GithubProjectRef,
   spec: BoardSpec,
+  onIterationCreated?: () => OnIterationCreated | undefined,
 ): ProjectBoard {
   let projectId: string | undefined;
   let fields: BoardField[] = [];
@@ -342,12 +355,17 @@ export function createProjectBoard(
     signal?: AbortSignal,
   ): Promise<BoardIteration> {
     if (!itemsRead) await board.load(signal);
+    const existed = (iterationField()?.iterations ?? []).some((i) => i.title === draft.name);
     await ensureFields(signal, draft);
     const f = iterationField();
     if (f === undefined) throw missing(`iteration field "${spec.fields.iteration}"`);
     const have = f.iterations ?? [];
     const found = have.find((i) => i.title === draft.name);
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      // Made with the field itself (its first iteration).
+      if (!existed) onIterationCreated?.()?.(found);
+      return found;
+    }
     if (draft.startDate === undefined)
       throw missing(
         `iteration "${draft.name}" on the board`,
@@ -367,6 +385,27 @@ export function createProjectBoard(
         duration: draft.durationDays ?? DEFAULT_DURATION,
       },
     ].sort((a, b) => a.startDate.localeCompare(b.startDate));
+    await rewrite(f, all, have, draft.durationDays ?? DEFAULT_DURATION, signal);
+    const made = (iterationField()?.iterations ?? []).find((i) => i.title === draft.name);
+    if (made === undefined) throw missing(`iteration "${draft.name}" after adding it`);
+    onIterationCreated?.()?.(made);
+    return made;
+  }
+
+  /**
+   * Rewrites the field's iterations as `all` (GitHub gives every iteration a new id and clears
+   * every item's value) and sets back each item's value from the board as read just before.
+   */
+  async function rewrite(
+    f: BoardField,
+    all: readonly Omit<BoardIteration, "id">[],
+    have: readonly BoardIteration[],
+    duration: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const before = new Map<number, BoardIteration>();
+    for (const b of byNumber.values())
+      if (b.values.iteration !== undefined) before.set(b.number, b.values.iteration);
     await q(
       "projectV2.rewriteIterations",
       UPDATE_FIELD,
@@ -374,8 +413,8 @@ export function createProjectBoard(
         input: {
           fieldId: f.id,
           iterationConfiguration: {
-            startDate: all[0]?.startDate ?? draft.startDate,
-            duration: draft.durationDays ?? DEFAULT_DURATION,
+            startDate: all[0]?.startDate ?? have[0]?.startDate,
+            duration,
             iterations: all.map((i) => ({
               title: i.title,
               startDate: i.startDate,
@@ -392,9 +431,25 @@ export function createProjectBoard(
     for (const b of byNumber.values())
       if (b.values.iteration !== undefined) b.values = { ...b.values, iteration: undefined };
     await board.restore(before, have, signal);
-    const made = (iterationField()?.iterations ?? []).find((i) => i.title === draft.name);
-    if (made === undefined) throw missing(`iteration "${draft.name}" after adding it`);
-    return made;
+  }
+
+  async function dropIteration(title: string, signal?: AbortSignal): Promise<void> {
+    // A fresh read: the values set back are the board's as it is now, not as a run left it.
+    await board.load(signal);
+    const f = iterationField();
+    const have = f?.iterations ?? [];
+    if (f === undefined || !have.some((i) => i.title === title)) return;
+    const bad = [...unreadable.keys()];
+    if (bad.length > 0)
+      throw new PayloadInvalidError(
+        `GitHub Project (v2): cannot remove iteration "${title}": the items of issues ${bad.map((n) => `#${n}`).join(", ")} could not be read, and the rewrite would clear their iteration values for good`,
+        { system: "github", operation: "projectV2.rewriteIterations" },
+        { hint: "Fix or remove those items on the board, then run `undo` again." },
+      );
+    const rest = have
+      .filter((i) => i.title !== title)
+      .sort((a, b) => a.startDate.localeCompare(b.startDate));
+    await rewrite(f, rest, have, rest[0]?.duration ?? DEFAULT_DURATION, signal);
   }
 
   const board: ProjectBoard = {
@@ -500,6 +555,15 @@ export function createProjectBoard(
       for (const [item, now] of restored) item.values = { ...item.values, iteration: now };
       return restored.length;
     },
+    async iterationUsers(title, signal) {
+      await serially(() => board.load(signal));
+      const out = new Set<number>();
+      for (const b of byNumber.values()) if (b.values.iteration?.title === title) out.add(b.number);
+      // Its values unknown: it may use the iteration, and a rewrite would clear it for good.
+      for (const n of unreadable.keys()) out.add(n);
+      return [...out].sort((a, b) => a - b);
+    },
+    removeIteration: (title, signal) => serially(() => dropIteration(title, signal)),
   };
   return board;
 }

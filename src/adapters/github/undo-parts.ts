@@ -2,9 +2,10 @@ import { NotFoundError, PermissionError } from "../../core/errors.js";
 import type { ContainerUser, TrackerContainer } from "../../core/tracker.js";
 import type { GithubContext } from "./context.js";
 import { parseIssueBody } from "./marker.js";
+import type { ProjectBoard } from "./project-board.js";
 import { mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, pages, parse } from "./requests.js";
-import { rawRepoSchema } from "./schema.js";
+import { rawRepoSchema, type RawIssue } from "./schema.js";
 
 /**
  * What `undo` needs of GitHub beyond the tracker's reads and writes: the issues that use a
@@ -43,6 +44,31 @@ export async function containerUsers(
     // A milestone deleted since (GitHub answers 404 to the filter on an unknown number).
     if (error instanceof NotFoundError) return [];
     throw error;
+  }
+  return out;
+}
+
+/**
+ * The issues whose Project (v2) item has the iteration (by title), with the run whose undo
+ * closed each, if one did (read from the issue's marker); an issue deleted since uses nothing.
+ */
+export async function boardIterationUsers(
+  ctx: GithubContext,
+  board: Pick<ProjectBoard, "iterationUsers">,
+  title: string,
+  signal?: AbortSignal,
+): Promise<ContainerUser[]> {
+  const out: ContainerUser[] = [];
+  for (const number of await board.iterationUsers(title, signal)) {
+    let issue: RawIssue;
+    try {
+      issue = await mustGetRawIssue(ctx, String(number), signal);
+    } catch (error) {
+      if (error instanceof NotFoundError) continue;
+      throw error;
+    }
+    const undone = parseIssueBody(issue.body).block?.marker.undone;
+    out.push({ id: String(number), ...(undone === undefined ? {} : { undone }) });
   }
   return out;
 }
