@@ -32,7 +32,7 @@ export interface Creation {
 /** An iteration (GitHub milestone, Jira sprint) or GitHub label a run created on the target. */
 export interface ContainerCreation {
   readonly kind: "iteration" | "label";
-  /** Milestone number, sprint id, or the label's name. */
+  /** Milestone number, sprint id, Project (v2) iteration title, or the label's name. */
   readonly id: string;
   readonly name: string;
 }

@@ -25,7 +25,7 @@ export interface UndoKept extends UndoItem {
  */
 export interface UndoContainer {
   readonly kind: "iteration" | "label";
-  /** Milestone number, sprint id, or the label's name. */
+  /** Milestone number, sprint id, Project (v2) iteration title, or the label's name. */
   readonly id: string;
   readonly name: string;
 }
