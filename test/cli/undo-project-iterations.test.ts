@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { graphql } from "@octokit/graphql";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunSummaryJson } from "../../src/cli/json-output.js";
 import { MAPPINGS, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
@@ -16,10 +17,14 @@ let config: string;
 let gql: typeof graphql;
 const tmp = tempDir();
 const TITLE = "Undo board";
+let world = 0;
 
-beforeAll(async () => {
+// Each test its own servers and state.
+beforeEach(async () => {
   servers = await startServers("stories=6,tasks=1,comments=1");
-  const file = writeConfig(tmp.dir, servers);
+  const dir = join(tmp.dir, String(++world));
+  mkdirSync(dir);
+  const file = writeConfig(dir, servers);
   const cfg = JSON.parse(readFileSync(file, "utf8")) as {
     targets: { github: Record<string, unknown> };
     jobs: Record<string, unknown>[];
@@ -33,8 +38,10 @@ beforeAll(async () => {
     headers: { authorization: `token ${servers.github.token}` },
   });
 }, 60_000);
-afterAll(async () => {
+afterEach(async () => {
   await servers.close();
+});
+afterAll(() => {
   tmp.cleanup();
 });
 
@@ -56,6 +63,16 @@ interface Board {
   iterations: Iter[];
   /** Issue number → the title and id of its item's iteration value. */
   values: Map<number, { title: string; id: string } | undefined>;
+}
+
+async function projectOf(): Promise<string> {
+  const r = await gql<{ organization: { projectsV2: { nodes: { id: string; title: string }[] } } }>(
+    `query($o: String!) { organization(login: $o) { projectsV2(first: 10) { nodes { id title } } } }`,
+    { o: servers.github.owner },
+  );
+  const p = r.organization.projectsV2.nodes.find((n) => n.title === TITLE);
+  if (p === undefined) throw new Error(`the migration made no project "${TITLE}"`);
+  return p.id;
 }
 
 const cli = (...args: string[]) =>
@@ -206,5 +223,23 @@ describe("undo of a migration onto a GitHub Project (v2) board", () => {
     const again = await cli("undo", "--job", "gp", "--run", run.runId, "--json");
     expect(again.code).toBe(0);
     expect((JSON.parse(again.stdout) as UndoJson).containers).toEqual({ removed: [], kept: [] });
+  }, 240_000);
+
+  it("removes every iteration of a field the run created, the first (made with the field) too", async () => {
+    const migrated = await cli("migrate", "--job", "gp", "--json");
+    expect(migrated.code).toBe(0);
+    const run = RunSummaryJson.parse(JSON.parse(migrated.stdout));
+    const project = await projectOf();
+    const added = (await readBoard(project)).iterations.map((i) => i.title).sort();
+    expect(added.length).toBeGreaterThan(1);
+
+    const undone = await cli("undo", "--job", "gp", "--run", run.runId, "--json");
+    expect(undone.code).toBe(0);
+    const result = JSON.parse(undone.stdout) as UndoJson;
+    expect(iterations(result.containers.removed)).toEqual(added);
+    expect(result.containers.kept).toEqual([]);
+    const after = await readBoard(project);
+    expect(after.iterations).toEqual([]);
+    expect(after.values.size).toBe(0);
   }, 240_000);
 });
