@@ -15,8 +15,9 @@ import type { SyncEvent } from "./events.js";
 import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { actionIds, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
-import { iterationsNeeded } from "./apply/iterations.js";
-import { jiraCreateCost, statusDepths, type StatusOutline } from "./jira-create-estimate.js";
+import { iterationsNeeded } from "./plan/iterations-needed.js";
+import { jiraCreateCost, statusDepths } from "./jira-create-estimate.js";
+import type { WriteEstimateInput } from "./read/estimate-input.js";
 import { userKey } from "./plan/snapshot.js";
 import {
   createdIndex,
@@ -63,17 +64,6 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
       return { ...(t > 0 ? { tinypm: t } : {}), ...(g > 0 ? { [target]: g } : {}) };
     }
   }
-}
-
-/** What a dry run read of the target besides its items, for the write estimate. */
-export interface WriteEstimateInput {
-  /**
-   * The names of the milestones (GitHub) or sprints (Jira) the target holds already; undefined
-   * when not read (every iteration the plan needs is then counted as created).
-   */
-  readonly targetIterations?: readonly string[] | undefined;
-  /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
-  readonly statuses?: readonly StatusOutline[] | undefined;
 }
 
 /**

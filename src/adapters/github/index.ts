@@ -431,9 +431,11 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     close: () => Promise.resolve(),
 
     // GitHub extras
-    /** Creates missing labels and fixes colours/descriptions. */
-    ensureLabels: (labels: readonly LabelSpec[], o?: CallOptions) =>
-      ensureLabels(ctx, labels, o?.signal),
+    /** Creates missing labels and fixes colours/descriptions: the names created and updated. */
+    ensureLabels: async (labels: readonly LabelSpec[], o?: CallOptions) => {
+      const { created, updated } = await ensureLabels(ctx, labels, o?.signal);
+      return { created, updated };
+    },
     listLabels: async (o?: CallOptions) =>
       (await listLabels(ctx, o?.signal)).map((l) => ({
         name: l.name,

@@ -1,20 +1,9 @@
 import type { Iteration } from "../../core/model.js";
 import type { EngineContext } from "../context.js";
 import { ensure } from "./ensure.js";
-import type { Plan, PlanAction } from "../plan/plan-types.js";
+import type { Plan } from "../plan/plan-types.js";
+import { iterationsNeeded } from "../plan/iterations-needed.js";
 import { eachConcurrently } from "./concurrent.js";
-
-/** The tinyPM iteration names the run ensures on the target before its creates. */
-export function iterationsNeeded(actions: readonly PlanAction[]): Set<string> {
-  const names = new Set<string>();
-  for (const a of actions) {
-    if (a.type === "create" && a.toSide === "target" && a.source.iteration)
-      names.add(a.source.iteration.name);
-    if (a.type === "update" && a.tinypmItem.iteration && a.targetSet.iteration !== undefined)
-      names.add(a.tinypmItem.iteration.name);
-  }
-  return names;
-}
 
 /**
  * Makes sure every tinyPM iteration that an item being written refers to exists on the target

@@ -1,9 +1,20 @@
 import type { Iteration } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
-import { iterationsNeeded } from "../apply/iterations.js";
+import { iterationsNeeded } from "../plan/iterations-needed.js";
+import type { StatusOutline } from "../jira-create-estimate.js";
 import type { Plan } from "../plan/plan-types.js";
-import type { WriteEstimateInput } from "../report-data.js";
+
+/** What a dry run read of the target besides its items, for the write estimate. */
+export interface WriteEstimateInput {
+  /**
+   * The names of the milestones (GitHub) or sprints (Jira) the target holds already; undefined
+   * when not read (every iteration the plan needs is then counted as created).
+   */
+  readonly targetIterations?: readonly string[] | undefined;
+  /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
+  readonly statuses?: readonly StatusOutline[] | undefined;
+}
 
 /**
  * What a dry run reads of the target for its write estimate: the milestones or sprints it holds

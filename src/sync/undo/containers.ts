@@ -2,8 +2,7 @@ import { PayloadInvalidError, PermissionError } from "../../core/errors.js";
 import { systemLabel } from "../../core/system-label.js";
 import type { ContainerUser } from "../../core/tracker.js";
 import { readContainerCreations, type ContainerCreation } from "./creations.js";
-import type { UndoContainer, UndoContainerKept, UndoItem } from "./undo-types.js";
-import type { UndoOptions } from "./undo.js";
+import type { UndoContainer, UndoContainerKept, UndoItem, UndoOptions } from "./undo-types.js";
 
 /** What `undo` did with the milestones, sprints and labels the run created. */
 export interface ContainersUndone {

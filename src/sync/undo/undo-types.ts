@@ -1,4 +1,8 @@
-import type { ItemKind } from "../../core/model.js";
+import type { ItemKind, SystemName } from "../../core/model.js";
+import type { Tracker } from "../../core/tracker.js";
+import type { Lanes } from "../../gate/lanes.js";
+import type { CompiledMapping } from "../../mapping/compile.js";
+import type { StateData } from "../../state/store.js";
 
 /** One item `undo` removed (or, in a dry run, would remove), or kept. */
 export interface UndoItem {
@@ -48,4 +52,20 @@ export interface UndoReport {
     readonly removed: readonly UndoContainer[];
     readonly kept: readonly UndoContainerKept[];
   };
+}
+
+/** What `undoRun` is given: the job's trackers and mapping, and its state (held, unless a dry run). */
+export interface UndoOptions {
+  readonly job: string;
+  readonly runId: string;
+  readonly dryRun: boolean;
+  readonly targetSystem: SystemName;
+  readonly tinypm: Tracker;
+  readonly target: Tracker;
+  readonly mapping: CompiledMapping;
+  readonly state: Pick<
+    StateData,
+    "runs" | "getCheckpoint" | "setCheckpoint" | "getLinkByTinypm" | "deleteLink" | "links"
+  >;
+  readonly lanes: Lanes;
 }

@@ -10,23 +10,7 @@ import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { changedSince } from "./changed-since.js";
 import { undoContainers, type ContainersUndone } from "./containers.js";
 import { readCreations, type Creation } from "./creations.js";
-import type { UndoItem, UndoKept, UndoReport } from "./undo-types.js";
-
-/** What `undoRun` is given: the job's trackers and mapping, and its state (held, unless a dry run). */
-export interface UndoOptions {
-  readonly job: string;
-  readonly runId: string;
-  readonly dryRun: boolean;
-  readonly targetSystem: SystemName;
-  readonly tinypm: Tracker;
-  readonly target: Tracker;
-  readonly mapping: CompiledMapping;
-  readonly state: Pick<
-    StateData,
-    "runs" | "getCheckpoint" | "setCheckpoint" | "getLinkByTinypm" | "deleteLink" | "links"
-  >;
-  readonly lanes: Lanes;
-}
+import type { UndoItem, UndoKept, UndoOptions, UndoReport } from "./undo-types.js";
 
 /** Where an undo stands: the removal under way (its intent) and the items decided to be kept. */
 interface Progress {
