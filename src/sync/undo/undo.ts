@@ -2,10 +2,7 @@ import { NotFoundError, PermissionError, UsageError } from "../../core/errors.js
 import { systemLabel } from "../../core/system-label.js";
 import type { JsonValue, SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
-import type { CompiledMapping } from "../../mapping/compile.js";
-import type { Lanes } from "../../gate/lanes.js";
 import type { LinkRecord, RunRecord } from "../../state/records.js";
-import type { StateData } from "../../state/store.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
 import { changedSince } from "./changed-since.js";
 import { undoContainers, type ContainersUndone } from "./containers.js";
