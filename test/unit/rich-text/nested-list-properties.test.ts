@@ -133,6 +133,11 @@ describe("GitHub nested list items as units", () => {
           while (parent > 0 && depth(lines[parent] ?? "") >= depth(lines[at] ?? "")) parent--;
           lines[parent] = `${lines[parent] ?? ""} cc @boss`;
           const old = lines[at] ?? "";
+          // A mention already live in the replaced line stays live (description.ts): the new
+          // names must be new to this line for both to come out inert.
+          fc.pre(
+            ![who, "boss"].some((n) => new RegExp(`@${n}(?![\\p{L}\\p{N}_-])`, "u").test(old)),
+          );
           // The item's text after its marker (and checkbox) gets new mentions and words.
           const head = /^( *(?:[-*+]|\d+\.) (?:\[[ x]\] )?)/u.exec(old)?.[1] ?? "";
           const edited = `${head}Edited for @boss and @${who}`;
