@@ -216,5 +216,12 @@ export function createIssueJournal(db: Database, now: () => Date) {
         id,
       );
     },
+    settleConflict(id: number): void {
+      const at = stamp();
+      db.prepare(
+        `UPDATE conflicts SET status = 'resolved', resolution = NULL, resolved_at = ?,
+           applied_at = ?, updated_at = ? WHERE id = ? AND status = 'open'`,
+      ).run(at, at, at, id);
+    },
   };
 }

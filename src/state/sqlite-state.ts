@@ -43,6 +43,7 @@ const DATA_METHODS = [
   "conflicts",
   "resolveConflict",
   "markConflictApplied",
+  "settleConflict",
   "requestRun",
   "settleRunRequest",
   "runRequests",

@@ -146,6 +146,8 @@ export interface SqliteStore {
   resolveConflict(id: number, take: "tinypm" | "target", reopen?: boolean): ConflictRecord;
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): void;
+  /** Closes an open conflict that no longer holds (see StateStore.settleConflict). */
+  settleConflict(id: number): void;
   /** The live process holding the state file now (a run going on), if any. */
   liveHolder(): LockHolder | undefined;
   /** Runs `fn` in one (nestable) transaction. */

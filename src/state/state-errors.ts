@@ -11,10 +11,14 @@ export function noConflictError(id: number): UsageError {
 }
 
 export function conflictAppliedError(id: number, resolution: string | null): UsageError {
-  return new UsageError(
-    `Conflict ${id} was resolved (take ${resolution ?? "?"}) and already applied.`,
-    { hint: "Change the field on either side; the next sync picks it up." },
-  );
+  if (resolution === null)
+    return new UsageError(
+      `Conflict ${id} settled itself: a sync found that it no longer holds (both sides agree on the field, one side's change was given up, or the item was deleted). Nothing was changed.`,
+      { hint: "Change the field on either side if it is still wrong; the next sync picks it up." },
+    );
+  return new UsageError(`Conflict ${id} was resolved (take ${resolution}) and already applied.`, {
+    hint: "Change the field on either side; the next sync picks it up.",
+  });
 }
 
 const SIDE_WORDS: Record<string, string> = { tinypm: "tinyPM's", target: "the target's" };

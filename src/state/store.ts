@@ -136,6 +136,12 @@ export interface StateData {
   /** Records that the engine wrote a resolved conflict's chosen value. */
   markConflictApplied(id: number): Promise<void>;
   /**
+   * Closes an open conflict that no longer holds: a run found the two sides agreeing on its
+   * field, one side's change given up, or the item deleted. Resolved with no side taken, and
+   * applied (there is nothing left to write); an id not open changes nothing.
+   */
+  settleConflict(id: number): Promise<void>;
+  /**
    * Records a run of `job` asked for (`trigger`: `webhook`, `manual`) while another worker holds
    * its lease, coalesced with the one waiting: one follow-up run covers every delivery.
    */

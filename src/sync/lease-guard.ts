@@ -18,6 +18,7 @@ const RECORDS: ReadonlySet<string> = new Set([
   "openConflict",
   "resolveConflict",
   "markConflictApplied",
+  "settleConflict",
 ] satisfies (keyof StateData)[]);
 
 /**

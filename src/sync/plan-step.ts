@@ -26,6 +26,7 @@ export function planRun(
     target: { ...read.target, items: settled.targetItems },
     links: withStatusUnknown(settled.links, read.statusTouched),
     resolved: read.resolved,
+    openConflicts: read.openConflicts,
     blockless: settled.blockless,
     held: settled.held,
     claimed: settled.claimed,

@@ -88,6 +88,30 @@ describe.each([
         conflicts: 1,
         updated: 0,
       });
+
+      // The target's person types tinyPM's title too: the sides agree, and the conflict no
+      // longer holds. The next sync closes it, writing nothing, and exits 0.
+      const open = StatusJson.parse(JSON.parse((await cli("status", "--json")).stdout)).jobs.find(
+        (j) => j.job === job,
+      )?.conflicts[0];
+      await target.update({ kind: "story", id: copy.id }, { set: { title: "Title in tinyPM" } });
+      const agreed = await cli("sync", "--job", job, "--json", "--log-level", "warn");
+      expect(agreed).toMatchObject({ code: 0 });
+      expect(RunSummaryJson.parse(JSON.parse(agreed.stdout)).summary).toMatchObject({
+        conflicts: 0,
+        updated: 0,
+        failed: 0,
+      });
+      const after = StatusJson.parse(JSON.parse((await cli("status", "--json")).stdout));
+      expect(after.jobs.find((j) => j.job === job)?.conflicts).toEqual([]);
+      expect(await cli("plan", "--job", job, "--detailed-exitcode")).toMatchObject({ code: 0 });
+      // A decision on it now is refused, saying why; a later edit on one side flows as usual.
+      const late = await cli("conflicts", "resolve", String(open?.id), "--take", "target");
+      expect(late.code).toBe(2);
+      expect(late.stderr).toContain(`Conflict ${String(open?.id)} settled itself`);
+      await target.update({ kind: "story", id: copy.id }, { set: { title: "Renamed later" } });
+      expect(await cli("sync", "--job", job, "--log-level", "warn")).toMatchObject({ code: 0 });
+      expect((await tinypm.get({ kind: "story", id: storyId }))?.title).toBe("Renamed later");
     } finally {
       await Promise.allSettled([tinypm.close(), target.close()]);
     }

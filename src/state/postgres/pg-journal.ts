@@ -170,5 +170,12 @@ export function pgJournal(db: Db, now: () => Date, worker: RunWorker) {
         id,
       ]);
     },
+    async settleConflict(id: number): Promise<void> {
+      await db.query(
+        `UPDATE conflicts SET status = 'resolved', resolution = NULL, resolved_at = $1,
+           applied_at = $1, updated_at = $1 WHERE id = $2 AND status = 'open'`,
+        [stamp(), id],
+      );
+    },
   };
 }

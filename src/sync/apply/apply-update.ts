@@ -164,12 +164,20 @@ function keepBase(now: Snapshot, base: Snapshot, fields: readonly WorkItemFieldN
   return { ...now, fields: Object.fromEntries([...kept, ...restored]) };
 }
 
-/** Parks manual conflicts in the state; marks applied the ones a resolution decided. */
+/**
+ * Parks manual conflicts in the state; marks applied the ones a resolution decided; closes the
+ * open ones this update no longer parks (the sides agree now, or one side's change was given up).
+ */
 async function recordConflicts(ctx: EngineContext, a: UpdateAction): Promise<void> {
   const job = ctx.job.name;
   const open = (await ctx.state.conflicts({ job })).filter(
     (c) => c.kind === a.kind && c.tinypmId === a.link.tinypmId,
   );
+  const parked = new Set<string>(
+    a.conflicts.flatMap((c) => (c.resolution === "parked" ? [c.field] : [])),
+  );
+  for (const r of open)
+    if (r.status === "open" && !parked.has(r.field)) await ctx.state.settleConflict(r.id);
   for (const c of a.conflicts) {
     if (c.resolution === "parked") {
       await ctx.state.openConflict({
@@ -223,5 +231,8 @@ export async function applyDelete(ctx: EngineContext, a: DeleteAction): Promise<
   const t = onTarget || both ? gone(a.link.baseTinypm) : a.link.baseTinypm;
   const g = !onTarget || both ? gone(a.link.baseTarget) : a.link.baseTarget;
   await ctx.state.updateBase(ctx.job.name, a.kind, a.link.tinypmId, baseOf(t, g));
+  // A conflict open on the item no longer holds once either side is gone.
+  for (const r of await ctx.state.conflicts({ job: ctx.job.name, status: "open" }))
+    if (r.kind === a.kind && r.tinypmId === a.link.tinypmId) await ctx.state.settleConflict(r.id);
   ctx.emit({ type: "deleted", kind: a.kind, title: a.title, side: a.side, mode: a.mode });
 }

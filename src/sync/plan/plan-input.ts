@@ -64,6 +64,12 @@ export interface PlanInput {
   /** Field decisions taken with `conflicts resolve`, by `kind:tinypmId`. */
   readonly resolved?: ReadonlyMap<string, Partial<Record<WorkItemFieldName, Side>>> | undefined;
   /**
+   * Linked pairs (`kind:tinypmId`) with a conflict open in the state: read on both sides, such a
+   * pair is planned as an update even when nothing is to be written, so that applying it closes
+   * the conflicts that no longer hold (apply-update.ts).
+   */
+  readonly openConflicts?: ReadonlySet<string> | undefined;
+  /**
    * Linked target items (`kind:id`) whose hidden block was missing or damaged: `restored` when
    * the state's copy of the block stands in for it, `unknown` when there is none.
    */

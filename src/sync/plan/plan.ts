@@ -333,7 +333,9 @@ function pairAction(
     { snapshot: t, updatedAt: item.updatedAt },
     targetItem === undefined ? undefined : { snapshot: g, updatedAt: targetItem.updatedAt },
   );
-  const settles = (stored.pendingWrites?.length ?? 0) > 0;
+  const settles =
+    (stored.pendingWrites?.length ?? 0) > 0 ||
+    input.openConflicts?.has(byKey(item.kind, item.id)) === true;
   const merge = mergePair({
     fieldNames: input.mapping.fieldNames(item.kind),
     tinypm: t,

@@ -94,6 +94,8 @@ export interface RunRead {
   /** The job's links as stored before the run writes any. */
   readonly links: readonly LinkView[];
   readonly resolved: Resolutions;
+  /** Linked pairs (`kind:tinypmId`) with a conflict open in the state (plan-input.ts). */
+  readonly openConflicts: ReadonlySet<string>;
   /**
    * Nothing in the target's read, no decision to apply, no create to settle, and a plan of skips
    * only (plan.ts `quietPlan`): the run needs neither the target's users nor a settling step.
@@ -113,6 +115,8 @@ interface Stored {
   readonly pending: number;
   /** Conflicts resolved with `conflicts resolve`. */
   readonly resolved: readonly ConflictRecord[];
+  /** `kind:tinypmId` of the pairs with a conflict open. */
+  readonly openConflicts: ReadonlySet<string>;
 }
 
 /**
@@ -141,6 +145,7 @@ export async function readRun(
     tinypmIterations,
     links: stored.links,
     resolved,
+    openConflicts: stored.openConflicts,
     tinypmTiers: sides.tinypmRead.save,
   };
   const input = (mapping: CompiledMapping, s: Sides): PlanInput => ({
@@ -151,6 +156,7 @@ export async function readRun(
     target: s.target,
     links: stored.links,
     resolved,
+    openConflicts: stored.openConflicts,
     now,
   });
   const quiet =
@@ -189,8 +195,12 @@ async function readStored(state: StateStore, job: string): Promise<Stored> {
   const links: LinkView[] = [];
   for await (const l of state.links(job)) links.push(linkView(l));
   const pending = (await state.pendingIntents(job)).length;
-  const resolved = await state.conflicts({ job, status: "resolved" });
-  return { links, pending, resolved };
+  const conflicts = await state.conflicts({ job });
+  const resolved = conflicts.filter((c) => c.status === "resolved");
+  const openConflicts = new Set(
+    conflicts.flatMap((c) => (c.status === "open" ? [`${c.kind}:${c.tinypmId}`] : [])),
+  );
+  return { links, pending, resolved, openConflicts };
 }
 
 /**

@@ -761,6 +761,18 @@ export function stateContract(backend: () => BackendUnderTest): void {
       await expect(s.resolveConflict(id, "tinypm")).rejects.toThrow(/already applied/);
       await expect(s.resolveConflict(999, "tinypm")).rejects.toThrow(UsageError);
       await expect(s.markConflictApplied(999)).rejects.toThrow(/no conflict with id 999/);
+
+      // A conflict that no longer holds is closed with no side taken, and cannot be decided.
+      await s.settleConflict(other);
+      const settled = (await s.conflicts({ job: "w" })).find((x) => x.id === other);
+      expect(settled).toMatchObject({ status: "resolved", resolution: undefined });
+      expect(settled?.appliedAt).toBeDefined();
+      expect(settled?.resolvedAt).toBeDefined();
+      await expect(s.resolveConflict(other, "tinypm", true)).rejects.toThrow(/settled itself/);
+      await s.settleConflict(other); // not open: nothing changes
+      expect((await s.conflicts({ job: "w" })).find((x) => x.id === other)).toEqual(settled);
+      // The field can be in conflict again, as a new conflict.
+      expect(await s.openConflict({ ...c, field: "points", baseValue: 1 })).not.toBe(other);
     });
   });
 
