@@ -24,6 +24,15 @@ describe("overlap", () => {
     expect(sinceFor("2026-01-01T00:00:10Z")).toBe("2026-01-01T00:00:05Z");
   });
 
+  it("shrinks the window to the watermark's second once read well after it", () => {
+    const max = "2026-01-01T00:00:10.400Z";
+    // Read 5 s after (GitHub's Date has whole seconds): still the whole window.
+    expect(sinceFor(max, Date.parse("2026-01-01T00:00:15Z"))).toBe("2026-01-01T00:00:05Z");
+    // Read 6 s and more after: every issue stamped before the watermark's second was listed.
+    expect(sinceFor(max, Date.parse("2026-01-01T00:00:17Z"))).toBe("2026-01-01T00:00:10Z");
+    expect(sinceFor(max, Date.parse("2026-01-01T01:00:00Z"))).toBe("2026-01-01T00:00:10Z");
+  });
+
   it("keeps only the versions inside the window", () => {
     const keys = [
       "1@2026-01-01T00:00:04Z#a",

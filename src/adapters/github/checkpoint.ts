@@ -55,10 +55,27 @@ export function versionKey(issue: { number: number; updated_at: string }): strin
   return `${issue.number}@${issue.updated_at}#${hash}`;
 }
 
-/** The watermark minus the overlap window, in GitHub's `YYYY-MM-DDTHH:MM:SSZ` form. */
-export function sinceFor(maxUpdatedAt: string): string {
-  const t = Date.parse(maxUpdatedAt) - OVERLAP_MS;
+/**
+ * The next `since`, in GitHub's `YYYY-MM-DDTHH:MM:SSZ` form: the watermark minus the overlap
+ * window, so that an issue stamped a little before the newest one but listed only later is read.
+ * A listing read (`readAt`, GitHub's clock: the first page's `Date` header, whole seconds) well
+ * after the watermark already showed every such issue: the window then shrinks to the
+ * watermark's own second. Without that, a burst of writes (a migration's last seconds) kept more
+ * than a page of issues in the window, so that no ETag could stand for it and every quiet sync
+ * listed them all again.
+ */
+export function sinceFor(maxUpdatedAt: string, readAt?: number): string {
+  const max = Date.parse(maxUpdatedAt);
+  const settled = readAt !== undefined && readAt - max >= OVERLAP_MS + 1_000;
+  const t = settled ? Math.floor(max / 1_000) * 1_000 : max - OVERLAP_MS;
   return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** A response's `Date` header as epoch ms (undefined when absent or not a date). */
+export function dateOf(header: unknown): number | undefined {
+  if (typeof header !== "string") return undefined;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 /** The keys of the versions at or after `since` (the ones the next overlap fetch returns). */

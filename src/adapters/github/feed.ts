@@ -1,6 +1,7 @@
 import type { Change, ChangePage, Checkpoint } from "../../core/tracker.js";
 import type { GithubRequest } from "./client.js";
 import {
+  dateOf,
   decodeCheckpoint,
   encodeCheckpoint,
   laterOf,
@@ -42,6 +43,8 @@ interface Round {
   since: string | undefined;
   max: string | undefined;
   seen: Set<string>;
+  /** GitHub's time when this round's first page was answered (checkpoint.ts `sinceFor`). */
+  readAt: number | undefined;
 }
 
 /**
@@ -60,7 +63,12 @@ export async function* changeFeed(
 ): AsyncGenerator<ChangePage> {
   const cp = decodeCheckpoint(from);
   const full = cp.since === undefined;
-  const state: Round = { since: cp.since, max: undefined, seen: new Set(splitSeen(cp.seen)) };
+  const state: Round = {
+    since: cp.since,
+    max: undefined,
+    seen: new Set(splitSeen(cp.seen)),
+    readAt: undefined,
+  };
   let etag = cp.etag;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let firstEtag: string | undefined;
@@ -70,12 +78,13 @@ export async function* changeFeed(
         yield { changes: [], checkpoint: from ?? encodeCheckpoint(cp), complete: false };
         return;
       }
+      if (pageCount === 0) state.readAt = dateOf(page.response.headers.date);
       firstEtag ??= etagOf(page.response.headers.etag);
       pageCount++;
       const changes = await pageChanges(ctx, page.items, state, signal, onUnreadable);
       yield { changes, checkpoint: checkpointOf(state, undefined), complete: false };
     }
-    const next = state.max === undefined ? state.since : sinceFor(state.max);
+    const next = state.max === undefined ? state.since : sinceFor(state.max, state.readAt);
     if (next === state.since) {
       // A first page's ETag stands for the whole listing only when there is no other page: a
       // change sorts last (oldest update first), so a longer listing's first page stays the same.
@@ -98,7 +107,7 @@ function etagOf(v: string | number | undefined): string {
 }
 
 function checkpointOf(state: Round, etag: string | undefined): Checkpoint {
-  const since = state.max === undefined ? state.since : sinceFor(state.max);
+  const since = state.max === undefined ? state.since : sinceFor(state.max, state.readAt);
   return encodeCheckpoint({
     since,
     etag,

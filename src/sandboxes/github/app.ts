@@ -330,6 +330,8 @@ function send(app: App, res: ServerResponse, reply: Reply, truncate: boolean): v
   app.stats.status(reply.status);
   const headers: Record<string, string> = {
     ...BASE_HEADERS,
+    // GitHub's clock, as it stamps `updated_at` (a sandbox clock may be set or scaled).
+    date: new Date(app.store.clock.now()).toUTCString(),
     "x-github-request-id": `SBX:${(++requestCounter).toString(16).toUpperCase()}`,
     "x-github-api-version-selected": "2022-11-28",
     ...reply.headers,
