@@ -45,6 +45,26 @@ describe("the creates a run notes as it goes", () => {
     expect(await readCreations(state, "gh", "run-2")).toBeUndefined();
   });
 
+  it("go together into one write per record while a write is under way", async () => {
+    const writes: string[] = [];
+    const counting = {
+      setCheckpoint: async (...args: Parameters<StateStore["setCheckpoint"]>) => {
+        writes.push(args[1]);
+        await state.setCheckpoint(...args);
+      },
+    };
+    const log = creationsLog(counting, "gh", "run-1");
+    // 150 creates made in one turn: one write for each of the two records they fill.
+    for (let n = 1; n <= 150; n++) log.note(created(n));
+    await log.flush();
+    expect(writes).toEqual(["created-by:run-1#0", "created-by:run-1#1"]);
+    // One more create later: its record is written again, with it.
+    log.note(created(151));
+    await log.flush();
+    expect(writes).toHaveLength(3);
+    expect(await readCreations(state, "gh", "run-1")).toHaveLength(151);
+  });
+
   it("give way to the run's full record", async () => {
     const log = creationsLog(state, "gh", "run-1");
     log.note(created(1));
