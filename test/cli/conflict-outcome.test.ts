@@ -115,5 +115,5 @@ describe.each([
     } finally {
       await Promise.allSettled([tinypm.close(), target.close()]);
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -56,7 +56,12 @@ async function startInHourlyWait(config: string): Promise<CliProcess> {
   const writes = (o: { stderr: string }): number => o.stderr.split('"method":"POST"').length - 1;
   // Until the run says it waits (a fixed pause could end before the wait began on a loaded
   // machine, and the signal then met another moment of the run than the one under test).
-  await waitForOutput(run, (o) => o.stderr.includes("waiting for GitHub's hourly limit"));
+  // The third write is booked (and the wait said) as soon as the second is sent, before the
+  // second's answer is logged: wait for both lines.
+  await waitForOutput(
+    run,
+    (o) => o.stderr.includes("waiting for GitHub's hourly limit") && writes(o) >= 2,
+  );
   // Still two: the third write waits for the hourly window (about an hour).
   expect(writes(run.output())).toBe(2);
   expect(run.output().stderr).not.toContain("run finished");
