@@ -1,7 +1,9 @@
 /**
  * What Jira's creates cost in write requests, as `createItems` (./create.ts) makes them, from the
  * site's statuses alone: a dry run cannot list a workflow's transitions before an issue exists.
- * Pure; the adapter's `createWriteCost` reads the statuses and asks here.
+ * Pure; the adapter's `createWriteCost` reads the statuses and asks here. It assumes each walk
+ * goes straight to its status: a walk that explores first costs more (after a probe that went to
+ * In Progress, the next probe's walk to Done tries Rejected and back first: 2 transitions more).
  */
 import type { CreateOutline } from "../../core/tracker.js";
 import { BULK_CREATE_MAX, MAX_PROBES } from "./create.js";
