@@ -18,6 +18,12 @@ import type {
 } from "./model.js";
 import type { SyncError } from "./errors.js";
 
+/** A create as a tracker prices it: the item's kind and the status its draft goes to. */
+export interface CreateOutline {
+  readonly kind: ItemKind;
+  readonly status: string;
+}
+
 /** Per-call options every adapter method accepts. */
 export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
@@ -217,11 +223,12 @@ export interface Tracker {
 
   listIterations(opts?: CallOptions): Promise<readonly Iteration[]>;
   /**
-   * The site's statuses in its order, each with its category (`new`, `indeterminate`, `done`),
-   * for a dry run's estimate of the transitions its creates make. Absent where a status is set
-   * in one write (GitHub, tinyPM).
+   * The write requests this tracker makes to create items of these kinds and statuses (the
+   * drafts' own, in plan order), as it batches them and walks them to their statuses, for a dry
+   * run's estimate; comments and time entries are not counted (one write each everywhere).
+   * May read (Jira: the site's statuses). Absent: one write per create (tinyPM).
    */
-  statusOutline?(opts?: CallOptions): Promise<readonly { name: string; category: string }[]>;
+  createWriteCost?(creates: readonly CreateOutline[], opts?: CallOptions): Promise<number>;
   /** Finds the iteration by name, or creates it. */
   ensureIteration(draft: IterationDraft, opts?: CallOptions): Promise<Iteration>;
 

@@ -98,15 +98,35 @@ export interface CompiledMapping {
   ): DescriptionComposition | undefined;
 }
 
+/** What a mapping syncs, known from its spec alone (no compile, no users). */
+export type MappedFields = Pick<CompiledMapping, "fieldNames">;
+
+/** The fields each kind's rules map, in the rules' order: `CompiledMapping.fieldNames`. */
+function ruleFields(rules: KindRules): [WorkItemFieldName, FieldRule][] {
+  return (Object.entries(rules) as [WorkItemFieldName, FieldRule | undefined][]).filter(
+    (e): e is [WorkItemFieldName, FieldRule] => e[1] !== undefined,
+  );
+}
+
+/**
+ * The fields the spec maps per kind, without compiling it: what a run's read needs before it
+ * knows the target's users (`compileMapping` then compiles once, with them).
+ */
+export function mappedFields(spec: MappingSpec): MappedFields {
+  const names: Record<ItemKind, readonly WorkItemFieldName[]> = {
+    story: ruleFields(rulesWithProject(spec, "story")).map(([field]) => field),
+    task: ruleFields(rulesWithProject(spec, "task")).map(([field]) => field),
+  };
+  return { fieldNames: (kind) => names[kind] };
+}
+
 interface KindCodec {
   readonly codecs: readonly FieldCodec[];
   readonly owned: (label: string) => boolean;
 }
 
 function compileKind(rules: KindRules, ctx: ValueCodecContext): KindCodec {
-  const codecs = (Object.entries(rules) as [WorkItemFieldName, FieldRule | undefined][])
-    .filter((e): e is [WorkItemFieldName, FieldRule] => e[1] !== undefined)
-    .map(([field, rule]) => compileField(field, rule, ctx));
+  const codecs = ruleFields(rules).map(([field, rule]) => compileField(field, rule, ctx));
   // A label belongs to a rule whatever its case (GitHub label names are case-insensitive).
   return { codecs, owned: (label) => codecs.some((c) => c.owns(label)) };
 }

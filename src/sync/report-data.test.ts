@@ -21,13 +21,19 @@ const create = (
   }) as unknown as PlanAction;
 
 describe("estimateRunWrites", () => {
-  it("counts Jira's creates 50 to a bulk call per kind, plus one call per comment", () => {
+  it("counts the creates as the target prices them, plus one write per comment", () => {
     const actions = [
       ...Array.from({ length: 51 }, () => create("story", 1)),
       ...Array.from({ length: 10 }, () => create("task")),
     ];
-    // 2 bulk calls for 51 stories, 1 for 10 tasks, 51 comments.
-    expect(estimateRunWrites(actions, "jira")).toEqual({ jira: 54 });
+    expect(estimateRunWrites(actions, "jira", { targetCreateWrites: 3 })).toEqual({
+      jira: 3 + 51,
+    });
+  });
+
+  it("counts one write per create when the target did not price them", () => {
+    const actions = [create("story", 2), create("task", 0, "closed:completed")];
+    expect(estimateRunWrites(actions, "github")).toEqual({ github: 2 + 2 });
   });
 
   it("counts the milestones the target lacks, once per iteration", () => {
@@ -36,32 +42,9 @@ describe("estimateRunWrites", () => {
       create("story", 0, "open", "S2"),
       create("task", 0, "open", "S2"),
     ];
-    expect(estimateRunWrites(actions, "github", { targetIterations: ["S1"] })).toEqual({
-      github: 3 + 1 + 1,
-    });
-  });
-
-  it("counts Jira's sprints, probe creates and transitions from the site's statuses", () => {
-    const statuses = [
-      { name: "To Do", category: "new" },
-      { name: "In Progress", category: "indeterminate" },
-      { name: "Done", category: "done" },
-    ];
-    const actions = [
-      create("story", 0, "To Do", "S1"),
-      create("story", 0, "Done"),
-      create("story", 0, "Done"),
-    ];
-    // 1 sprint; the first and the first Done alone, then 1 bulk call; Done is 2 transitions away:
-    // 2 for the probe, 1 after the create's own step for the other.
-    expect(estimateRunWrites(actions, "jira", { statuses, targetIterations: [] })).toEqual({
-      jira: 1 + 3 + 2 + 1,
-    });
-  });
-
-  it("counts GitHub's creates one by one, with the sub-issue link and the closing", () => {
-    const actions = [create("story", 2), create("task", 0, "closed:completed")];
-    expect(estimateRunWrites(actions, "github")).toEqual({ github: 1 + 2 + 1 + 1 + 1 });
+    expect(
+      estimateRunWrites(actions, "github", { targetIterations: ["S1"], targetCreateWrites: 4 }),
+    ).toEqual({ github: 4 + 1 });
   });
 });
 

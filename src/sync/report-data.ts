@@ -16,7 +16,6 @@ import type { PlanAction, DescriptionNote } from "./plan/plan-types.js";
 import { actionIds, itemKey, plannedOutcome } from "./outcome.js";
 import { visible } from "./plan/plan-description.js";
 import { iterationsNeeded } from "./plan/iterations-needed.js";
-import { jiraCreateCost, statusDepths } from "./jira-create-estimate.js";
 import type { WriteEstimateInput } from "./read/estimate-input.js";
 import { userKey } from "./plan/snapshot.js";
 import {
@@ -30,8 +29,11 @@ import {
 
 const value = (v: JsonValue | undefined): ReportValue => v ?? null;
 
-/** The writes an action costs on each side (a dry run's API cost). */
-export function estimateWrites(action: PlanAction, target: string): Record<string, number> {
+/**
+ * The writes an action costs on each side (a dry run's API cost), a create on the target
+ * without the create itself: the target prices its creates together (`targetCreateWrites`).
+ */
+function estimateWrites(action: PlanAction, target: string): Record<string, number> {
   switch (action.type) {
     case "skip":
     case "adopt":
@@ -41,16 +43,9 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
         ? {}
         : { [action.side === "tinypm" ? "tinypm" : target]: action.comment === undefined ? 1 : 2 };
     case "create": {
+      const own = action.toSide === "tinypm" ? 1 : 0;
       const side = action.toSide === "tinypm" ? "tinypm" : target;
-      // GitHub: a sub-issue is attached with a second call, a closed issue is closed with a third.
-      // Jira: the create itself is shared by up to 50 issues (counted in `estimateRunWrites`).
-      const extra =
-        side === "github"
-          ? (action.kind === "task" ? 1 : 0) + (action.draft.status.startsWith("closed") ? 1 : 0)
-          : side === "jira"
-            ? -1
-            : 0;
-      return { [side]: 1 + extra + action.comments.length + action.timeEntries.length };
+      return { [side]: own + action.comments.length + action.timeEntries.length };
     }
     case "update": {
       const t =
@@ -67,9 +62,8 @@ export function estimateWrites(action: PlanAction, target: string): Record<strin
 }
 
 /**
- * The writes a whole plan costs per system: each action's writes, the milestones or sprints the
- * target lacks, and on Jira the creates as the adapter batches them plus the transitions each
- * created issue makes towards its status.
+ * The writes a whole plan costs per system: each action's writes, the creates on the target as
+ * the target prices them (else one write each), and the milestones or sprints the target lacks.
  */
 export function estimateRunWrites(
   actions: readonly PlanAction[],
@@ -80,21 +74,12 @@ export function estimateRunWrites(
   const add = (system: string, n: number): void => {
     if (n > 0) estimated[system] = (estimated[system] ?? 0) + n;
   };
-  const bulk = { story: [] as string[], task: [] as string[] };
+  let creates = 0;
   for (const a of actions) {
     for (const [system, n] of Object.entries(estimateWrites(a, target))) add(system, n);
-    if (a.type === "create" && a.toSide === "target" && target === "jira") {
-      bulk[a.kind].push(a.draft.status);
-    }
+    if (a.type === "create" && a.toSide === "target") creates++;
   }
-  if (target === "jira") {
-    const depths = statusDepths(input.statuses ?? []);
-    const depthOf = (status: string): number => depths.get(status.toLowerCase()) ?? 0;
-    for (const statuses of [bulk.story, bulk.task]) {
-      const cost = jiraCreateCost(statuses, depthOf);
-      add(target, cost.calls + cost.transitions);
-    }
-  }
+  add(target, input.targetCreateWrites ?? creates);
   const existing = new Set(input.targetIterations ?? []);
   add(target, [...iterationsNeeded(actions)].filter((name) => !existing.has(name)).length);
   return estimated;

@@ -12,6 +12,7 @@ import type {
 } from "../../core/model.js";
 import type {
   CallOptions,
+  CreateOutline,
   ListQuery,
   ProbeResult,
   Tracker,
@@ -22,6 +23,7 @@ import { checkpointAfterWrites } from "./feed-prime.js";
 import { rememberIssue } from "./known-versions.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
+import { createWriteCost } from "./create-cost.js";
 import { statusHistory, statusLeftSince } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
@@ -409,6 +411,8 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
         }),
       );
     },
+    createWriteCost: (creates: readonly CreateOutline[]) =>
+      Promise.resolve(createWriteCost(creates)),
     async listIterations(o?: CallOptions) {
       if (board !== undefined) {
         if (!board.loaded()) await board.load(o?.signal);

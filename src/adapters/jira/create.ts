@@ -10,9 +10,9 @@ import { httpShape, isRecord } from "./errors.js";
 import { firstStepOnCreate, knownStatuses, learnWhileReading, transitionTo } from "./transition.js";
 import type { WorkflowEdge } from "./workflow.js";
 
-const BULK_CREATE_MAX = 50;
+export const BULK_CREATE_MAX = 50;
 /** At most this many drafts are created alone to learn the workflow (per createItems call). */
-const MAX_PROBES = 8;
+export const MAX_PROBES = 8;
 const BULK_OPERATION = "POST /rest/api/3/issue/bulk";
 
 interface Created {

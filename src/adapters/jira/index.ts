@@ -14,12 +14,14 @@ import type {
   ProbeResult,
   Tracker,
   TrackerContainer,
+  CreateOutline,
 } from "../../core/tracker.js";
 import { createJiraClient, createJiraEndpoints } from "./client.js";
 import type { Logger } from "../../core/logger.js";
 import type { JiraContext, JiraSettings } from "./context.js";
 import { createUnfinished } from "./create.js";
 import { createDefaults } from "./create-defaults.js";
+import { createWriteCost } from "./create-cost.js";
 import { markerKey } from "./context.js";
 import { DEFAULT_OVERLAP_MS } from "./checkpoint.js";
 import type { RequestGate } from "../../core/request-gate.js";
@@ -168,11 +170,13 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       draft: Parameters<typeof addTimeEntry>[2],
       opts?: { signal?: AbortSignal | undefined },
     ) => addTimeEntry(ctx, item, draft, opts?.signal),
-    async statusOutline(): Promise<readonly { name: string; category: string }[]> {
+    async createWriteCost(creates: readonly CreateOutline[]): Promise<number> {
+      if (creates.length === 0) return 0;
       const raw = ctx.client.parse(rawStatuses, await ctx.api.statuses(), {
         operation: "GET /rest/api/3/status",
       });
-      return raw.map((s) => ({ name: s.name, category: s.statusCategory?.key ?? "" }));
+      const outline = raw.map((s) => ({ name: s.name, category: s.statusCategory?.key ?? "" }));
+      return createWriteCost(creates, outline);
     },
     async listIterations(): Promise<readonly Iteration[]> {
       const sprints = await listSprints(ctx);

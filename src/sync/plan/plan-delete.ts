@@ -16,9 +16,7 @@ export function deletion(
   survivor: WorkItem | undefined,
 ): PlanAction[] {
   const side: Side = deletedOn === "tinypm" ? "target" : "tinypm";
-  const alreadyGone =
-    deletedOn === "tinypm" ? link.baseTinypm.deleted === true : link.baseTarget.deleted === true;
-  if (alreadyGone)
+  if (deletedBefore(link, deletedOn))
     return [
       {
         type: "skip",
@@ -53,6 +51,13 @@ export function deletion(
       ...(comment !== undefined && said !== true && { comment }),
     },
   ];
+}
+
+/** The link remembers its item deleted on that side already: the deletion is a skip. */
+export function deletedBefore(link: LinkView, deletedOn: Side): boolean {
+  return deletedOn === "tinypm"
+    ? link.baseTinypm.deleted === true
+    : link.baseTarget.deleted === true;
 }
 
 /**

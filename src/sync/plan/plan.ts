@@ -6,7 +6,7 @@ import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
-import { deletion } from "./plan-delete.js";
+import { deletedBefore, deletion } from "./plan-delete.js";
 import type { PlanInput } from "./plan-input.js";
 import {
   invisibleSkip,
@@ -167,7 +167,7 @@ export function planActions(input: PlanInput): Plan {
  * Target items whose payload fails validation, by id (a target id names one item), unless a later
  * read by id found them readable: parked, never created, updated or taken for deleted.
  */
-function badTargetIndex(input: PlanInput): Map<string, UnreadableItem> {
+function badTargetIndex(input: DeletionInput): Map<string, UnreadableItem> {
   return new Map(
     (input.target.unreadable ?? [])
       .filter((u) => isBadPayload(u) && !input.target.items.some((i) => i.id === u.id))
@@ -176,8 +176,19 @@ function badTargetIndex(input: PlanInput): Map<string, UnreadableItem> {
 }
 
 /** Whether a linked target item not read this run is gone (a complete read, or read by id). */
-function targetGone(input: PlanInput, link: LinkView): boolean {
+function targetGone(input: DeletionInput, link: LinkView): boolean {
   return input.target.complete || input.target.gone?.has(byKey(link.kind, link.targetId)) === true;
+}
+
+/** What the deletions of a run depend on: the read and the links, not the mapping's codecs. */
+export type DeletionInput = Omit<PlanInput, "mapping">;
+
+/** A linked item gone from one side, with its title and the other side's copy if read. */
+interface Gone {
+  readonly link: LinkView;
+  readonly title: string;
+  readonly deletedOn: Side;
+  readonly survivor: WorkItem | undefined;
 }
 
 /**
@@ -187,13 +198,18 @@ function targetGone(input: PlanInput, link: LinkView): boolean {
  * without planning the rest.
  */
 export function planDeletions(input: PlanInput): PlanAction[] {
+  return goneItems(input).flatMap((g) => deletion(input, g.link, g.title, g.deletedOn, g.survivor));
+}
+
+/** The linked items a run finds gone from one side: what `planDeletions` plans for. */
+function goneItems(input: DeletionInput): Gone[] {
   const tinypm = new Map(input.tinypm.items.map((i) => [byKey(i.kind, i.id), i]));
   const target = new Map(input.target.items.map((i) => [byKey(i.kind, i.id), i]));
   const linkByTinypm = new Map(input.links.map((l) => [byKey(l.kind, l.tinypmId), l]));
   const invisible = new Set((input.target.unreadable ?? []).map((u) => byKey(u.kind, u.id)));
   const unreadable = unreadableIndex(input.tinypm.unreadable);
   const bad = badTargetIndex(input);
-  const out: PlanAction[] = [];
+  const out: Gone[] = [];
   for (const item of input.tinypm.items) {
     const link = linkByTinypm.get(byKey(item.kind, item.id));
     if (link === undefined) continue;
@@ -202,7 +218,7 @@ export function planDeletions(input: PlanInput): PlanAction[] {
     // validation (by id: the kind its payload tells may not be the link's).
     if (target.has(k) || invisible.has(k) || bad.has(link.targetId) || !targetGone(input, link))
       continue;
-    out.push(...deletion(input, link, item.title, "target", item));
+    out.push({ link, title: item.title, deletedOn: "target", survivor: item });
   }
   for (const link of input.links) {
     if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
@@ -211,18 +227,24 @@ export function planDeletions(input: PlanInput): PlanAction[] {
     const targetItem = target.get(byKey(link.kind, link.targetId));
     // Its copy could not be read: parked by planActions, not closed or deleted unseen.
     if (targetItem === undefined && bad.has(link.targetId)) continue;
-    out.push(...deletion(input, link, goneTitle(link, targetItem), "tinypm", targetItem));
+    out.push({
+      link,
+      title: goneTitle(link, targetItem),
+      deletedOn: "tinypm",
+      survivor: targetItem,
+    });
   }
   return out;
 }
 
 /**
  * Whether a run whose target read returned nothing plans only skips (pure): no tinyPM item to
- * create on the target and no deletion to mirror. With no target item read, every linked pair
- * is skipped and nothing is imported or adopted, so that is the whole question — asked before
- * the target's users are read, so that a quiet sync costs the target nothing but its feed.
+ * create on the target and no deletion to mirror (every item found gone was deleted before). With
+ * no target item read, every linked pair is skipped and nothing is imported or adopted, so that
+ * is the whole question — asked before the target's users are read and without the mapping
+ * compiled, so that a quiet sync costs the target nothing but its feed.
  */
-export function quietPlan(input: PlanInput): boolean {
+export function quietPlan(input: DeletionInput): boolean {
   // A target item read but unreadable is parked (or its pair kept): a plan to make, not quiet.
   if (input.target.items.length > 0 || (input.target.unreadable?.length ?? 0) > 0) return false;
   const linked = new Set(input.links.map((l) => byKey(l.kind, l.tinypmId)));
@@ -233,7 +255,7 @@ export function quietPlan(input: PlanInput): boolean {
         !linked.has(byKey(i.kind, i.id)) &&
         input.held?.has(`tinypm:${byKey(i.kind, i.id)}`) !== true,
     );
-  return !creates && planDeletions(input).every((a) => a.type === "skip");
+  return !creates && goneItems(input).every((g) => deletedBefore(g.link, g.deletedOn));
 }
 
 /**

@@ -9,7 +9,7 @@ import type {
   WorkItemFieldName,
   WorkItemFields,
 } from "../../core/model.js";
-import type { CompiledMapping } from "../../mapping/compile.js";
+import type { CompiledMapping, MappedFields } from "../../mapping/compile.js";
 
 /**
  * What the engine compares: an item's synced fields in tinyPM terms, normalised so that equal
@@ -105,7 +105,7 @@ export function snapshotOf(opts: {
 }
 
 /** The tinyPM-terms snapshot of a tinyPM item. */
-export function tinypmSnapshot(mapping: CompiledMapping, item: WorkItem): Snapshot {
+export function tinypmSnapshot(mapping: MappedFields, item: WorkItem): Snapshot {
   return snapshotOf({
     fields: item,
     names: mapping.fieldNames(item.kind),

@@ -1,8 +1,7 @@
 import type { Iteration } from "../../core/model.js";
-import type { Tracker } from "../../core/tracker.js";
+import type { CreateOutline, Tracker } from "../../core/tracker.js";
 import type { CompiledMapping } from "../../mapping/compile.js";
 import { iterationsNeeded } from "../plan/iterations-needed.js";
-import type { StatusOutline } from "../jira-create-estimate.js";
 import type { Plan } from "../plan/plan-types.js";
 
 /** What a dry run read of the target besides its items, for the write estimate. */
@@ -12,16 +11,20 @@ export interface WriteEstimateInput {
    * when not read (every iteration the plan needs is then counted as created).
    */
   readonly targetIterations?: readonly string[] | undefined;
-  /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
-  readonly statuses?: readonly StatusOutline[] | undefined;
+  /**
+   * The write requests the plan's creates on the target cost as the target makes them (its
+   * `createWriteCost`: batching, closing, walking to a status), without their comments and time
+   * entries. Absent: one write per create.
+   */
+  readonly targetCreateWrites?: number | undefined;
 }
 
 /**
  * What a dry run reads of the target for its write estimate: the milestones or sprints it holds
  * already (one listing, only when the plan needs an iteration), as tinyPM iteration names, and
- * the site's statuses when the plan creates items there (Jira's transitions). Both reads only
- * sharpen an estimate: one that fails leaves the estimate at its upper bound (every needed
- * iteration counted as new) or without transitions, and never fails the plan.
+ * what the plan's creates there cost, as the target answers (Jira reads its statuses for that).
+ * Both reads only sharpen an estimate: one that fails leaves the estimate at its upper bound
+ * (every needed iteration counted as new) or at one write per create, and never fails the plan.
  */
 export async function readEstimateInput(
   target: Tracker,
@@ -30,18 +33,21 @@ export async function readEstimateInput(
   tinypmIterations: readonly Iteration[],
 ): Promise<WriteEstimateInput> {
   const needed = iterationsNeeded(plan.actions);
-  const creates = plan.actions.some((a) => a.type === "create" && a.toSide === "target");
-  const statuses =
-    creates && target.statusOutline !== undefined
-      ? await target.statusOutline().catch(() => undefined)
+  const creates: CreateOutline[] = [];
+  for (const a of plan.actions)
+    if (a.type === "create" && a.toSide === "target")
+      creates.push({ kind: a.kind, status: a.draft.status });
+  const targetCreateWrites =
+    creates.length > 0 && target.createWriteCost !== undefined
+      ? await target.createWriteCost(creates).catch(() => undefined)
       : undefined;
   if (needed.size === 0 || !target.capabilities.iterations)
-    return { targetIterations: [], statuses };
+    return { targetIterations: [], targetCreateWrites };
   const listed = await target.listIterations().catch(() => undefined);
-  if (listed === undefined) return { targetIterations: [], statuses };
+  if (listed === undefined) return { targetIterations: [], targetCreateWrites };
   const onTarget = new Set(listed.map((it) => it.name));
   return {
-    statuses,
+    targetCreateWrites,
     targetIterations: tinypmIterations
       .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
       .map((it) => it.name),

@@ -190,7 +190,11 @@ export async function readCounterparts(o: {
   read: TinypmRead;
   targetItems: readonly WorkItem[];
   links: readonly LinkView[];
-  mapping: CompiledMapping;
+  /**
+   * Decodes the target items to tell those unchanged since their link's base (no counterpart
+   * needed); undefined only without target items.
+   */
+  mapping: CompiledMapping | undefined;
   job: string;
   /** tinyPM items wanted in any case (parked failures). */
   also?: readonly { kind: ItemKind; id: string }[];
@@ -215,7 +219,7 @@ export async function readCounterparts(o: {
           : undefined;
     if (ref === undefined || have.has(key(ref.kind, ref.id)) || wanted.has(key(ref.kind, ref.id)))
       continue;
-    if (link !== undefined && unchanged(o.mapping, item, link)) continue;
+    if (link !== undefined && o.mapping !== undefined && unchanged(o.mapping, item, link)) continue;
     const parentId =
       ref.parentId ??
       (ref.kind === "task" && item.parentId !== undefined

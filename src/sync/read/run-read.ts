@@ -9,16 +9,21 @@ import type {
 import type { Checkpoint, UnreadableItem } from "../../core/tracker.js";
 import { systemLabel } from "../../core/system-label.js";
 import type { Lanes } from "../../gate/lanes.js";
-import { compileMapping, type CompiledMapping } from "../../mapping/compile.js";
+import {
+  compileMapping,
+  mappedFields,
+  type CompiledMapping,
+  type MappedFields,
+} from "../../mapping/compile.js";
 import type { UserMatch } from "../../mapping/user-match.js";
 import type { UserTable } from "../../mapping/users.js";
 import type { ConflictRecord } from "../../state/records.js";
 import type { StateStore } from "../../state/store.js";
 import { linkView } from "../plan/links.js";
 import type { Side } from "../plan/merge.js";
-import type { PlanInput, PlanJob } from "../plan/plan-input.js";
+import type { PlanJob } from "../plan/plan-input.js";
 import type { LinkView } from "../plan/plan-types.js";
-import { quietPlan } from "../plan/plan.js";
+import { quietPlan, type DeletionInput } from "../plan/plan.js";
 import { sameJson, tinypmSnapshot } from "../plan/snapshot.js";
 import { statusOverBase } from "../plan/status-over-base.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "../plan/tiers.js";
@@ -124,7 +129,9 @@ interface Stored {
  * then both sides; the target's users only when there is something to map: field names and
  * tinyPM snapshots do not depend on users, so a quiet sync (nothing in the target's feed, nothing
  * changed on tinyPM) costs the target nothing but its feed's 304. Then the listings are checked
- * again item by item where they lag, and the status history read where the plan needs it.
+ * again item by item where they lag, and the status history read where the plan needs it. The
+ * mapping is compiled once: with the target's users when the first read that decodes a target
+ * item needs it, or once the run is known not to be quiet; without them for a quiet run.
  */
 export async function readRun(
   o: EngineOptions,
@@ -138,8 +145,8 @@ export async function readRun(
     laneRead(o.lanes, "tinypm", "list tinypm iterations", () => o.tinypm.listIterations()),
   ]);
   const stored = await readStored(o.state, job.name);
-  const bare = compileMapping(o.mappingSpec, { iterations: tinypmIterations });
-  const sides = await readSides(o, job, bare, stored);
+  const withUsers = compileOnce(o, tinypmUsers, tinypmIterations);
+  const sides = await readSides(o, job, { fields: mappedFields(o.mappingSpec), withUsers }, stored);
   const resolved = resolutions(stored.resolved);
   const read = {
     tinypmIterations,
@@ -148,9 +155,8 @@ export async function readRun(
     openConflicts: stored.openConflicts,
     tinypmTiers: sides.tinypmRead.save,
   };
-  const input = (mapping: CompiledMapping, s: Sides): PlanInput => ({
+  const input = (s: Sides): DeletionInput => ({
     job,
-    mapping,
     targetSystem: o.targetSystem,
     tinypm: s.tinypm,
     target: s.target,
@@ -159,12 +165,11 @@ export async function readRun(
     openConflicts: stored.openConflicts,
     now,
   });
-  const quiet =
-    resolved.size === 0 && (dry || stored.pending === 0) && quietPlan(input(bare, sides));
+  const quiet = resolved.size === 0 && (dry || stored.pending === 0) && quietPlan(input(sides));
   if (quiet)
     return {
       ...read,
-      mapping: bare,
+      mapping: compileMapping(o.mappingSpec, { iterations: tinypmIterations }),
       users: { matches: [], unmapped: [] },
       tinypm: sides.tinypm,
       target: sides.target,
@@ -172,13 +177,9 @@ export async function readRun(
       quiet,
       statusTouched: new Set(),
     };
-  const users = await matchJobUsers(o, tinypmUsers);
-  const mapping = compileMapping(o.mappingSpec, {
-    users: users.table,
-    iterations: tinypmIterations,
-  });
+  const { mapping, users } = await withUsers();
   const checked = await recheckListings(o, job, sides, mapping, stored.links);
-  const statusTouched = await readStatusTouched(o, statusOverBase(input(mapping, checked)));
+  const statusTouched = await readStatusTouched(o, statusOverBase({ ...input(checked), mapping }));
   return {
     ...read,
     mapping,
@@ -189,6 +190,31 @@ export async function readRun(
     quiet,
     statusTouched,
   };
+}
+
+/** The run's mapping, compiled with the target's users: read and compiled on the first call. */
+type WithUsers = () => Promise<{
+  readonly mapping: CompiledMapping;
+  readonly users: ReadUsersResult["result"];
+}>;
+
+function compileOnce(
+  o: EngineOptions,
+  tinypmUsers: readonly UserRef[],
+  iterations: readonly Iteration[],
+): WithUsers {
+  let once: ReturnType<WithUsers> | undefined;
+  return () =>
+    (once ??= matchJobUsers(o, tinypmUsers).then((users) => ({
+      users,
+      mapping: compileMapping(o.mappingSpec, { users: users.table, iterations }),
+    })));
+}
+
+/** What the side reads need of the mapping: its fields, and the compiled one once it decodes. */
+interface ReadMapping {
+  readonly fields: MappedFields;
+  readonly withUsers: WithUsers;
 }
 
 async function readStored(state: StateStore, job: string): Promise<Stored> {
@@ -211,7 +237,7 @@ async function readStored(state: StateStore, job: string): Promise<Stored> {
 async function readSides(
   o: EngineOptions,
   job: PlanJob,
-  mapping: CompiledMapping,
+  mapping: ReadMapping,
   stored: Stored,
 ): Promise<Sides> {
   // `--repair-markers` looks at every target item (removing a block need not show in a feed)
@@ -268,7 +294,7 @@ async function readSides(
     read: first,
     targetItems: [],
     links,
-    mapping,
+    mapping: undefined,
     job: job.name,
     also: [
       ...failures.flatMap((f) =>
@@ -282,7 +308,8 @@ async function readSides(
   const extra = failures.flatMap((f) =>
     f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }],
   );
-  if (from !== undefined) extra.push(...changedCounterparts(mapping, links, withParked.side.items));
+  if (from !== undefined)
+    extra.push(...changedCounterparts(mapping.fields, links, withParked.side.items));
   o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   const target = await readChanges({
     lanes: o.lanes,
@@ -298,15 +325,16 @@ async function readSides(
   const rest = unlinked
     ? await readRest(o.lanes, withParked, "unlinked")
     : { read: withParked, added: [] };
-  const more = from === undefined ? [] : changedCounterparts(mapping, links, rest.added);
+  const more = from === undefined ? [] : changedCounterparts(mapping.fields, links, rest.added);
   const unreadable = [...(target.unreadable ?? [])];
   const fetched = await fetchMissing(o, target, more, unreadable);
+  // A target item read is what makes a run not quiet: its decoding needs the target's users.
   const tinypmRead = await readCounterparts({
     lanes: o.lanes,
     read: rest.read,
     targetItems: target.items,
     links,
-    mapping,
+    mapping: target.items.length > 0 ? (await mapping.withUsers()).mapping : undefined,
     job: job.name,
   });
   const fresh = new Set([...(target.fresh ?? []), ...fetched.map((i) => `${i.kind}:${i.id}`)]);
@@ -362,7 +390,7 @@ async function recheckListings(
 
 /** Target ids of the linked tinyPM items whose content moved away from the last synced base. */
 function changedCounterparts(
-  mapping: CompiledMapping,
+  mapping: MappedFields,
   links: readonly LinkView[],
   items: readonly WorkItem[],
 ): { kind: ItemKind; id: string }[] {

@@ -112,6 +112,31 @@ describe("read", () => {
     expect(read.statusTouched.size).toBe(0);
   });
 
+  it("compiles the mapping once, with the target's users, on a run that has something to do", async () => {
+    /** A spec that counts the reads of its comment rule: compileMapping reads it, nothing else. */
+    const counting = () => {
+      let reads = 0;
+      const spec = new Proxy(MAPPING, {
+        get(t, prop, receiver) {
+          if (prop === "comments") reads++;
+          return Reflect.get(t, prop, receiver) as unknown;
+        },
+      });
+      return { spec, reads: () => reads };
+    };
+    const quiet = counting();
+    expect((await readRun(options({ mappingSpec: quiet.spec }), JOB, false, NOW)).quiet).toBe(true);
+    expect(quiet.reads()).toBeGreaterThan(0);
+    await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
+    await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });
+    const busy = counting();
+    const read = await readRun(options({ mappingSpec: busy.spec }), JOB, false, NOW);
+    expect(read.quiet).toBe(false);
+    expect(read.users.table).toBeDefined();
+    // As many reads as the quiet run's one compile (without users): one compile, with them.
+    expect(busy.reads()).toBe(quiet.reads());
+  });
+
   it("reads the stored links once in a whole run that has something to do", async () => {
     await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
     await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });

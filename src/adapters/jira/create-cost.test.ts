@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jiraCreateCost, statusDepths } from "./jira-create-estimate.js";
+import { createWriteCost, jiraCreateCost, statusDepths } from "./create-cost.js";
 
 /** The sandbox's default workflow: To Do → In Progress → Testing → Done, Reject from any. */
 const outline = [
@@ -52,5 +52,30 @@ describe("jiraCreateCost", () => {
       calls: 2,
       transitions: 2,
     });
+  });
+});
+
+describe("createWriteCost", () => {
+  const create = (kind: "story" | "task", status = "To Do") => ({ kind, status });
+
+  it("prices each kind's creates in their own bulk calls, 50 to a call", () => {
+    const creates = [
+      ...Array.from({ length: 51 }, () => create("story")),
+      ...Array.from({ length: 10 }, () => create("task")),
+    ];
+    // 2 bulk calls for 51 stories, 1 for 10 tasks; all To Do: no transition.
+    expect(createWriteCost(creates, outline)).toBe(3);
+  });
+
+  it("adds the probes and the transitions from the site's statuses", () => {
+    const small = outline.filter((s) => s.name !== "Testing" && s.name !== "Rejected");
+    const creates = [create("story"), create("story", "Done"), create("story", "Done")];
+    // The first and the first Done alone, then 1 bulk call; Done is 2 transitions away: 2 for
+    // the probe, 1 after the create's own step for the other.
+    expect(createWriteCost(creates, small)).toBe(3 + 2 + 1);
+  });
+
+  it("counts the create calls alone when the statuses are unknown", () => {
+    expect(createWriteCost([create("story", "Done"), create("task", "Done")], [])).toBe(2);
   });
 });

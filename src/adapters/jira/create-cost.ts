@@ -1,17 +1,18 @@
 /**
- * What Jira's creates of one kind cost, as the adapter makes them (src/adapters/jira/create.ts),
- * from the site's statuses alone: the dry run cannot list a workflow's transitions before an
- * issue exists. Pure.
+ * What Jira's creates cost in write requests, as `createItems` (./create.ts) makes them, from the
+ * site's statuses alone: a dry run cannot list a workflow's transitions before an issue exists.
+ * Pure; the adapter's `createWriteCost` reads the statuses and asks here. It assumes each walk
+ * goes straight to its status: a walk that explores first costs more (after a probe that went to
+ * In Progress, the next probe's walk to Done tries Rejected and back first: 2 transitions more).
  */
+import type { CreateOutline } from "../../core/tracker.js";
+import { BULK_CREATE_MAX, MAX_PROBES } from "./create.js";
 
 /** A status of the site and its category (`new`, `indeterminate`, `done`), in the site's order. */
 export interface StatusOutline {
   readonly name: string;
   readonly category: string;
 }
-
-const BULK_CREATE_MAX = 50;
-const MAX_PROBES = 8;
 
 /**
  * The transitions from the initial status to each status, as a workflow usually runs: the first
@@ -75,4 +76,27 @@ export function jiraCreateCost(
     calls: probed.size + Math.ceil((statuses.length - probed.size) / BULK_CREATE_MAX),
     transitions,
   };
+}
+
+/**
+ * The write requests creating `creates` (in plan order) costs: each kind's creates go in their
+ * own `createItems` call (stories before their tasks), each costing its create calls plus the
+ * transitions its issues make towards their statuses. `outline` empty (the statuses unread):
+ * the create calls alone.
+ */
+export function createWriteCost(
+  creates: readonly CreateOutline[],
+  outline: readonly StatusOutline[],
+): number {
+  const depths = statusDepths(outline);
+  const depthOf = (status: string): number => depths.get(status.toLowerCase()) ?? 0;
+  let writes = 0;
+  for (const kind of ["story", "task"] as const) {
+    const cost = jiraCreateCost(
+      creates.filter((c) => c.kind === kind).map((c) => c.status),
+      depthOf,
+    );
+    writes += cost.calls + cost.transitions;
+  }
+  return writes;
 }
