@@ -267,4 +267,9 @@ export interface ProbeResult {
   readonly details: string;
   /** On a failed probe, what to do: the hint of the error the probe mapped. */
   readonly hint?: string | undefined;
+  /**
+   * What was probed beside the system itself, each a line of `check` (a GitHub job's Project
+   * board: the project, the fields the mapping needs, the token's right to write it).
+   */
+  readonly parts?: readonly ProbeResult[] | undefined;
 }

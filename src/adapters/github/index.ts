@@ -26,6 +26,7 @@ import { statusHistory, statusLeftSince } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
+import { probeProject } from "./project-probe.js";
 import type { GithubContext } from "./context.js";
 import {
   getRawIssue,
@@ -427,7 +428,19 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       listAssignableUsers(ctx, o?.signal),
     describeUsers: (users: readonly UserRef[], o?: CallOptions): Promise<readonly UserRef[]> =>
       describeGithubUsers(ctx, users, o?.signal),
-    probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
+    async probe(o?: CallOptions): Promise<ProbeResult> {
+      const repo = await probeRepo(ctx, options, o?.signal);
+      if (options.project === undefined || boardSpec === undefined || !repo.authenticated)
+        return repo;
+      const part = await probeProject(
+        client,
+        options.project,
+        boardSpec,
+        { classicScopes: repo.classicScopes, ...(options.tokenEnv && { env: options.tokenEnv }) },
+        o?.signal,
+      );
+      return { ...repo, parts: [part] };
+    },
     close: () => Promise.resolve(),
 
     // GitHub extras

@@ -36,7 +36,14 @@ export interface GqlWorld {
   /** Called after a mutation changed an item (webhooks, stats). */
   readonly changed?: (project: ProjectRecord, item: ItemRecord) => void;
   /** Who asks: `deleteIssue` is for repository admins only. */
-  readonly caller?: { readonly login: string; readonly access: TokenAccess } | undefined;
+  readonly caller?:
+    | {
+        readonly login: string;
+        readonly access: TokenAccess;
+        /** A fine-grained token: a user's (not an organization's) projects are out of its reach. */
+        readonly fineGrained?: boolean;
+      }
+    | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -97,6 +104,9 @@ const repoNodeId = (store: Store): string => `R_kgDO${store.repoId}`;
 export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
   const today = (): string => isoSeconds(w.store.clock.now()).slice(0, 10);
 
+  // GitHub's fine-grained tokens have a Projects permission for organizations only.
+  const unreachable = (u: UserRecord): boolean =>
+    w.caller?.fineGrained === true && u.type === "User";
   const ownerView = (u: UserRecord): Obj => ({
     __typename: u.type,
     id: userNodeId(u),
@@ -104,9 +114,11 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     name: u.name ?? null,
     databaseId: u.id,
     projectV2: ({ number }: { number: number }) => {
-      const p = w.projects.projects.find(
-        (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.number === number,
-      );
+      const p = unreachable(u)
+        ? undefined
+        : w.projects.projects.find(
+            (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.number === number,
+          );
       if (p === undefined)
         throw new GqlError(
           "NOT_FOUND",
@@ -117,7 +129,10 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     projectsV2: (args: PageArgs & { query?: string | null }) => {
       const q = (args.query ?? "").toLowerCase();
       const mine = w.projects.projects.filter(
-        (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.title.toLowerCase().includes(q),
+        (x) =>
+          !unreachable(u) &&
+          x.owner.toLowerCase() === u.login.toLowerCase() &&
+          x.title.toLowerCase().includes(q),
       );
       const conn = page(mine, args, "projectsV2");
       return { ...conn, nodes: (conn.nodes as ProjectRecord[]).map(projectView) };
@@ -169,6 +184,8 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     title: p.title,
     closed: p.closed,
     databaseId: p.databaseId,
+    // Repository collaborators may edit the board; a read-only token's user may not.
+    viewerCanUpdate: w.caller?.access !== "read",
     url: `https://github.com/orgs/${p.owner}/projects/${p.number}`,
     owner: () => {
       const u = findUser(w.store, p.owner);

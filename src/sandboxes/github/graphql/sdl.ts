@@ -141,6 +141,7 @@ export const PROJECTS_SDL = /* GraphQL */ `
       last: Int
     ): ProjectV2FieldConfigurationConnection!
     items(after: String, before: String, first: Int, last: Int): ProjectV2ItemConnection!
+    viewerCanUpdate: Boolean!
   }
 
   enum ProjectV2FieldType {
