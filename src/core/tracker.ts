@@ -253,6 +253,12 @@ export interface Tracker {
   /** Reachable, token accepted, project visible, permissions enough (used by `check`). */
   probe(opts?: CallOptions): Promise<ProbeResult>;
 
+  /**
+   * The fields this target keeps on a board beside the item (a GitHub Project (v2)): writing
+   * them costs requests of their own (for a dry run's write estimate). Absent: no board.
+   */
+  readonly boardFields?: readonly string[] | undefined;
+
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

@@ -60,7 +60,7 @@ import { sleep } from "../../core/sleep.js";
 import { createProjectBoard } from "./project-board.js";
 import { boardFeed } from "./project-feed.js";
 import { issueStatusFor, overlay } from "./project-model.js";
-import { boardPart, issuePart } from "./project-patch.js";
+import { BOARD_FIELDS, boardPart, issuePart } from "./project-patch.js";
 import {
   boardIterationUsers,
   canDeleteIssues,
@@ -246,6 +246,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
 
   const tracker = {
     system: "github",
+    boardFields: board === undefined ? undefined : BOARD_FIELDS,
     capabilities: {
       comments: true,
       timeEntries: false,

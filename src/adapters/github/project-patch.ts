@@ -3,7 +3,7 @@ import type { WorkItem, WorkItemFields, WorkItemPatch } from "../../core/model.j
 import { issueStatusFor } from "./project-model.js";
 
 /** The fields a board holds; the issue keeps the rest (and open/closed from the Status). */
-const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
+export const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
 
 /** The board's part of a set (with `all`, every board field, set or not: a create). */
 export function boardPart(set: Partial<WorkItemFields>, all = false): Partial<WorkItemFields> {

@@ -14,6 +14,8 @@ export interface WriteEstimateInput {
   readonly targetIterations?: readonly string[] | undefined;
   /** Jira: the site's statuses in order, for the transitions each create makes. Absent: none. */
   readonly statuses?: readonly StatusOutline[] | undefined;
+  /** The target fields kept on a board (GitHub Project v2), each item's writes of them a request. */
+  readonly boardFields?: readonly string[] | undefined;
 }
 
 /**
@@ -35,13 +37,15 @@ export async function readEstimateInput(
     creates && target.statusOutline !== undefined
       ? await target.statusOutline().catch(() => undefined)
       : undefined;
+  const boardFields = target.boardFields;
   if (needed.size === 0 || !target.capabilities.iterations)
-    return { targetIterations: [], statuses };
+    return { targetIterations: [], statuses, boardFields };
   const listed = await target.listIterations().catch(() => undefined);
-  if (listed === undefined) return { targetIterations: [], statuses };
+  if (listed === undefined) return { targetIterations: [], statuses, boardFields };
   const onTarget = new Set(listed.map((it) => it.name));
   return {
     statuses,
+    boardFields,
     targetIterations: tinypmIterations
       .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
       .map((it) => it.name),
