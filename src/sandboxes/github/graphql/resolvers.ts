@@ -113,6 +113,12 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     login: u.login,
     name: u.name ?? null,
     databaseId: u.id,
+    url: `https://github.com/${u.login}`,
+    repository: ({ name }: { name: string }) =>
+      u.login.toLowerCase() === w.store.owner.login.toLowerCase() &&
+      name.toLowerCase() === w.store.repoName.toLowerCase()
+        ? repoView()
+        : null,
     projectV2: ({ number }: { number: number }) => {
       const p = unreachable(u)
         ? undefined
@@ -154,6 +160,16 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
         );
       return issueView(i);
     },
+    // The sandbox has issues only: a number that is no issue resolves to nothing, as on GitHub.
+    issueOrPullRequest: ({ number }: { number: number }) => {
+      const i = w.store.issues.find((x) => x.number === number);
+      if (i === undefined)
+        throw new GqlError(
+          "NOT_FOUND",
+          `Could not resolve to an issue or pull request with the number of ${number}.`,
+        );
+      return issueView(i);
+    },
   });
 
   const issueView = (i: IssueRecord): Obj => ({
@@ -165,6 +181,54 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     url: `https://github.com/${w.store.owner.login}/${w.store.repoName}/issues/${i.number}`,
     databaseId: i.id,
     repository: repoView,
+    createdAt: isoSeconds(i.createdAt),
+    author: () => {
+      const u = findUser(w.store, i.user);
+      return u === undefined ? null : ownerView(u);
+    },
+    closed: i.state === "closed",
+    closedAt: i.closedAt === null ? null : isoSeconds(i.closedAt),
+    milestone: () => {
+      const m = w.store.milestones.find((x) => x.number === i.milestone);
+      return m === undefined
+        ? null
+        : {
+            __typename: "Milestone",
+            id: nodeId("MI", m.id),
+            number: m.number,
+            title: m.title,
+            description: m.description,
+            state: m.state === "open" ? "OPEN" : "CLOSED",
+            closed: m.state === "closed",
+            closedAt: m.closedAt === null ? null : isoSeconds(m.closedAt),
+            dueOn: m.dueOn === null ? null : isoSeconds(m.dueOn),
+          };
+    },
+    assignees: (args: PageArgs) => {
+      const users = i.assignees.flatMap((login) => {
+        const u = findUser(w.store, login);
+        return u === undefined ? [] : [ownerView(u)];
+      });
+      return page(users, args, "assignees");
+    },
+    labels: (args: PageArgs) => {
+      const labels = i.labels.flatMap((id) => {
+        const l = w.store.labels.find((x) => x.id === id);
+        return l === undefined
+          ? []
+          : [
+              {
+                __typename: "Label",
+                id: nodeId("LA", l.id),
+                name: l.name,
+                color: l.color,
+                description: l.description,
+                isDefault: l.isDefault,
+              },
+            ];
+      });
+      return page(labels, args, "labels");
+    },
     projectItems: (args: PageArgs) => {
       const found: [ProjectRecord, ItemRecord][] = [];
       for (const p of w.projects.projects)
@@ -251,6 +315,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     isArchived: it.archived,
     databaseId: it.databaseId,
     fullDatabaseId: String(it.databaseId),
+    createdAt: isoSeconds(it.createdAt),
     updatedAt: isoSeconds(it.updatedAt),
     project: () => projectView(p),
     content: () => {
@@ -478,6 +543,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
           databaseId,
           contentId: input.contentId,
           values: new Map(),
+          createdAt: w.store.clock.now(),
           updatedAt: w.store.clock.now(),
           archived: false,
         };
