@@ -175,23 +175,34 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     }
   };
 
-  const ensureIteration = async (
+  const ensureMilestoneOf = async (
     draft: { name: string } & Omit<Iteration, "id" | "name">,
     o?: CallOptions,
   ): Promise<Iteration> => {
-    if (board !== undefined) {
-      const it = await board.ensureIteration(draft, o?.signal);
-      return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
-    }
     milestones ??= await listMilestones(ctx, o?.signal);
     return ensureMilestone(ctx, draft, milestones, o?.signal, (made) =>
       onContainer?.({ kind: "iteration", id: made.id, name: made.name }),
     );
   };
+  /** A board with `milestones: true` keeps each iteration as a milestone too. */
+  const bothIterations = boardSpec?.milestones === true;
+  const ensureIteration = async (
+    draft: { name: string } & Omit<Iteration, "id" | "name">,
+    o?: CallOptions,
+  ): Promise<Iteration> => {
+    if (board !== undefined) {
+      // The milestone first (dates and all): the issue's create or update then finds it by name.
+      if (bothIterations) await ensureMilestoneOf(draft, o);
+      const it = await board.ensureIteration(draft, o?.signal);
+      return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
+    }
+    return ensureMilestoneOf(draft, o);
+  };
   const unfinished = createUnfinished();
   const deps: CreateDeps = {
     ctx,
-    milestoneFor: async (name, signal) => Number((await ensureIteration({ name }, { signal })).id),
+    milestoneFor: async (name, signal) =>
+      Number((await ensureMilestoneOf({ name }, { signal })).id),
     beforeCreate: async (signal) => {
       if (!labelsEnsured && options.labels !== undefined) {
         const ensured = await ensureLabels(ctx, options.labels, signal);
@@ -314,7 +325,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       const issueDraft = {
         ...draft,
         status: issueStatusFor(draft.status, boardSpec),
-        iteration: undefined,
+        iteration: bothIterations ? draft.iteration : undefined,
       };
       const item = await unfinished.create(deps, issueDraft, o?.signal);
       await noteNewLabels(issueDraft, o?.signal);

@@ -21,7 +21,12 @@ export function issuePart(patch: WorkItemPatch, spec: BoardSpec): WorkItemPatch 
     Object.fromEntries(
       Object.entries(x).filter(([k]) => !(BOARD_FIELDS as readonly string[]).includes(k)),
     ) as T;
-  const set = strip(patch.set);
+  // With milestones too, the issue's milestone follows the iteration (the board's is read back,
+  // so the base has none to check).
+  const set =
+    spec.milestones === true && Object.hasOwn(patch.set, "iteration")
+      ? { ...strip(patch.set), iteration: patch.set.iteration }
+      : strip(patch.set);
   const status = patch.set.status;
   const withStatus = status === undefined ? set : { ...set, status: issueStatusFor(status, spec) };
   const base: WorkItem | undefined =
