@@ -85,6 +85,28 @@ describe("check: the GitHub Project (v2) board", () => {
     expect(r.project).toContain("Priority will be created");
   });
 
+  it("a field of the mapping's name but another type: mapping_invalid and what to do", async () => {
+    const s = await start();
+    const number = await makeProject(s, s.github.owner, "Typed board");
+    const gql = graphql.defaults({
+      baseUrl: s.github.url,
+      headers: { authorization: `token ${s.github.token}` },
+    });
+    const p = await gql<{ organization: { projectV2: { id: string } } }>(
+      `query($o: String!, $n: Int!) { organization(login: $o) { projectV2(number: $n) { id } } }`,
+      { o: s.github.owner, n: number },
+    );
+    await gql(
+      `mutation($p: ID!) { createProjectV2Field(input: { projectId: $p, dataType: TEXT, name: "Estimate" }) { clientMutationId } }`,
+      { p: p.organization.projectV2.id },
+    );
+    const r = await check(s, { owner: s.github.owner, number });
+    expect(r.code).toBe(3);
+    expect(r.project).toContain("FAIL job gp: github: [mapping_invalid]");
+    expect(r.project).toContain("Estimate is TEXT, needs NUMBER");
+    expect(r.project).toContain("— hint: Rename the project's field");
+  });
+
   it("a project to find by title that is not there yet: made by the first migrate", async () => {
     const s = await start();
     const r = await check(s, { owner: s.github.owner, title: "New board" });

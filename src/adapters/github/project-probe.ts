@@ -170,6 +170,13 @@ export async function probeProject(
       return fail(`[permission_denied] ${what}: ${err.message}`, err.hint);
     if (err instanceof SyncError && err.code === "auth_failed")
       return { ...fail(`[auth_failed] ${what}: ${err.message}`, err.hint), authenticated: false };
+    // Anything else GitHub answered (a refused query, a timeout): reported, not thrown, so the
+    // repository's own line stands.
+    if (err instanceof SyncError)
+      return {
+        ...fail(`[${err.code}] ${what}: ${err.message}`, err.hint),
+        reachable: err.code !== "remote_unavailable",
+      };
     throw err;
   }
 }
