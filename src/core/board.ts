@@ -39,4 +39,9 @@ export interface BoardSpec {
   readonly closed: Readonly<Record<string, "completed" | "not_planned">>;
   /** The Status an item without a board value reads as while its issue is open. */
   readonly openStatus: string;
+  /**
+   * The iteration also as the issue's milestone (created like a milestone job's): the board's
+   * value is what is read back; the milestone follows each write of it.
+   */
+  readonly milestones?: boolean | undefined;
 }

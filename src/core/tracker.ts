@@ -260,6 +260,12 @@ export interface Tracker {
   /** Reachable, token accepted, project visible, permissions enough (used by `check`). */
   probe(opts?: CallOptions): Promise<ProbeResult>;
 
+  /**
+   * The fields this target keeps on a board beside the item (a GitHub Project (v2)): writing
+   * them costs requests of their own (for a dry run's write estimate). Absent: no board.
+   */
+  readonly boardFields?: readonly string[] | undefined;
+
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }
@@ -274,4 +280,9 @@ export interface ProbeResult {
   readonly details: string;
   /** On a failed probe, what to do: the hint of the error the probe mapped. */
   readonly hint?: string | undefined;
+  /**
+   * What was probed beside the system itself, each a line of `check` (a GitHub job's Project
+   * board: the project, the fields the mapping needs, the token's right to write it).
+   */
+  readonly parts?: readonly ProbeResult[] | undefined;
 }

@@ -81,6 +81,7 @@ export function boardSpecOf(spec: MappingSpec): BoardSpec | undefined {
     priorityOptions: options(Object.values(p.priority ?? PRIORITY)),
     closed: p.closed ?? CLOSED,
     openStatus: Object.values(story)[0] ?? "Todo",
+    ...(p.milestones === true && { milestones: true }),
   };
 }
 

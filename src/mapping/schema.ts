@@ -160,6 +160,12 @@ export const projectSectionSchema = z
       .record(z.string(), boardColor)
       .optional()
       .describe("Option name → colour. @default GRAY"),
+    milestones: z
+      .boolean()
+      .optional()
+      .describe(
+        "Also give each issue its iteration as a milestone (the board's Iteration stays the one read back; the milestone follows it). @default false",
+      ),
   })
   .describe(
     "A GitHub Project (v2) board: status, iteration, estimate and priority of stories and tasks go to its fields instead of labels and milestones.",

@@ -78,11 +78,28 @@ export function estimateRunWrites(
   for (const a of actions) {
     for (const [system, n] of Object.entries(estimateWrites(a, target))) add(system, n);
     if (a.type === "create" && a.toSide === "target") creates++;
+    add(target, boardWrites(a, input.boardFields));
   }
   add(target, input.targetCreateWrites ?? creates);
   const existing = new Set(input.targetIterations ?? []);
   add(target, [...iterationsNeeded(actions)].filter((name) => !existing.has(name)).length);
   return estimated;
+}
+
+/**
+ * The board's GraphQL writes of an action (a GitHub Project v2 beside the issues): a create adds
+ * the issue to the project and sets its values (two requests: "you cannot add and update an item
+ * in the same call"); an update that changes a board field sets them (one request, every value
+ * of the item aliased into it). Without a board, none.
+ */
+export function boardWrites(
+  action: PlanAction,
+  boardFields: readonly string[] | undefined,
+): number {
+  if (boardFields === undefined || boardFields.length === 0) return 0;
+  if (action.type === "create") return action.toSide === "target" ? 2 : 0;
+  if (action.type !== "update") return 0;
+  return Object.keys(action.targetSet).some((k) => boardFields.includes(k)) ? 1 : 0;
 }
 
 /** What every item of a run's report is built from besides its action. */

@@ -28,6 +28,7 @@ import { statusHistory, statusLeftSince } from "./status-history.js";
 import { toComment, toWorkItem } from "./map.js";
 import { commentKey, markerKey, parseCommentBody, parseIssueBody } from "./marker.js";
 import { probeRepo } from "./probe.js";
+import { probeProject } from "./project-probe.js";
 import type { GithubContext } from "./context.js";
 import {
   getRawIssue,
@@ -61,7 +62,7 @@ import { sleep } from "../../core/sleep.js";
 import { createProjectBoard } from "./project-board.js";
 import { boardFeed } from "./project-feed.js";
 import { issueStatusFor, overlay } from "./project-model.js";
-import { boardPart, issuePart } from "./project-patch.js";
+import { BOARD_FIELDS, boardPart, issuePart } from "./project-patch.js";
 import {
   boardIterationUsers,
   canDeleteIssues,
@@ -176,23 +177,34 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     }
   };
 
-  const ensureIteration = async (
+  const ensureMilestoneOf = async (
     draft: { name: string } & Omit<Iteration, "id" | "name">,
     o?: CallOptions,
   ): Promise<Iteration> => {
-    if (board !== undefined) {
-      const it = await board.ensureIteration(draft, o?.signal);
-      return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
-    }
     milestones ??= await listMilestones(ctx, o?.signal);
     return ensureMilestone(ctx, draft, milestones, o?.signal, (made) =>
       onContainer?.({ kind: "iteration", id: made.id, name: made.name }),
     );
   };
+  /** A board with `milestones: true` keeps each iteration as a milestone too. */
+  const bothIterations = boardSpec?.milestones === true;
+  const ensureIteration = async (
+    draft: { name: string } & Omit<Iteration, "id" | "name">,
+    o?: CallOptions,
+  ): Promise<Iteration> => {
+    if (board !== undefined) {
+      // The milestone first (dates and all): the issue's create or update then finds it by name.
+      if (bothIterations) await ensureMilestoneOf(draft, o);
+      const it = await board.ensureIteration(draft, o?.signal);
+      return { id: it.id, name: it.title, startDate: it.startDate, durationDays: it.duration };
+    }
+    return ensureMilestoneOf(draft, o);
+  };
   const unfinished = createUnfinished();
   const deps: CreateDeps = {
     ctx,
-    milestoneFor: async (name, signal) => Number((await ensureIteration({ name }, { signal })).id),
+    milestoneFor: async (name, signal) =>
+      Number((await ensureMilestoneOf({ name }, { signal })).id),
     beforeCreate: async (signal) => {
       if (!labelsEnsured && options.labels !== undefined) {
         const ensured = await ensureLabels(ctx, options.labels, signal);
@@ -247,6 +259,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
 
   const tracker = {
     system: "github",
+    boardFields: board === undefined ? undefined : BOARD_FIELDS,
     capabilities: {
       comments: true,
       timeEntries: false,
@@ -314,7 +327,7 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       const issueDraft = {
         ...draft,
         status: issueStatusFor(draft.status, boardSpec),
-        iteration: undefined,
+        iteration: bothIterations ? draft.iteration : undefined,
       };
       const item = await unfinished.create(deps, issueDraft, o?.signal);
       await noteNewLabels(issueDraft, o?.signal);
@@ -431,7 +444,19 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
       listAssignableUsers(ctx, o?.signal),
     describeUsers: (users: readonly UserRef[], o?: CallOptions): Promise<readonly UserRef[]> =>
       describeGithubUsers(ctx, users, o?.signal),
-    probe: (o?: CallOptions): Promise<ProbeResult> => probeRepo(ctx, options, o?.signal),
+    async probe(o?: CallOptions): Promise<ProbeResult> {
+      const repo = await probeRepo(ctx, options, o?.signal);
+      if (options.project === undefined || boardSpec === undefined || !repo.authenticated)
+        return repo;
+      const part = await probeProject(
+        client,
+        options.project,
+        boardSpec,
+        { classicScopes: repo.classicScopes, ...(options.tokenEnv && { env: options.tokenEnv }) },
+        o?.signal,
+      );
+      return { ...repo, parts: [part] };
+    },
     close: () => Promise.resolve(),
 
     // GitHub extras

@@ -4,12 +4,18 @@ import type { GithubContext } from "./context.js";
 import { fetchOne, parse } from "./requests.js";
 import { rawRepoSchema } from "./schema.js";
 
+/** A repository probe, with the token's classic scopes when GitHub told them. */
+export type RepoProbe = ProbeResult & {
+  /** `X-OAuth-Scopes` of a classic token; `undefined` for a fine-grained or app token. */
+  readonly classicScopes?: readonly string[] | undefined;
+};
+
 /** Reachable, token accepted, repository visible, push rights: one `GET /repos/{o}/{r}`. */
 export async function probeRepo(
   ctx: GithubContext,
   where: { baseUrl: string; owner: string; repo: string },
   signal?: AbortSignal,
-): Promise<ProbeResult> {
+): Promise<RepoProbe> {
   const name = `${where.owner}/${where.repo}`;
   const base = { system: "github" as const };
   try {
@@ -21,8 +27,16 @@ export async function probeRepo(
     });
     const repo = parse(rawRepoSchema, res.data, { operation: "repos.get" });
     const canWrite = repo.permissions?.push === true || repo.permissions?.admin === true;
+    const scopes = res.headers["x-oauth-scopes"];
     return {
       ...base,
+      classicScopes:
+        typeof scopes === "string"
+          ? scopes
+              .split(",")
+              .map((x) => x.trim())
+              .filter((x) => x !== "")
+          : undefined,
       reachable: true,
       authenticated: true,
       projectVisible: true,

@@ -17,7 +17,8 @@ interface GraphqlErrorLike {
 
 /**
  * `RATE_LIMITED` → RateLimitError until `x-ratelimit-reset` (the gate waits it out), `NOT_FOUND` →
- * NotFoundError, `FORBIDDEN` → PermissionError, anything else (validation, `UNPROCESSABLE`) →
+ * NotFoundError, `FORBIDDEN` and `INSUFFICIENT_SCOPES` (a classic token without the project
+ * scope; the hint names the scope GitHub asks for) → PermissionError, anything else (validation, `UNPROCESSABLE`) →
  * PayloadInvalidError with GitHub's errors. `undefined` when `err` is not a GraphQL answer (an
  * HTTP error: 401, a secondary limit's 403), which the REST mapping handles.
  */
@@ -53,6 +54,13 @@ export function graphqlError(
       hint: "Check targets.github.project (owner, number or title) and that the token can see the project (classic token: read:project, project).",
       details: { path: first?.path },
     });
+  if (types.has("INSUFFICIENT_SCOPES")) {
+    // GitHub names the scopes the field requires: "requires one of the following scopes: ['project']".
+    const scope = /following scopes: \[([^\]]*)\]/.exec(text)?.[1]?.replace(/'/g, "") ?? "project";
+    return new PermissionError(what, full, {
+      hint: `Give ${opts.tokenEnv ?? "the token"} the ${scope} scope (classic token; \`project\` covers reading and writing the board), or use a token that has it.`,
+    });
+  }
   if (types.has("FORBIDDEN"))
     return new PermissionError(what, full, {
       hint: `Give ${opts.tokenEnv ?? "the token"} the project scope (classic token: project; fine-grained, organization projects only: Projects read/write).`,

@@ -3,7 +3,7 @@ import type { WorkItem, WorkItemFields, WorkItemPatch } from "../../core/model.j
 import { issueStatusFor } from "./project-model.js";
 
 /** The fields a board holds; the issue keeps the rest (and open/closed from the Status). */
-const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
+export const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
 
 /** The board's part of a set (with `all`, every board field, set or not: a create). */
 export function boardPart(set: Partial<WorkItemFields>, all = false): Partial<WorkItemFields> {
@@ -21,7 +21,12 @@ export function issuePart(patch: WorkItemPatch, spec: BoardSpec): WorkItemPatch 
     Object.fromEntries(
       Object.entries(x).filter(([k]) => !(BOARD_FIELDS as readonly string[]).includes(k)),
     ) as T;
-  const set = strip(patch.set);
+  // With milestones too, the issue's milestone follows the iteration (the board's is read back,
+  // so the base has none to check).
+  const set =
+    spec.milestones === true && Object.hasOwn(patch.set, "iteration")
+      ? { ...strip(patch.set), iteration: patch.set.iteration }
+      : strip(patch.set);
   const status = patch.set.status;
   const withStatus = status === undefined ? set : { ...set, status: issueStatusFor(status, spec) };
   const base: WorkItem | undefined =

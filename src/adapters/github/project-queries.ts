@@ -1,6 +1,6 @@
 /** The GraphQL documents of the Projects (v2) board (GitHub's schema; see docs/sandboxes.md). */
 
-const FIELDS = `fields(first: 50) { nodes {
+export const FIELDS = `fields(first: 50) { nodes {
   ... on ProjectV2FieldCommon { id name dataType }
   ... on ProjectV2SingleSelectField { options { id name color description } }
   ... on ProjectV2IterationField { configuration { duration startDay
@@ -16,6 +16,18 @@ export const PROJECT_BY_NUMBER = `query($owner: String!, $number: Int!) {
 export const PROJECTS_BY_TITLE = `query($owner: String!, $title: String!) {
   repositoryOwner(login: $owner) { id ... on ProjectV2Owner {
     projectsV2(first: 20, query: $title) { nodes { ${PROJECT} } } } } }`;
+
+/** The owner's kind (user or organization): no project scope needed. */
+export const OWNER_KIND = `query($owner: String!) { repositoryOwner(login: $owner) { __typename login } }`;
+
+/** `check`'s read of the project: may the token's user edit it, and its fields. */
+export const PROBE_BY_NUMBER = `query($owner: String!, $number: Int!) {
+  repositoryOwner(login: $owner) { ... on ProjectV2Owner { projectV2(number: $number) {
+    ${PROJECT} viewerCanUpdate } } } }`;
+
+export const PROBE_BY_TITLE = `query($owner: String!, $title: String!) {
+  repositoryOwner(login: $owner) { ... on ProjectV2Owner {
+    projectsV2(first: 20, query: $title) { nodes { ${PROJECT} viewerCanUpdate } } } } }`;
 
 export const CREATE_PROJECT = `mutation($owner: ID!, $title: String!) {
   createProjectV2(input: { ownerId: $owner, title: $title }) { projectV2 { ${PROJECT} } } }`;

@@ -7,6 +7,7 @@ import {
 } from "../../core/errors.js";
 import type { ProbeResult, Tracker } from "../../core/tracker.js";
 import { loadMapping } from "../../mapping/load.js";
+import { boardSpecOf } from "../../mapping/project.js";
 import { loadUserMap } from "../../mapping/users.js";
 import type { CliContext } from "../context.js";
 import { configOption, configPath, logOptions } from "../options.js";
@@ -90,6 +91,8 @@ async function probeJob(
   const trackers = openTrackers(session, job, {
     onGateEvent: () => undefined,
     retries: false,
+    // With targets.github.project, the probe checks the board the mapping's fields need.
+    board: boardSpecOf(loadMapping(job.mappingPath)),
   });
   const probed: [string, Tracker][] = [
     ["tinyPM", trackers.tinypm],
@@ -103,9 +106,14 @@ async function probeJob(
         tracker.system === "tinypm"
           ? job.job.direction !== "to-target"
           : job.job.direction !== "to-tinypm";
-      const line = probeLine(await probe(tracker), credentialVars(job, tracker.system), writes);
-      if (line.startsWith("FAIL")) failed++;
-      ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
+      const result = await probe(tracker);
+      const vars = credentialVars(job, tracker.system);
+      // The system's own line, then one for each part probed beside it (a Project board).
+      for (const r of [result, ...(result.parts ?? [])]) {
+        const line = probeLine(r, vars, writes);
+        if (line.startsWith("FAIL")) failed++;
+        ctx.stdout.write(`${line.slice(0, 4)} job ${job.job.name}: ${name}: ${line.slice(5)}\n`);
+      }
     }
   } finally {
     await trackers.close();

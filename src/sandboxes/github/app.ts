@@ -1,4 +1,4 @@
-import type { TokenAccess } from "./access.js";
+import { scopeHeaders, type TokenAccess, type TokenScopes } from "./access.js";
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { applyFaults, sendTruncated } from "../../server-kit/apply-faults.js";
@@ -36,6 +36,7 @@ export interface App {
     readonly token: string;
     readonly login: string;
     readonly access: TokenAccess;
+    readonly scopes: TokenScopes;
   }[];
   /** Delivers a webhook for every successful write (`--webhook URL`). */
   readonly webhooks?: WebhookSender | undefined;
@@ -106,6 +107,7 @@ type Match = ReturnType<Router<RouteDef>["match"]>;
 interface Caller {
   user: UserRecord;
   access: TokenAccess;
+  scopes: TokenScopes;
 }
 
 /** Errors after authentication carry the caller's `x-ratelimit-*` headers, as GitHub's do. */
@@ -122,7 +124,10 @@ async function answer(
   } catch (error) {
     if (!(error instanceof GithubError)) throw error;
     const resource = match.kind === "found" ? (match.handler.resource ?? "core") : "core";
-    throw error.withHeaders(app.limits.headers(resource, caller.user));
+    throw error.withHeaders({
+      ...app.limits.headers(resource, caller.user),
+      ...scopeHeaders(caller.scopes),
+    });
   }
 }
 
@@ -175,6 +180,7 @@ async function serve(
   const common = (): Record<string, string> => ({
     "x-github-api-version-selected": ctx.apiVersion,
     ...app.limits.headers(resource, caller.user),
+    ...scopeHeaders(caller.scopes),
   });
   if (method === "GET") {
     const reply = app.cache.answer(route, ctx);
@@ -247,7 +253,7 @@ function authenticate(app: App, req: IncomingMessage, match: Match): Caller {
   for (const t of app.tokens) {
     if (tokensEqual(presented, t.token)) {
       const user = findUser(app.store, t.login);
-      if (user) return { user, access: t.access };
+      if (user) return { user, access: t.access, scopes: t.scopes };
     }
   }
   throw badCredentials();

@@ -26,6 +26,7 @@ import { createGraphqlBudget } from "./graphql/budget.js";
 import { serveGraphql } from "./graphql/endpoint.js";
 import { createProjectsStore } from "./graphql/projects-store.js";
 import { sandboxUsers, type GithubSandboxUser } from "./users.js";
+import { DEFAULT_SCOPES, type TokenScopes } from "./access.js";
 
 export type { GithubSandboxUser } from "./users.js";
 
@@ -78,6 +79,13 @@ export interface GithubSandboxOptions {
    * not `off`); the secondary 2,000 points a minute applies with it.
    */
   graphqlPointsPerHour?: number;
+  /**
+   * The admin token's kind: a classic token's scopes (sent in `X-OAuth-Scopes`; Projects (v2)
+   * reads need `read:project`, writes `project`, else GraphQL answers INSUFFICIENT_SCOPES), or
+   * `fine-grained` (no scopes header; a user's projects are out of its reach).
+   * @default ["project", "read:org", "repo"]
+   */
+  tokenScopes?: TokenScopes;
 }
 
 /** `GET /_sandbox/stats`. */
@@ -169,9 +177,19 @@ export async function startGithubSandbox(
   const webhooks =
     options.webhook === undefined ? undefined : createWebhookSender(store, options.webhook);
   const tokens = [
-    { token, login: admin, access: "admin" as const },
-    { token: readToken, login: READER, access: "read" as const },
-    { token: writeToken, login: users[1]?.login ?? admin, access: "write" as const },
+    {
+      token,
+      login: admin,
+      access: "admin" as const,
+      scopes: options.tokenScopes ?? DEFAULT_SCOPES,
+    },
+    { token: readToken, login: READER, access: "read" as const, scopes: DEFAULT_SCOPES },
+    {
+      token: writeToken,
+      login: users[1]?.login ?? admin,
+      access: "write" as const,
+      scopes: DEFAULT_SCOPES,
+    },
   ];
   const app: App = {
     graphql: (req, res) => serveGraphql({ store, projects, budget, stats, tokens }, req, res),

@@ -17,6 +17,8 @@ export interface WriteEstimateInput {
    * entries. Absent: one write per create.
    */
   readonly targetCreateWrites?: number | undefined;
+  /** The target fields kept on a board (GitHub Project v2), each item's writes of them a request. */
+  readonly boardFields?: readonly string[] | undefined;
 }
 
 /**
@@ -41,13 +43,15 @@ export async function readEstimateInput(
     creates.length > 0 && target.createWriteCost !== undefined
       ? await target.createWriteCost(creates).catch(() => undefined)
       : undefined;
+  const boardFields = target.boardFields;
   if (needed.size === 0 || !target.capabilities.iterations)
-    return { targetIterations: [], targetCreateWrites };
+    return { targetIterations: [], targetCreateWrites, boardFields };
   const listed = await target.listIterations().catch(() => undefined);
-  if (listed === undefined) return { targetIterations: [], targetCreateWrites };
+  if (listed === undefined) return { targetIterations: [], targetCreateWrites, boardFields };
   const onTarget = new Set(listed.map((it) => it.name));
   return {
     targetCreateWrites,
+    boardFields,
     targetIterations: tinypmIterations
       .filter((it) => needed.has(it.name) && onTarget.has(mapping.iterationToTarget(it).name))
       .map((it) => it.name),

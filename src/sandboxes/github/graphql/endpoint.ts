@@ -1,4 +1,9 @@
-import type { TokenAccess } from "../access.js";
+import {
+  missingProjectScope,
+  scopeHeaders,
+  type TokenAccess,
+  type TokenScopes,
+} from "../access.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   execute,
@@ -6,6 +11,7 @@ import {
   OperationTypeNode,
   parse,
   validate,
+  visit,
   type DocumentNode,
   type GraphQLError,
   type OperationDefinitionNode,
@@ -28,7 +34,12 @@ export interface GraphqlEndpoint {
   readonly projects: ProjectsStore;
   readonly budget: GraphqlBudget;
   readonly stats: StatsRecorder;
-  readonly tokens: readonly { token: string; login: string; access: TokenAccess }[];
+  readonly tokens: readonly {
+    token: string;
+    login: string;
+    access: TokenAccess;
+    scopes: TokenScopes;
+  }[];
 }
 
 type Body = Record<string, unknown>;
@@ -64,8 +75,10 @@ export async function serveGraphql(
     });
     return;
   }
-  const headers = (): Record<string, string> =>
-    limitHeaders(ep, ep.budget.peek(ep.store.clock.now()));
+  const headers = (): Record<string, string> => ({
+    ...limitHeaders(ep, ep.budget.peek(ep.store.clock.now())),
+    ...scopeHeaders(user.scopes),
+  });
   let payload: { query?: unknown; variables?: unknown; operationName?: unknown };
   try {
     payload = JSON.parse((await readBody(req, 5 * 1024 * 1024)).toString("utf8")) as typeof payload;
@@ -117,6 +130,11 @@ export async function serveGraphql(
     return;
   }
   const mutation = op.operation === OperationTypeNode.MUTATION;
+  const refused = scopeRefusal(user.scopes, op, mutation);
+  if (refused !== undefined) {
+    send(200, { data: null, errors: [refused] }, headers());
+    return;
+  }
   if (mutation && user.access === "read") {
     send(
       200,
@@ -169,7 +187,11 @@ export async function serveGraphql(
   const root = createRoot({
     store: ep.store,
     projects: ep.projects,
-    caller: { login: user.user.login, access: user.access },
+    caller: {
+      login: user.user.login,
+      access: user.access,
+      fineGrained: user.scopes === "fine-grained",
+    },
   });
   const rateLimit = (): Body => {
     const s = ep.budget.peek(ep.store.clock.now());
@@ -215,15 +237,44 @@ export async function serveGraphql(
   send(200, body, headers());
 }
 
+/**
+ * A classic token without the Projects scope its operation needs: GitHub's INSUFFICIENT_SCOPES
+ * error for the first Projects (v2) field the operation selects (`projectV2`, `projectsV2`,
+ * `projectItems`, a `…ProjectV2…` mutation), checked before anything runs.
+ */
+function scopeRefusal(
+  scopes: TokenScopes,
+  op: OperationDefinitionNode,
+  mutation: boolean,
+): Body | undefined {
+  let field: { name: string; line: number; column: number } | undefined;
+  visit(op, {
+    Field(node) {
+      if (field !== undefined || !/projectV2|projectsV2|projectItems/i.test(node.name.value))
+        return;
+      const loc = node.loc?.startToken;
+      field = { name: node.name.value, line: loc?.line ?? 1, column: loc?.column ?? 1 };
+    },
+  });
+  if (field === undefined) return undefined;
+  const message = missingProjectScope(scopes, field.name, mutation);
+  if (message === undefined) return undefined;
+  return {
+    type: "INSUFFICIENT_SCOPES",
+    locations: [{ line: field.line, column: field.column }],
+    message,
+  };
+}
+
 function caller(
   ep: GraphqlEndpoint,
   req: IncomingMessage,
-): { user: UserRecord; access: TokenAccess } | undefined {
+): { user: UserRecord; access: TokenAccess; scopes: TokenScopes } | undefined {
   const m = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
   for (const t of ep.tokens) {
     if (!tokensEqual(m?.[1], t.token)) continue;
     const user = findUser(ep.store, t.login);
-    if (user !== undefined) return { user, access: t.access };
+    if (user !== undefined) return { user, access: t.access, scopes: t.scopes };
   }
   return undefined;
 }

@@ -56,6 +56,7 @@ export interface ItemRecord {
   /** The issue's node id (`I_…`). */
   readonly contentId: string;
   readonly values: Map<string, ValueRecord>;
+  readonly createdAt: number;
   updatedAt: number;
   archived: boolean;
 }

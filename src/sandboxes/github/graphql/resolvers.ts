@@ -36,7 +36,14 @@ export interface GqlWorld {
   /** Called after a mutation changed an item (webhooks, stats). */
   readonly changed?: (project: ProjectRecord, item: ItemRecord) => void;
   /** Who asks: `deleteIssue` is for repository admins only. */
-  readonly caller?: { readonly login: string; readonly access: TokenAccess } | undefined;
+  readonly caller?:
+    | {
+        readonly login: string;
+        readonly access: TokenAccess;
+        /** A fine-grained token: a user's (not an organization's) projects are out of its reach. */
+        readonly fineGrained?: boolean;
+      }
+    | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -97,16 +104,27 @@ const repoNodeId = (store: Store): string => `R_kgDO${store.repoId}`;
 export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
   const today = (): string => isoSeconds(w.store.clock.now()).slice(0, 10);
 
+  // GitHub's fine-grained tokens have a Projects permission for organizations only.
+  const unreachable = (u: UserRecord): boolean =>
+    w.caller?.fineGrained === true && u.type === "User";
   const ownerView = (u: UserRecord): Obj => ({
     __typename: u.type,
     id: userNodeId(u),
     login: u.login,
     name: u.name ?? null,
     databaseId: u.id,
+    url: `https://github.com/${u.login}`,
+    repository: ({ name }: { name: string }) =>
+      u.login.toLowerCase() === w.store.owner.login.toLowerCase() &&
+      name.toLowerCase() === w.store.repoName.toLowerCase()
+        ? repoView()
+        : null,
     projectV2: ({ number }: { number: number }) => {
-      const p = w.projects.projects.find(
-        (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.number === number,
-      );
+      const p = unreachable(u)
+        ? undefined
+        : w.projects.projects.find(
+            (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.number === number,
+          );
       if (p === undefined)
         throw new GqlError(
           "NOT_FOUND",
@@ -117,7 +135,10 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     projectsV2: (args: PageArgs & { query?: string | null }) => {
       const q = (args.query ?? "").toLowerCase();
       const mine = w.projects.projects.filter(
-        (x) => x.owner.toLowerCase() === u.login.toLowerCase() && x.title.toLowerCase().includes(q),
+        (x) =>
+          !unreachable(u) &&
+          x.owner.toLowerCase() === u.login.toLowerCase() &&
+          x.title.toLowerCase().includes(q),
       );
       const conn = page(mine, args, "projectsV2");
       return { ...conn, nodes: (conn.nodes as ProjectRecord[]).map(projectView) };
@@ -139,6 +160,16 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
         );
       return issueView(i);
     },
+    // The sandbox has issues only: a number that is no issue resolves to nothing, as on GitHub.
+    issueOrPullRequest: ({ number }: { number: number }) => {
+      const i = w.store.issues.find((x) => x.number === number);
+      if (i === undefined)
+        throw new GqlError(
+          "NOT_FOUND",
+          `Could not resolve to an issue or pull request with the number of ${number}.`,
+        );
+      return issueView(i);
+    },
   });
 
   const issueView = (i: IssueRecord): Obj => ({
@@ -150,6 +181,54 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     url: `https://github.com/${w.store.owner.login}/${w.store.repoName}/issues/${i.number}`,
     databaseId: i.id,
     repository: repoView,
+    createdAt: isoSeconds(i.createdAt),
+    author: () => {
+      const u = findUser(w.store, i.user);
+      return u === undefined ? null : ownerView(u);
+    },
+    closed: i.state === "closed",
+    closedAt: i.closedAt === null ? null : isoSeconds(i.closedAt),
+    milestone: () => {
+      const m = w.store.milestones.find((x) => x.number === i.milestone);
+      return m === undefined
+        ? null
+        : {
+            __typename: "Milestone",
+            id: nodeId("MI", m.id),
+            number: m.number,
+            title: m.title,
+            description: m.description,
+            state: m.state === "open" ? "OPEN" : "CLOSED",
+            closed: m.state === "closed",
+            closedAt: m.closedAt === null ? null : isoSeconds(m.closedAt),
+            dueOn: m.dueOn === null ? null : isoSeconds(m.dueOn),
+          };
+    },
+    assignees: (args: PageArgs) => {
+      const users = i.assignees.flatMap((login) => {
+        const u = findUser(w.store, login);
+        return u === undefined ? [] : [ownerView(u)];
+      });
+      return page(users, args, "assignees");
+    },
+    labels: (args: PageArgs) => {
+      const labels = i.labels.flatMap((id) => {
+        const l = w.store.labels.find((x) => x.id === id);
+        return l === undefined
+          ? []
+          : [
+              {
+                __typename: "Label",
+                id: nodeId("LA", l.id),
+                name: l.name,
+                color: l.color,
+                description: l.description,
+                isDefault: l.isDefault,
+              },
+            ];
+      });
+      return page(labels, args, "labels");
+    },
     projectItems: (args: PageArgs) => {
       const found: [ProjectRecord, ItemRecord][] = [];
       for (const p of w.projects.projects)
@@ -169,6 +248,8 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     title: p.title,
     closed: p.closed,
     databaseId: p.databaseId,
+    // Repository collaborators may edit the board; a read-only token's user may not.
+    viewerCanUpdate: w.caller?.access !== "read",
     url: `https://github.com/orgs/${p.owner}/projects/${p.number}`,
     owner: () => {
       const u = findUser(w.store, p.owner);
@@ -234,6 +315,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     isArchived: it.archived,
     databaseId: it.databaseId,
     fullDatabaseId: String(it.databaseId),
+    createdAt: isoSeconds(it.createdAt),
     updatedAt: isoSeconds(it.updatedAt),
     project: () => projectView(p),
     content: () => {
@@ -461,6 +543,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
           databaseId,
           contentId: input.contentId,
           values: new Map(),
+          createdAt: w.store.clock.now(),
           updatedAt: w.store.clock.now(),
           archived: false,
         };

@@ -37,6 +37,48 @@ export const PROJECTS_SDL = /* GraphQL */ `
   interface RepositoryOwner {
     id: ID!
     login: String!
+    repository(followRenames: Boolean = true, name: String!): Repository
+  }
+
+  interface Actor {
+    login: String!
+    url: URI!
+  }
+
+  type UserConnection {
+    nodes: [User]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type Label implements Node {
+    id: ID!
+    name: String!
+    color: String!
+    description: String
+    isDefault: Boolean!
+  }
+
+  type LabelConnection {
+    nodes: [Label]
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  enum MilestoneState {
+    CLOSED
+    OPEN
+  }
+
+  type Milestone implements Node {
+    id: ID!
+    number: Int!
+    title: String!
+    description: String
+    state: MilestoneState!
+    closed: Boolean!
+    closedAt: DateTime
+    dueOn: DateTime
   }
 
   interface ProjectV2Owner {
@@ -51,11 +93,13 @@ export const PROJECTS_SDL = /* GraphQL */ `
     ): ProjectV2Connection!
   }
 
-  type User implements Node & ProjectV2Owner & RepositoryOwner {
+  type User implements Actor & Node & ProjectV2Owner & RepositoryOwner {
     id: ID!
     login: String!
     name: String
     databaseId: Int
+    url: URI!
+    repository(followRenames: Boolean = true, name: String!): Repository
     projectV2(number: Int!): ProjectV2
     projectsV2(
       after: String
@@ -66,11 +110,13 @@ export const PROJECTS_SDL = /* GraphQL */ `
     ): ProjectV2Connection!
   }
 
-  type Organization implements Node & ProjectV2Owner & RepositoryOwner {
+  type Organization implements Actor & Node & ProjectV2Owner & RepositoryOwner {
     id: ID!
     login: String!
     name: String
     databaseId: Int
+    url: URI!
+    repository(followRenames: Boolean = true, name: String!): Repository
     projectV2(number: Int!): ProjectV2
     projectsV2(
       after: String
@@ -87,7 +133,10 @@ export const PROJECTS_SDL = /* GraphQL */ `
     nameWithOwner: String!
     owner: RepositoryOwner!
     issue(number: Int!): Issue
+    issueOrPullRequest(number: Int!): IssueOrPullRequest
   }
+
+  union IssueOrPullRequest = Issue | PullRequest
 
   enum IssueState {
     CLOSED
@@ -102,6 +151,13 @@ export const PROJECTS_SDL = /* GraphQL */ `
     url: URI!
     databaseId: Int
     repository: Repository!
+    createdAt: DateTime!
+    author: Actor
+    closed: Boolean!
+    closedAt: DateTime
+    milestone: Milestone
+    assignees(after: String, before: String, first: Int, last: Int): UserConnection!
+    labels(after: String, before: String, first: Int, last: Int): LabelConnection
     projectItems(
       after: String
       before: String
@@ -115,9 +171,41 @@ export const PROJECTS_SDL = /* GraphQL */ `
     id: ID!
     title: String!
     body: String!
+    createdAt: DateTime!
+    updatedAt: DateTime!
+    creator: Actor
+    assignees(after: String, before: String, first: Int, last: Int): UserConnection!
   }
 
-  union ProjectV2ItemContent = DraftIssue | Issue
+  """
+  Declared for clients that select it in an item's content (GitHub's union has it); the sandbox
+  has no pull requests, so no item's content is one.
+  """
+  type PullRequest implements Node {
+    id: ID!
+    number: Int!
+    title: String!
+    url: URI!
+    databaseId: Int
+    repository: Repository!
+    createdAt: DateTime!
+    author: Actor
+    closed: Boolean!
+    closedAt: DateTime
+    merged: Boolean!
+    milestone: Milestone
+    assignees(after: String, before: String, first: Int, last: Int): UserConnection!
+    labels(after: String, before: String, first: Int, last: Int): LabelConnection
+    projectItems(
+      after: String
+      before: String
+      first: Int
+      includeArchived: Boolean = true
+      last: Int
+    ): ProjectV2ItemConnection!
+  }
+
+  union ProjectV2ItemContent = DraftIssue | Issue | PullRequest
 
   type ProjectV2Connection {
     nodes: [ProjectV2]
@@ -141,6 +229,7 @@ export const PROJECTS_SDL = /* GraphQL */ `
       last: Int
     ): ProjectV2FieldConfigurationConnection!
     items(after: String, before: String, first: Int, last: Int): ProjectV2ItemConnection!
+    viewerCanUpdate: Boolean!
   }
 
   enum ProjectV2FieldType {
@@ -269,6 +358,7 @@ export const PROJECTS_SDL = /* GraphQL */ `
     isArchived: Boolean!
     databaseId: Int
     fullDatabaseId: BigInt
+    createdAt: DateTime!
     updatedAt: DateTime!
     content: ProjectV2ItemContent
     project: ProjectV2!
