@@ -16,6 +16,10 @@ import { openConfig, type LogFlags } from "../session.js";
 import { logOptions } from "../options.js";
 import type { RegisterCommand } from "./index.js";
 import { systemLabel } from "../../core/system-label.js";
+import { UsageError } from "../../core/errors.js";
+import { boardLines } from "../demo-board.js";
+import { loadMapping } from "../../mapping/load.js";
+import { boardSpecOf } from "../../mapping/project.js";
 
 const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
 
@@ -32,7 +36,14 @@ interface Sandbox {
   readonly env: Record<string, string>;
 }
 
-async function startTarget(kind: "github" | "jira", datacenter = false): Promise<Sandbox> {
+/** The title of the Project (v2) board `demo --board` makes on the GitHub sandbox. */
+const BOARD_TITLE = "tinyPM board";
+
+async function startTarget(
+  kind: "github" | "jira",
+  datacenter = false,
+  board = false,
+): Promise<Sandbox> {
   // The servers are loaded when the demo runs: every other command starts without them.
   if (kind === "github") {
     const { startGithubSandbox } = await import("../../sandboxes/github/index.js");
@@ -51,6 +62,8 @@ async function startTarget(kind: "github" | "jira", datacenter = false): Promise
         tokenEnv: "GITHUB_TOKEN",
         importApi: false,
         limits: { writesPerMinute: 100000, writesPerHour: 1000000 },
+        // `--board`: a Project (v2) board the first migration creates by its title.
+        ...(board && { project: { owner: s.owner, title: BOARD_TITLE } }),
       },
     };
   }
@@ -109,11 +122,27 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
         .default("github"),
     )
     .option("--keep", "leave the servers running afterwards and print their URLs and tokens")
+    .option(
+      "--board",
+      "GitHub only: also put the issues on a GitHub Project (v2) board (status, iteration, estimate and priority as its fields)",
+    )
     .option("--stories <n>", "stories in the generated project", "12");
   logOptions(cmd).action(
     async (
-      flags: { target: "github" | "jira" | "jira-dc"; keep?: boolean; stories: string } & LogFlags,
+      flags: {
+        target: "github" | "jira" | "jira-dc";
+        keep?: boolean;
+        board?: boolean;
+        stories: string;
+      } & LogFlags,
     ) => {
+      if (flags.board === true && flags.target !== "github")
+        throw new UsageError(
+          `--board puts the issues on a GitHub Project board; the target is ${flags.target}.`,
+          {
+            hint: "Run `tinypm-sync demo --board` (GitHub is the default target), or leave out --board.",
+          },
+        );
       // `jira-dc`: the Jira job against the Data Center sandbox.
       const kind = flags.target === "github" ? "github" : "jira";
       const dir = mkdtempSync(join(tmpdir(), "tinypm-sync-demo-"));
@@ -122,7 +151,8 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
         generate: `stories=${Number(flags.stories) || 12},tasks=2,comments=1`,
         seed: 7,
       });
-      const target = await startTarget(kind, flags.target === "jira-dc");
+      const board = flags.board === true;
+      const target = await startTarget(kind, flags.target === "jira-dc", board);
       try {
         const datacenter = flags.target === "jira-dc";
         await demo(ctx, {
@@ -131,6 +161,7 @@ export const registerDemo: RegisterCommand = (program, ctx) => {
           target,
           kind,
           datacenter,
+          board,
           log: flags,
           keep: flags.keep === true,
         });
@@ -180,7 +211,7 @@ function writeDemoConfig(o: DemoServers, users: DemoUsers["map"]): string {
         name: "demo",
         tinypmProject: 1,
         target: o.kind,
-        mapping: join(MAPPINGS, `${o.kind}.yaml`),
+        mapping: join(MAPPINGS, o.board === true ? "github-project.yaml" : `${o.kind}.yaml`),
         direction: "both",
         conflicts: "manual",
         onDelete: "close",
@@ -201,6 +232,8 @@ interface DemoServers {
   kind: "github" | "jira";
   /** `--target jira-dc`: the Jira sandbox serves Jira Data Center. */
   datacenter?: boolean;
+  /** `--board`: the GitHub issues are on a Project (v2) board too. */
+  board?: boolean;
   /** --log-level / --log-format, over the demo config's `warn` and pretty lines. */
   log?: LogFlags;
   /** `--keep`: the servers and the folder stay after the demo. */
@@ -259,6 +292,7 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   });
   printRun(ctx, migration, {});
   if (ctx.signal.aborted) settleRuns(ctx, [migration]);
+  if (o.board === true) await printBoard(ctx, o);
   ctx.stdout.write(`\n== 2. Editing one story in tinyPM and one issue in ${name}\n`);
   await editBothSides(ctx, o, name);
   ctx.stdout.write(`\n== 3. Syncing both ways\n`);
@@ -268,13 +302,16 @@ async function demo(ctx: CliContext, o: DemoServers): Promise<void> {
   settleRuns(ctx, [migration, sync]);
 }
 
-/** An adapter on the demo's target sandbox. */
+/** An adapter on the demo's target sandbox (with `--board`, reading the board's values too). */
 function openTarget(o: DemoServers): Tracker {
   return createTarget(
     o.kind === "github"
       ? {
           ...(o.target.target as Omit<GithubConnection, "token">),
           token: o.target.token,
+          ...(o.board === true && {
+            board: boardSpecOf(loadMapping(join(MAPPINGS, "github-project.yaml"))),
+          }),
         }
       : {
           ...(o.target.target as Omit<JiraConnection, "token" | "email">),
@@ -347,4 +384,16 @@ async function findCopy(target: Tracker, tinypmId: string): Promise<WorkItem | u
     originKind: "story",
     originId: tinypmId,
   });
+}
+
+/** The board as the migration left it, read back from the sandbox: its columns and their cards. */
+async function printBoard(ctx: CliContext, o: DemoServers): Promise<void> {
+  const target = openTarget(o);
+  try {
+    const stories: WorkItem[] = [];
+    for await (const item of target.list({ kind: "story" })) stories.push(item);
+    ctx.stdout.write(`\n${boardLines(BOARD_TITLE, stories).join("\n")}\n`);
+  } finally {
+    await target.close();
+  }
 }
