@@ -192,7 +192,23 @@ export async function startGithubSandbox(
     },
   ];
   const app: App = {
-    graphql: (req, res) => serveGraphql({ store, projects, budget, stats, tokens }, req, res),
+    graphql: (req, res) =>
+      serveGraphql(
+        {
+          store,
+          projects,
+          budget,
+          stats,
+          tokens,
+          ...(webhooks !== undefined && {
+            onItemChange: (project, item, change, sender) => {
+              webhooks.projectItem({ project, item, change, sender });
+            },
+          }),
+        },
+        req,
+        res,
+      ),
     webhooks,
     store,
     router,

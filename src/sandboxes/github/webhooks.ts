@@ -3,9 +3,12 @@ import { createWebhookQueue, type DeliveryAttempt } from "../../server-kit/webho
 import type { Reply } from "./context.js";
 import { renderComment, renderIssue, renderUser } from "./render.js";
 import { renderRepo } from "./routes-meta.js";
+import type { ItemRecord, ProjectRecord } from "./graphql/projects-store.js";
+import { userNodeId, type ItemChange } from "./graphql/resolvers.js";
 import {
   type CommentRecord,
   findIssue,
+  findUser,
   findIssueById,
   type IssueRecord,
   type Store,
@@ -39,8 +42,21 @@ interface WriteInfo {
   readonly sender: UserRecord;
 }
 
+/** A project item a GraphQL mutation changed (`projects_v2_item`). */
+export interface ProjectItemInfo {
+  readonly project: ProjectRecord;
+  readonly item: ItemRecord;
+  readonly change: ItemChange;
+  readonly sender: UserRecord;
+}
+
 export interface WebhookSender {
   afterWrite(w: WriteInfo): void;
+  /**
+   * A `projects_v2_item` delivery, as GitHub sends one for an organization's project only (a
+   * user's projects have no webhooks): no `repository`, the `organization` instead.
+   */
+  projectItem(p: ProjectItemInfo): void;
   /** Resolves once every queued delivery was sent or gave up. */
   drain(): Promise<void>;
   close(): void;
@@ -71,8 +87,15 @@ export function createWebhookSender(store: Store, o: GithubWebhookOptions): Webh
         "x-github-event": d.event,
         "x-github-delivery": d.id,
         "x-github-hook-id": hookId,
-        "x-github-hook-installation-target-type": "repository",
-        "x-github-hook-installation-target-id": String(store.repoId),
+        ...(d.event === "projects_v2_item"
+          ? {
+              "x-github-hook-installation-target-type": "organization",
+              "x-github-hook-installation-target-id": String(store.owner.id),
+            }
+          : {
+              "x-github-hook-installation-target-type": "repository",
+              "x-github-hook-installation-target-id": String(store.repoId),
+            }),
       };
       if (o.secret !== undefined)
         headers["x-hub-signature-256"] =
@@ -154,6 +177,42 @@ export function createWebhookSender(store: Store, o: GithubWebhookOptions): Webh
           label: reply.body ?? w.objectBefore,
         });
       }
+    },
+    projectItem({ project, item, change, sender }) {
+      const owner =
+        project.owner.toLowerCase() === store.owner.login.toLowerCase()
+          ? store.owner
+          : findUser(store, project.owner);
+      if (owner?.type !== "Organization") return;
+      const at = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+      const body = JSON.stringify({
+        action: change.action,
+        projects_v2_item: {
+          id: item.databaseId,
+          node_id: item.id,
+          project_node_id: project.id,
+          content_node_id: item.contentId,
+          content_type: "Issue",
+          creator: renderUser(store, sender),
+          created_at: at(item.createdAt),
+          updated_at: at(item.updatedAt),
+          archived_at: null,
+        },
+        ...(change.field === undefined
+          ? {}
+          : {
+              changes: {
+                field_value: { field_node_id: change.field.id, field_type: change.field.type },
+              },
+            }),
+        organization: {
+          login: owner.login,
+          id: owner.id,
+          node_id: userNodeId(owner),
+        },
+        sender: renderUser(store, sender),
+      });
+      queue.push({ event: "projects_v2_item", id: randomUUID(), body });
     },
     drain: () => queue.drain(),
     close: () => {

@@ -23,8 +23,8 @@ import { findUser, type Store, type UserRecord } from "../store.js";
 import type { GraphqlBudget } from "./budget.js";
 import { queryCost } from "./cost.js";
 import { GqlError } from "./errors.js";
-import type { ProjectsStore } from "./projects-store.js";
-import { createRoot } from "./resolvers.js";
+import type { ItemRecord, ProjectRecord, ProjectsStore } from "./projects-store.js";
+import { createRoot, type ItemChange } from "./resolvers.js";
 import { projectsSchema } from "./sdl.js";
 
 export const GRAPHQL_PATHS: readonly string[] = ["/graphql", "/api/graphql"];
@@ -40,6 +40,10 @@ export interface GraphqlEndpoint {
     access: TokenAccess;
     scopes: TokenScopes;
   }[];
+  /** Told of every item a mutation changed, with who asked (the `projects_v2_item` webhook). */
+  readonly onItemChange?:
+    | ((project: ProjectRecord, item: ItemRecord, change: ItemChange, sender: UserRecord) => void)
+    | undefined;
 }
 
 type Body = Record<string, unknown>;
@@ -184,9 +188,15 @@ export async function serveGraphql(
     );
     return;
   }
+  const onItemChange = ep.onItemChange;
   const root = createRoot({
     store: ep.store,
     projects: ep.projects,
+    ...(onItemChange !== undefined && {
+      changed: (p: ProjectRecord, it: ItemRecord, c: ItemChange) => {
+        onItemChange(p, it, c, user.user);
+      },
+    }),
     caller: {
       login: user.user.login,
       access: user.access,

@@ -30,11 +30,25 @@ import {
  * `__typename` so that interfaces and unions resolve. Pure over the two stores, except for the
  * clock (completed iterations, `updatedAt`).
  */
+/** A field's type as a `projects_v2_item` delivery's `changes.field_value.field_type` names it. */
+function webhookFieldType(f: FieldRecord): string {
+  if (f.kind === "select") return "single_select";
+  if (f.kind === "iteration") return "iteration";
+  return f.dataType.toLowerCase();
+}
+
+/** What a mutation did to a project item, as a `projects_v2_item` delivery says it. */
+export interface ItemChange {
+  readonly action: "created" | "edited" | "deleted";
+  /** `edited`: the field whose value was set or cleared (none for a rewrite's clearing). */
+  readonly field?: { readonly id: string; readonly type: string } | undefined;
+}
+
 export interface GqlWorld {
   readonly store: Store;
   readonly projects: ProjectsStore;
   /** Called after a mutation changed an item (webhooks, stats). */
-  readonly changed?: (project: ProjectRecord, item: ItemRecord) => void;
+  readonly changed?: (project: ProjectRecord, item: ItemRecord, change: ItemChange) => void;
   /** Who asks: `deleteIssue` is for repository admins only. */
   readonly caller?:
     | {
@@ -414,9 +428,14 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
     }
     throw notFoundNode(id);
   };
-  const touched = (p: ProjectRecord, it: ItemRecord): void => {
+  const touched = (p: ProjectRecord, it: ItemRecord, change: ItemChange): void => {
     it.updatedAt = w.store.clock.now();
-    w.changed?.(p, it);
+    w.changed?.(p, it, change);
+  };
+  const fieldChange = (p: ProjectRecord, fieldId: string): ItemChange => {
+    const f = p.fields.find((x) => x.id === fieldId);
+    const type = f === undefined ? "unknown" : webhookFieldType(f);
+    return { action: "edited", field: { id: fieldId, type } };
   };
 
   const options = (
@@ -548,7 +567,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
           archived: false,
         };
         p.items.push(it);
-        touched(p, it);
+        touched(p, it, { action: "created" });
       }
       return { clientMutationId: input.clientMutationId ?? null, item: itemView(p, it) };
     },
@@ -558,13 +577,13 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
       const f = p.fields.find((x) => x.id === input.fieldId);
       if (f === undefined) throw notFoundNode(input.fieldId);
       it.values.set(f.id, valueFor(f, input.value));
-      touched(p, it);
+      touched(p, it, fieldChange(p, f.id));
       return { clientMutationId: input.clientMutationId ?? null, projectV2Item: itemView(p, it) };
     },
     clearProjectV2ItemFieldValue: ({ input }: { input: UpdateValueInput }) => {
       const p = mustProject(input.projectId);
       const it = mustItem(p, input.itemId);
-      if (it.values.delete(input.fieldId)) touched(p, it);
+      if (it.values.delete(input.fieldId)) touched(p, it, fieldChange(p, input.fieldId));
       return { clientMutationId: input.clientMutationId ?? null, projectV2Item: itemView(p, it) };
     },
     deleteProjectV2Item: ({
@@ -575,6 +594,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
       const p = mustProject(input.projectId);
       const it = mustItem(p, input.itemId);
       p.items.splice(p.items.indexOf(it), 1);
+      w.changed?.(p, it, { action: "deleted" });
       return { clientMutationId: input.clientMutationId ?? null, deletedItemId: it.id };
     },
     createProjectV2Field: ({ input }: { input: CreateFieldInput }) => {
@@ -658,7 +678,7 @@ export function createRoot(w: GqlWorld): { query: Obj; mutation: Obj } {
       const v = it.values.get(fieldId);
       if (v !== undefined && gone(v)) {
         it.values.delete(fieldId);
-        touched(p, it);
+        touched(p, it, fieldChange(p, fieldId));
       }
     }
   };
