@@ -89,6 +89,13 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
         const r = verdict.run;
         if (intake.accept(source, r.deliveryId, r.jobs, r.items) === "duplicate")
           outcome = "duplicate";
+        else if (r.items !== undefined)
+          // An item named without a time (a deletion) is never taken for an echo.
+          for (const job of r.jobs)
+            service.noteDelivery(
+              job,
+              new Map([...r.items].map((item) => [item, r.stamps?.get(item) ?? ""])),
+            );
       }
       service.metrics.delivery(source, outcome);
       logger.info(

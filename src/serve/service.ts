@@ -6,6 +6,7 @@ import type { RunReport } from "../sync/engine.js";
 import { finishedOutcome } from "../sync/outcome.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
+import { createOwnWrites } from "./own-writes.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
 import { createRunRequests, type RunEnd } from "./run-requests.js";
 import { DEFAULT_SCHEDULE, startSchedule, type ScheduledJob } from "./schedule.js";
@@ -64,6 +65,11 @@ export interface Service {
   readonly jobs: readonly ServeJob[];
   readonly metrics: ServeMetrics;
   readonly readiness: ReadinessTracker;
+  /**
+   * A verified webhook delivery for `job`: the time each named item last changed, as it says
+   * (a webhook run leaves out the items whose delivery echoes the service's own write).
+   */
+  noteDelivery(job: string, stamps: ReadonlyMap<string, string>): void;
   /** Asks for a run of a job (coalesced with any waiting one). Unknown job → false. */
   trigger(job: string, trigger: RunTrigger, items?: ItemSelection): boolean;
   /** Queue and schedule of a job, for the dashboard. */
@@ -140,7 +146,22 @@ export function createService(deps: ServiceDeps): Service {
   const execute = async (queued: QueuedRun): Promise<void> => {
     const plan = await requests.before(queued);
     if (plan.skip) return;
-    const run: QueuedRun = { ...queued, items: plan.items };
+    let items = plan.items;
+    // A run asked for by webhooks alone reads only what they named; deliveries that echo this
+    // service's own writes ask for nothing (own-writes.ts).
+    if (items !== undefined && queued.triggers.every((t) => t === "webhook")) {
+      const { echoes, rest } = ownWrites.split(queued.job, items);
+      if (echoes.length > 0)
+        log
+          .child({ job: queued.job })
+          .info(
+            { items: echoes },
+            `webhook deliveries for ${echoes.length === 1 ? "item" : "items"} ${echoes.join(", ")} echo this service's own writes: not run for`,
+          );
+      if (rest.size === 0 && plan.version === undefined) return;
+      items = rest.size === 0 ? items : rest;
+    } else if (items === undefined) ownWrites.forget(queued.job);
+    const run: QueuedRun = { ...queued, items };
     let end: RunEnd = "ran";
     try {
       end = await executePlanned(run);
@@ -180,6 +201,7 @@ export function createService(deps: ServiceDeps): Service {
         readiness.stateFailed(`job ${run.job}: ${e.message}`);
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
     }
+    if (report !== undefined) ownWrites.noteRun(run.job, started, Date.now(), report.events);
     const seconds = (Date.now() - started) / 1000;
     metrics.runFinished(run.job, outcome, seconds);
     remember({
@@ -199,6 +221,7 @@ export function createService(deps: ServiceDeps): Service {
       ? "interrupted"
       : "ran";
   };
+  const ownWrites = createOwnWrites();
   const queue: RunQueue = createRunQueue({ execute });
   const requests = createRunRequests({
     jobs: names,
@@ -259,6 +282,9 @@ export function createService(deps: ServiceDeps): Service {
     jobs: deps.jobs,
     metrics,
     readiness,
+    noteDelivery(job, stamps) {
+      if (names.has(job)) ownWrites.noteDelivery(job, stamps);
+    },
     trigger(job, trigger, items) {
       if (!names.has(job) || stopping) return false;
       queue.trigger(job, trigger, items);
