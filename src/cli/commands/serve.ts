@@ -7,6 +7,8 @@ import { startServeServer } from "../../serve/server.js";
 import { createService } from "../../serve/service.js";
 import type { ServeJob, SystemCheck } from "../../serve/types.js";
 import type { LocatedIssue } from "../../serve/webhook-jira-worklog.js";
+import { webRootOf } from "../../adapters/tinypm/map.js";
+import { itemPages } from "../../serve/item-pages.js";
 import { writeLine } from "../context.js";
 import { listenOn } from "../listen-error.js";
 import { runConfiguredJob } from "../job-run.js";
@@ -156,6 +158,7 @@ function serveJob(r: ResolvedJob): ServeJob {
   return {
     name: r.job.name,
     schedule: r.job.schedule,
+    pages: itemPages(webRootOf(r.tinypm.baseUrl), t),
     target:
       t.type === "github"
         ? {
