@@ -55,6 +55,12 @@ const JobApi = z
     target: z.strictObject({ name: z.string(), type: z.enum(["github", "jira"]) }),
     schedule: z.string().describe("`every 5m` or `cron …`."),
     running: z.boolean(),
+    activity: z
+      .string()
+      .nullable()
+      .describe(
+        "What the running run does now (`reading tinyPM · 12 requests · 5/24 stories read`); null when none runs here.",
+      ),
     runningOn: z
       .string()
       .nullable()
@@ -163,6 +169,7 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
       target: { name: job.target.name, type: job.target.type },
       schedule: scheduleLabel(job.schedule ?? DEFAULT_SCHEDULE),
       running: q.running !== undefined,
+      activity: q.activity ?? null,
       runningOn: q.runningOn ?? null,
       pending: q.pending !== undefined,
       requested: q.requested ?? null,

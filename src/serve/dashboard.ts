@@ -83,7 +83,7 @@ function jobRow(j: JobApi, ctx: PageContext): string {
     .map(([k, n]) => `${n} ${n === 1 ? k : plural(k)}`)
     .join(", ");
   const state = j.running
-    ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}`
+    ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}${j.activity === null ? "" : `<br><span class="muted" data-activity>${h(j.activity)}</span>`}`
     : j.pending
       ? `<span class="running">queued</span>`
       : j.runningOn !== null

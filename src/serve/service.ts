@@ -7,6 +7,8 @@ import { finishedOutcome } from "../sync/outcome.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
 import { createOwnWrites } from "./own-writes.js";
+import { runActivity, type RunActivity } from "./run-activity.js";
+import type { SyncEvent } from "../sync/events.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
 import { createRunRequests, type RunEnd } from "./run-requests.js";
 import { DEFAULT_SCHEDULE, startSchedule, type ScheduledJob } from "./schedule.js";
@@ -32,6 +34,8 @@ export interface ServiceDeps {
     job: string,
     items: ItemSelection,
     onGateEvent: (e: GateEvent) => void,
+    /** Told every event of the run (the dashboard's view of what it does now). */
+    onEvent?: (e: SyncEvent) => void,
   ): Promise<RunReport>;
   /** Probes every system of every job (readiness); its requests go to `onGateEvent`. */
   probe(onGateEvent: (e: GateEvent) => void): Promise<readonly SystemCheck[]>;
@@ -81,6 +85,8 @@ export interface Service {
     runningOn: string | undefined;
     /** Deliveries waiting in the state for a follow-up run (another worker held the job). */
     requested: { deliveries: number; since: string } | undefined;
+    /** What the job's running run does now, in words (`reading tinyPM · 12 requests`). */
+    activity: string | undefined;
   };
   /** Finished runs of this process, newest first (all jobs, or one). */
   finished(job?: string): readonly FinishedRun[];
@@ -181,7 +187,11 @@ export function createService(deps: ServiceDeps): Service {
     let outcome: FinishedRun["outcome"];
     let error: string | undefined;
     try {
-      report = await deps.execute(run.job, run.items, metrics.gateListener());
+      const activity = runActivity();
+      activities.set(run.job, activity);
+      report = await deps.execute(run.job, run.items, metrics.gateListener(), (e) => {
+        activity.event(e);
+      });
       heldElsewhere.delete(run.job);
       readiness.stateOpened();
       outcome = stopping ? "interrupted" : finishedOutcome(report.summary);
@@ -202,6 +212,7 @@ export function createService(deps: ServiceDeps): Service {
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
     }
     if (report !== undefined) ownWrites.noteRun(run.job, started, Date.now(), report.events);
+    activities.delete(run.job);
     const seconds = (Date.now() - started) / 1000;
     metrics.runFinished(run.job, outcome, seconds);
     remember({
@@ -222,6 +233,8 @@ export function createService(deps: ServiceDeps): Service {
       : "ran";
   };
   const ownWrites = createOwnWrites();
+  /** What each running run does now (dashboard). */
+  const activities = new Map<string, RunActivity>();
   const queue: RunQueue = createRunQueue({ execute });
   const requests = createRunRequests({
     jobs: names,
@@ -295,6 +308,7 @@ export function createService(deps: ServiceDeps): Service {
         ...queue.status(job),
         nextRun: schedules.get(job)?.nextRun(),
         runningOn: heldElsewhere.get(job),
+        activity: activities.get(job)?.text(),
         requested: ((r) =>
           r === undefined ? undefined : { deliveries: r.deliveries, since: r.firstAt })(
           requests.waiting(job),

@@ -83,7 +83,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     const service = createService({
       jobs: loaded.jobs.map(serveJob),
       logger,
-      execute: async (name, items, onGateEvent) => {
+      execute: async (name, items, onGateEvent, onEvent) => {
         const resolved = byName.get(name);
         if (resolved === undefined) throw new UsageError(`no job named ${name}`);
         // A run for webhooks reads only the items they named and their tinyPM counterparts; any
@@ -92,6 +92,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
           mode: "sync",
           dryRun: false,
           onGateEvent,
+          onEvent,
           targetItems: items === undefined ? undefined : [...items],
         });
       },
