@@ -172,6 +172,8 @@ export function logEvent(
       log.debug({ phase: e.phase }, e.phase);
       return;
     case "progress":
+    case "request":
+    case "read_progress":
       return;
   }
 }

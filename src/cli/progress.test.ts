@@ -49,6 +49,19 @@ describe("progressLine", () => {
   });
 });
 
+describe("progressLine while reading", () => {
+  it("shows the phase's time, its requests, and stories read of how many", () => {
+    const reading = { ...base, done: 0, phase: "reading tinyPM", phaseMs: 4_300, requests: 12 };
+    expect(progressLine(reading)).toBe("reading tinyPM · 4 s · 12 requests");
+    expect(progressLine({ ...reading, read: { items: 95, stories: 40, storiesTotal: 120 } })).toBe(
+      "reading tinyPM · 4 s · 12 requests · 40/120 stories read (95 with their tasks)",
+    );
+    expect(
+      progressLine({ ...reading, phase: "reading GitHub", requests: 1, read: { items: 1 } }),
+    ).toBe("reading GitHub · 4 s · 1 request · 1 item read");
+  });
+});
+
 describe("createProgress", () => {
   afterEach(() => {
     vi.useRealTimers();

@@ -23,6 +23,19 @@ export interface ProgressState {
   readonly waitMs: number;
   /** The wait in words (`waiting for GitHub's hourly limit · resumes 14:05 (in 50 min)`). */
   readonly waitText?: string | undefined;
+  /** Time since the phase began (read phases show it: the line moves every second). */
+  readonly phaseMs?: number | undefined;
+  /** Requests answered since the phase began. */
+  readonly requests?: number | undefined;
+  /** What the phase's read has found so far (`read_progress` events). */
+  readonly read?: ReadSoFar | undefined;
+}
+
+/** Items a read has found so far; stories of how many where the read knows. */
+export interface ReadSoFar {
+  readonly items: number;
+  readonly stories?: number | undefined;
+  readonly storiesTotal?: number | undefined;
 }
 
 const BAR_WIDTH = 20;
@@ -32,6 +45,7 @@ const BAR_WIDTH = 20;
  * without the bar (`30% · creating tasks · …`) in log lines.
  */
 export function progressLine(s: ProgressState, opts: { bar?: boolean } = {}): string {
+  if (s.total === undefined && s.phase !== undefined) return readingLine(s);
   const rate = s.done / Math.max(s.elapsedMs / 1000, 0.001);
   const parts: string[] = [];
   if (s.total !== undefined && s.total > 0) {
@@ -52,6 +66,27 @@ export function progressLine(s: ProgressState, opts: { bar?: boolean } = {}): st
   if (s.total !== undefined && rate > 0 && s.done < s.total) {
     // The known wait is part of the time left: no item moves before it ends.
     parts.push(`ETA ${duration(((s.total - s.done) / rate) * 1000 + s.waitMs)}`);
+  }
+  if (s.waitText !== undefined) parts.push(s.waitText);
+  else if (s.waitMs > 0) parts.push(`rate limit: waiting ${duration(s.waitMs)}`);
+  return parts.join(" · ");
+}
+
+/**
+ * Before any item is planned (reading, planning): what the phase counts, and its time, which
+ * moves every second — `reading tinyPM · 4 s · 12 requests · 40/120 stories read (95 with their tasks)`.
+ */
+function readingLine(s: ProgressState): string {
+  const parts = [s.phase ?? "", duration(Math.floor((s.phaseMs ?? 0) / 1000) * 1000)];
+  const requests = s.requests ?? 0;
+  parts.push(`${requests} ${requests === 1 ? "request" : "requests"}`);
+  const r = s.read;
+  if (r !== undefined) {
+    parts.push(
+      r.storiesTotal === undefined || r.stories === undefined
+        ? `${r.items} ${r.items === 1 ? "item" : "items"} read`
+        : `${r.stories}/${r.storiesTotal} stories read (${r.items} with their tasks)`,
+    );
   }
   if (s.waitText !== undefined) parts.push(s.waitText);
   else if (s.waitMs > 0) parts.push(`rate limit: waiting ${duration(s.waitMs)}`);
@@ -81,6 +116,9 @@ export function createProgress(
   const started = Date.now();
   let workStarted: number | undefined;
   let phase: string | undefined;
+  let phaseStarted = started;
+  let requests = 0;
+  let read: ReadSoFar | undefined;
   let done = 0;
   let failed = 0;
   let total: number | undefined;
@@ -104,6 +142,9 @@ export function createProgress(
       elapsedMs: Math.max(0, now - from - waiting),
       waitMs: Math.max(0, (wait?.until ?? 0) - now),
       waitText: wait === undefined ? undefined : waitLine(wait, now),
+      phaseMs: now - phaseStarted,
+      requests,
+      read,
     };
   };
   const draw = (force: boolean): void => {
@@ -132,6 +173,14 @@ export function createProgress(
       }
       const changedPhase = e.type === "phase" && e.phase !== phase;
       if (e.type === "phase") phase = e.phase;
+      if (changedPhase) {
+        phaseStarted = Date.now();
+        requests = 0;
+        read = undefined;
+      }
+      if (e.type === "request") requests++;
+      if (e.type === "read_progress")
+        read = { items: e.items, stories: e.stories, storiesTotal: e.storiesTotal };
       if (e.type === "wait_start") {
         if (waits.size === 0) waitingSince = Date.now();
         waits.set(e.system, {
@@ -148,7 +197,9 @@ export function createProgress(
         waitingSince = undefined;
       }
       const waitChanged = e.type === "wait_start" || e.type === "wait_end";
-      draw(changedPhase || waitChanged);
+      // A read's last count is shown even when the next phase follows at once.
+      const readDone = e.type === "read_progress" && e.final === true;
+      draw(changedPhase || waitChanged || readDone);
     },
     done() {
       if (timer !== undefined) clearInterval(timer);

@@ -137,9 +137,11 @@ export function gateEventsTo(onEvent: (e: SyncEvent) => void): (e: GateEvent) =>
         until: e.until,
         operation: e.name,
       });
+    } else if (e.type === "request") {
+      onEvent({ type: "request", system: e.system, kind: e.kind });
     } else if (e.type === "wait_end") {
       onEvent({ type: "wait_end", system: e.system, waitedMs: e.waitedMs });
-    } else if (e.type === "retry") {
+    } else {
       onEvent({
         type: "retry",
         system: e.system,

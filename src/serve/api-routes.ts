@@ -12,7 +12,7 @@ import {
 import { workerProcesses } from "../state/worker-processes.js";
 import { claimsByJob, JobClaimsApi } from "./claims-api.js";
 import { scheduleLabel, DEFAULT_SCHEDULE } from "./schedule.js";
-import type { Service } from "./service.js";
+import type { FinishedRun, Service } from "./service.js";
 
 const count = z.number().int().min(0);
 const jsonValue = z.unknown().describe("The field's value (any JSON).");
@@ -55,6 +55,12 @@ const JobApi = z
     target: z.strictObject({ name: z.string(), type: z.enum(["github", "jira"]) }),
     schedule: z.string().describe("`every 5m` or `cron …`."),
     running: z.boolean(),
+    activity: z
+      .string()
+      .nullable()
+      .describe(
+        "What the running run does now (`reading tinyPM · 12 requests · 5/24 stories read`); null when none runs here.",
+      ),
     runningOn: z
       .string()
       .nullable()
@@ -107,8 +113,26 @@ export type WorkerApi = z.infer<typeof WorkerApi>;
 /** How many runs /api/runs lists. */
 const RUNS_LISTED = 50;
 
+/**
+ * This service's own record of a journalled run: by id, or — for a run that failed, whose id the
+ * service never learnt — the failed run of the job whose time covers the journal's start.
+ */
+export function finishedRunOf(
+  service: Service,
+  r: { readonly id: string; readonly job: string; readonly startedAt: string },
+): FinishedRun | undefined {
+  return (
+    service.findRun(r.id) ??
+    service
+      .finished(r.job)
+      .find(
+        (f) => f.runId === undefined && f.startedAt <= r.startedAt && r.startedAt <= f.finishedAt,
+      )
+  );
+}
+
 function runApi(service: Service, r: RunRecord): RunApi {
-  const mine = service.findRun(r.id);
+  const mine = finishedRunOf(service, r);
   return {
     id: r.id,
     job: r.job,
@@ -145,6 +169,7 @@ export async function jobsApi(service: Service, state: StateStore): Promise<JobA
       target: { name: job.target.name, type: job.target.type },
       schedule: scheduleLabel(job.schedule ?? DEFAULT_SCHEDULE),
       running: q.running !== undefined,
+      activity: q.activity ?? null,
       runningOn: q.runningOn ?? null,
       pending: q.pending !== undefined,
       requested: q.requested ?? null,

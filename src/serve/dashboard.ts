@@ -4,6 +4,7 @@ import type { ReportValue } from "../report/types.js";
 import { silentFor } from "../state/worker-processes.js";
 import type { ConflictApi, JobApi, RunApi, WorkerApi } from "./api-routes.js";
 import { claimsCell, claimsSection } from "./dashboard-claims.js";
+import type { ConflictItem } from "./item-pages.js";
 
 /** The dashboard's style sheet, served as /dashboard.css (the CSP allows no inline style). */
 export const DASHBOARD_CSS = `
@@ -55,15 +56,23 @@ const when = (iso: string | null): string =>
 
 const outcome = (o: string): string => `<span class="${h(o)}">${h(o)}</span>`;
 
-function counts(c: Readonly<Record<string, number>>): string {
+/** A run's counts in words: `3 created, 1 conflict` (the key `conflicts` is a noun). */
+export function counts(c: Readonly<Record<string, number>>): string {
   const keys = ["created", "updated", "unchanged", "conflicts", "failed", "deleted"];
   return (
     keys
       .filter((k) => (c[k] ?? 0) > 0)
-      .map((k) => `${c[k] ?? 0} ${k}`)
+      .map((k) => {
+        const n = c[k] ?? 0;
+        return `${n} ${k === "conflicts" && n === 1 ? "conflict" : k}`;
+      })
       .join(", ") || `<span class="muted">nothing</span>`
   );
 }
+
+/** Target items by their names: GitHub issues as `#7`, Jira keys as they are. */
+const itemNames = (items: readonly string[]): string =>
+  items.map((i) => (/^\d+$/.test(i) ? `#${i}` : i)).join(", ");
 
 /** `story` → `stories`, `task` → `tasks`. */
 const plural = (kind: string): string =>
@@ -74,7 +83,7 @@ function jobRow(j: JobApi, ctx: PageContext): string {
     .map(([k, n]) => `${n} ${n === 1 ? k : plural(k)}`)
     .join(", ");
   const state = j.running
-    ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}`
+    ? `<span class="running">running</span>${j.pending ? " (another run waits)" : ""}${j.activity === null ? "" : `<br><span class="muted" data-activity>${h(j.activity)}</span>`}`
     : j.pending
       ? `<span class="running">queued</span>`
       : j.runningOn !== null
@@ -104,26 +113,35 @@ ${claimsCell(j)}
 </tr>`;
 }
 
-function runRow(r: RunApi): string {
+function runRow(r: RunApi, error: string | undefined): string {
   const id =
     r.report === null
       ? `<code>${h(r.id)}</code>`
       : `<a href="${h(r.report)}"><code>${h(r.id)}</code></a>`;
   const why = r.triggers === null ? "" : r.triggers.join(", ");
-  const items = r.items === null ? "" : ` · items ${r.items.map((i) => h(i)).join(", ")}`;
+  const items =
+    r.items === null
+      ? ""
+      : ` · only ${r.items.length === 1 ? "item" : "items"} ${h(itemNames(r.items))}`;
+  const failure =
+    error === undefined ? "" : `<br><span class="failed" data-run-error>${h(error)}</span>`;
   const by = r.workerId ?? (r.host === null ? `pid ${r.pid}` : `${r.host} pid ${r.pid}`);
-  return `<tr data-run="${h(r.id)}" data-worker-id="${h(by)}"><td>${id}</td><td>${h(r.job)}</td><td>${outcome(r.outcome)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td><td>${counts(r.counts)}</td><td class="muted">${h(why)}${items}</td><td class="muted"><code>${h(by)}</code></td></tr>`;
+  return `<tr data-run="${h(r.id)}" data-worker-id="${h(by)}"><td>${id}</td><td>${h(r.job)}</td><td>${outcome(r.outcome)}</td><td>${when(r.startedAt)}</td><td>${when(r.finishedAt)}</td><td>${counts(r.counts)}</td><td class="muted">${h(why)}${items}${failure}</td><td class="muted"><code>${h(by)}</code></td></tr>`;
 }
 
 const value = (v: unknown): string =>
   `<div class="value">${h(formatValue(v as ReportValue, { max: 2000 }))}</div>`;
 
-function conflictRow(c: ConflictApi, ctx: PageContext): string {
+/** `<a href>label</a>`, or the label alone without a page. */
+const linked = (label: string, url: string | undefined): string =>
+  url === undefined ? h(label) : `<a href="${h(url)}" rel="noreferrer">${h(label)}</a>`;
+
+function conflictRow(c: ConflictApi, item: ConflictItem | undefined, ctx: PageContext): string {
   const take = (side: "tinypm" | "target", label: string): string =>
     `<form method="post" action="/conflicts/${c.id}/resolve"><input type="hidden" name="csrf" value="${h(ctx.csrf)}"><input type="hidden" name="take" value="${side}"><button type="submit" name="side" value="${side}">${label}</button></form>`;
   return `<tr data-conflict="${c.id}">
 <td>#${c.id}<br><span class="muted">${h(c.job)}</span></td>
-<td>${h(c.kind)} ${h(c.tinypmId)} ⇄ ${h(c.targetId)}</td>
+<td>${item?.title === undefined ? "" : `<strong data-title>${h(item.title)}</strong><br>`}${linked(`tinyPM ${c.kind} #${c.tinypmId}`, item?.tinypmUrl)} ⇄ ${linked(/^\d+$/.test(c.targetId) ? `#${c.targetId}` : c.targetId, item?.targetUrl)}</td>
 <td><code>${h(c.field)}</code></td>
 <td>${value(c.baseValue)}</td>
 <td>${value(c.tinypmValue)}</td>
@@ -152,6 +170,10 @@ export function renderDashboard(
     runs: readonly RunApi[];
     conflicts: readonly ConflictApi[];
     workers: readonly WorkerApi[];
+    /** Title and pages of each conflict's item, by conflict id. */
+    conflictItems?: ReadonlyMap<number, ConflictItem> | undefined;
+    /** The error of each failed run this service ran, by run id. */
+    runErrors?: ReadonlyMap<string, string> | undefined;
   },
   ctx: PageContext,
 ): string {
@@ -161,13 +183,13 @@ export function renderDashboard(
   const runs = `<h2 id="runs">Recent runs</h2>${
     data.runs.length === 0
       ? `<p class="muted">No runs yet.</p>`
-      : `<table><thead><tr><th>Run</th><th>Job</th><th>Outcome</th><th>Started</th><th>Finished</th><th>Items</th><th>Why</th><th>Worker</th></tr></thead><tbody>${data.runs.map(runRow).join("\n")}</tbody></table>`
+      : `<table><thead><tr><th>Run</th><th>Job</th><th>Outcome</th><th>Started</th><th>Finished</th><th>Items</th><th>Why</th><th>Worker</th></tr></thead><tbody>${data.runs.map((r) => runRow(r, data.runErrors?.get(r.id))).join("\n")}</tbody></table>`
   }`;
   const conflicts = `<h2 id="conflicts">Open conflicts</h2>${
     data.conflicts.length === 0
       ? `<p class="muted">No open conflicts.</p>`
       : `<p class="muted">A field changed on both sides. Take one side's value: the next run of the job writes it to the other side.</p>
-<table><thead><tr><th>Conflict</th><th>Item</th><th>Field</th><th>Base</th><th>tinyPM</th><th>Target</th><th></th></tr></thead><tbody>${data.conflicts.map((c) => conflictRow(c, ctx)).join("\n")}</tbody></table>`
+<table><thead><tr><th>Conflict</th><th>Item</th><th>Field</th><th>Base</th><th>tinyPM</th><th>Target</th><th></th></tr></thead><tbody>${data.conflicts.map((c) => conflictRow(c, data.conflictItems?.get(c.id), ctx)).join("\n")}</tbody></table>`
   }`;
   const workers = `<h2 id="workers">Workers</h2>
 <p class="muted">The processes working on the state. A worker silent for longer than the lease life (30 s) is dead: its jobs are free for the others.</p>
@@ -185,6 +207,15 @@ export function renderLogin(failed: boolean): string {
 <p class="muted">The token is the value of the environment variable named by <code>serve.auth.tokenEnv</code>.</p>`,
     { csrf: "", session: false },
   );
+}
+
+/**
+ * A run's HTML report as the service serves it: with a way back to the dashboard and to the
+ * job's runs, placed first in its body.
+ */
+export function withBackLink(report: string, job: string): string {
+  const nav = `<nav data-back><a href="/">← Dashboard</a> · <a href="/#runs">Runs</a> · <a href="/#jobs">Job ${h(job)}</a></nav>`;
+  return report.replace(/<body([^>]*)>/, (m) => `${m}\n${nav}`);
 }
 
 /** A short page for a run whose report is no longer kept. */

@@ -10,9 +10,23 @@ import {
 } from "../server-kit/http.js";
 import { createRouter, type Params } from "../server-kit/router.js";
 import { toReport } from "../sync/report-data.js";
-import { conflictApi, conflictsApi, jobsApi, runsApi, workersApi } from "./api-routes.js";
+import { conflictItems } from "./item-pages.js";
+import {
+  conflictApi,
+  conflictsApi,
+  finishedRunOf,
+  jobsApi,
+  runsApi,
+  workersApi,
+} from "./api-routes.js";
 import { SESSION_COOKIE, type Access } from "./auth.js";
-import { DASHBOARD_CSS, renderDashboard, renderLogin, renderRunGone } from "./dashboard.js";
+import {
+  DASHBOARD_CSS,
+  renderDashboard,
+  renderLogin,
+  renderRunGone,
+  withBackLink,
+} from "./dashboard.js";
 import { redirect, sendHtml, sendJson, sendText } from "./respond.js";
 import type { Service } from "./service.js";
 import { createGithubWebhooks, type DeliveryVerdict } from "./webhook-github.js";
@@ -89,6 +103,13 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
         const r = verdict.run;
         if (intake.accept(source, r.deliveryId, r.jobs, r.items) === "duplicate")
           outcome = "duplicate";
+        else if (r.items !== undefined)
+          // An item named without a time (a deletion) is never taken for an echo.
+          for (const job of r.jobs)
+            service.noteDelivery(
+              job,
+              new Map([...r.items].map((item) => [item, r.stamps?.get(item) ?? ""])),
+            );
       }
       service.metrics.delivery(source, outcome);
       logger.info(
@@ -195,15 +216,28 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           runs: await runsApi(service, state),
           conflicts: await conflictsApi(state),
           workers: await workersApi(service, state),
+          conflictItems: await conflictItems(
+            state,
+            service.jobs,
+            await state.conflicts({ status: "open" }),
+          ),
         }));
+        const runErrors = new Map<string, string>();
+        for (const r of data.runs) {
+          const error = finishedRunOf(service, r)?.error;
+          if (error !== undefined) runErrors.set(r.id, error);
+        }
         sendHtml(
           res,
           200,
-          renderDashboard(data, {
-            csrf: access.csrfToken(req),
-            session: access.required && req.headers.authorization === undefined,
-            flash: flashText(url),
-          }),
+          renderDashboard(
+            { ...data, runErrors },
+            {
+              csrf: access.csrfToken(req),
+              session: access.required && req.headers.authorization === undefined,
+              flash: flashText(url),
+            },
+          ),
         );
       }),
     )
@@ -217,9 +251,15 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
           return;
         }
         // The report carries its own Content-Security-Policy (inline style and script by hash).
-        sendText(res, 200, renderHtml(toReport(run.report)), "text/html; charset=utf-8", {
-          "content-security-policy": "frame-ancestors 'none'",
-        });
+        sendText(
+          res,
+          200,
+          withBackLink(renderHtml(toReport(run.report)), run.job),
+          "text/html; charset=utf-8",
+          {
+            "content-security-policy": "frame-ancestors 'none'",
+          },
+        );
       }),
     )
     .add(

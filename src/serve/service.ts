@@ -6,6 +6,9 @@ import type { RunReport } from "../sync/engine.js";
 import { finishedOutcome } from "../sync/outcome.js";
 import { createServeMetrics, type ServeMetrics } from "./metrics.js";
 import { createReadiness, type ReadinessTracker } from "./readiness.js";
+import { createOwnWrites } from "./own-writes.js";
+import { runActivity, type RunActivity } from "./run-activity.js";
+import type { SyncEvent } from "../sync/events.js";
 import { createRunQueue, type QueuedRun, type RunQueue } from "./run-queue.js";
 import { createRunRequests, type RunEnd } from "./run-requests.js";
 import { DEFAULT_SCHEDULE, startSchedule, type ScheduledJob } from "./schedule.js";
@@ -31,6 +34,8 @@ export interface ServiceDeps {
     job: string,
     items: ItemSelection,
     onGateEvent: (e: GateEvent) => void,
+    /** Told every event of the run (the dashboard's view of what it does now). */
+    onEvent?: (e: SyncEvent) => void,
   ): Promise<RunReport>;
   /** Probes every system of every job (readiness); its requests go to `onGateEvent`. */
   probe(onGateEvent: (e: GateEvent) => void): Promise<readonly SystemCheck[]>;
@@ -64,6 +69,11 @@ export interface Service {
   readonly jobs: readonly ServeJob[];
   readonly metrics: ServeMetrics;
   readonly readiness: ReadinessTracker;
+  /**
+   * A verified webhook delivery for `job`: the time each named item last changed, as it says
+   * (a webhook run leaves out the items whose delivery echoes the service's own write).
+   */
+  noteDelivery(job: string, stamps: ReadonlyMap<string, string>): void;
   /** Asks for a run of a job (coalesced with any waiting one). Unknown job → false. */
   trigger(job: string, trigger: RunTrigger, items?: ItemSelection): boolean;
   /** Queue and schedule of a job, for the dashboard. */
@@ -75,6 +85,8 @@ export interface Service {
     runningOn: string | undefined;
     /** Deliveries waiting in the state for a follow-up run (another worker held the job). */
     requested: { deliveries: number; since: string } | undefined;
+    /** What the job's running run does now, in words (`reading tinyPM · 12 requests`). */
+    activity: string | undefined;
   };
   /** Finished runs of this process, newest first (all jobs, or one). */
   finished(job?: string): readonly FinishedRun[];
@@ -140,7 +152,22 @@ export function createService(deps: ServiceDeps): Service {
   const execute = async (queued: QueuedRun): Promise<void> => {
     const plan = await requests.before(queued);
     if (plan.skip) return;
-    const run: QueuedRun = { ...queued, items: plan.items };
+    let items = plan.items;
+    // A run asked for by webhooks alone reads only what they named; deliveries that echo this
+    // service's own writes ask for nothing (own-writes.ts).
+    if (items !== undefined && queued.triggers.every((t) => t === "webhook")) {
+      const { echoes, rest } = ownWrites.split(queued.job, items);
+      if (echoes.length > 0)
+        log
+          .child({ job: queued.job })
+          .info(
+            { items: echoes },
+            `webhook deliveries for ${echoes.length === 1 ? "item" : "items"} ${echoes.join(", ")} echo this service's own writes: not run for`,
+          );
+      if (rest.size === 0 && plan.version === undefined) return;
+      items = rest.size === 0 ? items : rest;
+    } else if (items === undefined) ownWrites.forget(queued.job);
+    const run: QueuedRun = { ...queued, items };
     let end: RunEnd = "ran";
     try {
       end = await executePlanned(run);
@@ -160,7 +187,11 @@ export function createService(deps: ServiceDeps): Service {
     let outcome: FinishedRun["outcome"];
     let error: string | undefined;
     try {
-      report = await deps.execute(run.job, run.items, metrics.gateListener());
+      const activity = runActivity();
+      activities.set(run.job, activity);
+      report = await deps.execute(run.job, run.items, metrics.gateListener(), (e) => {
+        activity.event(e);
+      });
       heldElsewhere.delete(run.job);
       readiness.stateOpened();
       outcome = stopping ? "interrupted" : finishedOutcome(report.summary);
@@ -180,6 +211,8 @@ export function createService(deps: ServiceDeps): Service {
         readiness.stateFailed(`job ${run.job}: ${e.message}`);
       if (outcome === "failed") jobLog.error({ err: error }, "run failed");
     }
+    if (report !== undefined) ownWrites.noteRun(run.job, started, Date.now(), report.events);
+    activities.delete(run.job);
     const seconds = (Date.now() - started) / 1000;
     metrics.runFinished(run.job, outcome, seconds);
     remember({
@@ -199,6 +232,9 @@ export function createService(deps: ServiceDeps): Service {
       ? "interrupted"
       : "ran";
   };
+  const ownWrites = createOwnWrites();
+  /** What each running run does now (dashboard). */
+  const activities = new Map<string, RunActivity>();
   const queue: RunQueue = createRunQueue({ execute });
   const requests = createRunRequests({
     jobs: names,
@@ -259,6 +295,9 @@ export function createService(deps: ServiceDeps): Service {
     jobs: deps.jobs,
     metrics,
     readiness,
+    noteDelivery(job, stamps) {
+      if (names.has(job)) ownWrites.noteDelivery(job, stamps);
+    },
     trigger(job, trigger, items) {
       if (!names.has(job) || stopping) return false;
       queue.trigger(job, trigger, items);
@@ -269,6 +308,7 @@ export function createService(deps: ServiceDeps): Service {
         ...queue.status(job),
         nextRun: schedules.get(job)?.nextRun(),
         runningOn: heldElsewhere.get(job),
+        activity: activities.get(job)?.text(),
         requested: ((r) =>
           r === undefined ? undefined : { deliveries: r.deliveries, since: r.firstAt })(
           requests.waiting(job),

@@ -1,11 +1,14 @@
 import type { ScheduleConfig } from "../config/schema.js";
 import type { SystemName } from "../core/model.js";
+import type { ItemPages } from "./item-pages.js";
 
 /** What the service knows of one configured job (built by the CLI from the resolved config). */
 export interface ServeJob {
   readonly name: string;
   readonly schedule: ScheduleConfig | undefined;
   readonly target: ServeTarget;
+  /** Where its items are seen in a browser (dashboard links); absent: no links. */
+  readonly pages?: ItemPages | undefined;
 }
 
 /** A job's target, as far as webhooks need it: which deliveries concern the job. */

@@ -18,6 +18,8 @@ export interface DeliveryVerdict {
     readonly deliveryId: string;
     readonly jobs: readonly string[];
     readonly items: ItemSelection;
+    /** Each named item's last change as the delivery carries it (echo detection, own-writes.ts). */
+    readonly stamps?: ReadonlyMap<string, string> | undefined;
   };
 }
 

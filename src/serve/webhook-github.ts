@@ -21,8 +21,13 @@ export const GITHUB_EVENTS = [
   "label",
 ] as const;
 
-const Numbered = z.looseObject({ number: z.number().int() });
+const Numbered = z.looseObject({
+  number: z.number().int(),
+  updated_at: z.string().optional(),
+});
 const Payload = z.looseObject({
+  action: z.string().optional(),
+  comment: z.looseObject({ updated_at: z.string().optional() }).optional(),
   repository: z.looseObject({ full_name: z.string() }).optional(),
   issue: Numbered.optional(),
   parent_issue: Numbered.optional(),
@@ -92,10 +97,27 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
         status: 202,
         body: { message: "accepted", jobs: matching },
         outcome: "accepted",
-        run: { deliveryId, jobs: matching, items: namedItems(event, p) },
+        run: { deliveryId, jobs: matching, items: namedItems(event, p), stamps: stamps(p) },
       };
     },
   };
+}
+
+/**
+ * Each named issue's last change as the delivery carries it: the comment's `updated_at` for a
+ * comment event, else the issue's. None for a deletion: it leaves the time as it was.
+ */
+function stamps(p: z.infer<typeof Payload>): Map<string, string> {
+  const out = new Map<string, string>();
+  if (p.action === "deleted" || p.action === "transferred") return out;
+  if (p.comment !== undefined) {
+    if (p.issue !== undefined && p.comment.updated_at !== undefined)
+      out.set(String(p.issue.number), p.comment.updated_at);
+    return out;
+  }
+  for (const x of [p.issue, p.parent_issue, p.sub_issue])
+    if (x?.updated_at !== undefined) out.set(String(x.number), x.updated_at);
+  return out;
 }
 
 /** The issues a delivery names; milestone and label changes touch any number: the whole job. */

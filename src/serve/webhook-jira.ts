@@ -16,11 +16,17 @@ const JIRA_EVENT = /^(jira:issue_(created|updated|deleted)|comment_\w+|worklog_\
 
 const Payload = z.looseObject({
   webhookEvent: z.string(),
+  issue_event_type_name: z.string().optional(),
   worklog: z.looseObject({ issueId: z.string(), self: z.string().optional() }).optional(),
   issue: z
     .looseObject({
       key: z.string(),
-      fields: z.looseObject({ project: z.looseObject({ key: z.string() }).optional() }).optional(),
+      fields: z
+        .looseObject({
+          project: z.looseObject({ key: z.string() }).optional(),
+          updated: z.string().optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -110,13 +116,27 @@ export function createJiraWebhooks(
         p.issue !== undefined && /^(jira:issue_|comment_)/.test(p.webhookEvent)
           ? new Set([p.issue.key])
           : undefined;
-      return accepted(deliveryId, { jobs: matching, items: named });
+      // A deletion leaves the issue's `updated` as it was: never taken for an echo.
+      const deletion =
+        p.webhookEvent === "jira:issue_deleted" ||
+        p.issue_event_type_name?.endsWith("_deleted") === true;
+      const updated = deletion ? undefined : p.issue?.fields?.updated;
+      return accepted(deliveryId, {
+        jobs: matching,
+        items: named,
+        ...(named !== undefined &&
+          p.issue !== undefined &&
+          updated !== undefined && { stamps: new Map([[p.issue.key, updated]]) }),
+      });
     },
   };
 }
 
 /** The verdict for the jobs a delivery concerns (none: acknowledged and ignored). */
-function accepted(deliveryId: string, route: WorklogRoute): DeliveryVerdict {
+function accepted(
+  deliveryId: string,
+  route: WorklogRoute & { readonly stamps?: ReadonlyMap<string, string> | undefined },
+): DeliveryVerdict {
   if (route.jobs.length === 0)
     return {
       status: 202,
@@ -127,7 +147,7 @@ function accepted(deliveryId: string, route: WorklogRoute): DeliveryVerdict {
     status: 202,
     body: { message: "accepted", jobs: route.jobs },
     outcome: "accepted",
-    run: { deliveryId, jobs: route.jobs, items: route.items },
+    run: { deliveryId, jobs: route.jobs, items: route.items, stamps: route.stamps },
   };
 }
 

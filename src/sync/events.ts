@@ -118,6 +118,26 @@ export type SyncEvent =
       readonly name: string;
     }
   | {
+      /** A request answered (or failed) on `system`: progress displays count them per phase. */
+      readonly type: "request";
+      readonly system: string;
+      readonly kind: "read" | "write" | "search";
+    }
+  | {
+      /**
+       * Items read so far by the running read (read-count.ts), for progress displays: a read
+       * phase shows what it counts before any item is planned.
+       */
+      readonly type: "read_progress";
+      readonly system: string;
+      readonly items: number;
+      /** Stories among them, and how many the read will find, where its listing says (tinyPM). */
+      readonly stories?: number | undefined;
+      readonly storiesTotal?: number | undefined;
+      /** The read's last count: it is over. */
+      readonly final?: boolean | undefined;
+    }
+  | {
       readonly type: "progress";
       readonly phase: string;
       readonly done: number;

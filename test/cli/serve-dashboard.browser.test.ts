@@ -160,6 +160,27 @@ describe.skipIf(chromiumMissing)(
       const row = page.locator(`tr[data-conflict="${id}"]`);
       const cells = row.locator("td");
       expect(await cells.nth(2).innerText()).toBe("title");
+      // The item: its title as last synced, and links to both sides (issue 32).
+      expect(await cells.nth(1).locator("[data-title]").innerText()).toBe(story.name);
+      const tinypmRoot = servers.tinypm.url.replace(/\/api$/, "");
+      expect(
+        await cells
+          .nth(1)
+          .getByRole("link", { name: `tinyPM story #${story.id}` })
+          .getAttribute("href"),
+      ).toBe(`${tinypmRoot}/userStory/show/${story.id}`);
+      expect(
+        await cells
+          .nth(1)
+          .getByRole("link", { name: `#${pair.id}`, exact: true })
+          .getAttribute("href"),
+      ).toBe(
+        `${servers.github.url}/${servers.github.owner}/${servers.github.repo}/issues/${pair.id}`,
+      );
+      // The run that found it says `1 conflict`, not `1 conflicts`.
+      const counted = await page.locator("#runs + table tbody tr td:nth-child(6)").allInnerTexts();
+      expect(counted.some((t) => /(^|, )1 conflict$/.test(t))).toBe(true);
+      expect(counted.join("\n")).not.toContain("1 conflicts");
       // Base, tinyPM and target values, as the report shows values (strings quoted).
       expect(await cells.nth(3).innerText()).toBe(JSON.stringify(story.name));
       expect(await cells.nth(4).innerText()).toBe('"Mine <tinyPM>"');
@@ -196,6 +217,10 @@ describe.skipIf(chromiumMissing)(
       const text = await page.locator("body").innerText();
       expect(text).toContain("Mine <tinyPM>");
       expect(text).toMatch(/Updated/);
+      // And back to the dashboard from the run's page (issue 32).
+      await page.getByRole("link", { name: "← Dashboard" }).click();
+      await page.waitForURL(`${served!.url}/`);
+      expect(await page.title()).toBe("tinypm-sync");
     });
 
     it("refuses a form post without its CSRF token (403)", async () => {

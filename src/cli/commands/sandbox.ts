@@ -1,6 +1,8 @@
 import { UsageError } from "../../core/errors.js";
 import { parseFaultSpec } from "../../server-kit/faults.js";
+import type { DeliveryAttempt } from "../../server-kit/webhook-queue.js";
 import { writeLine } from "../context.js";
+import { webhookFailureLine, webhookStartLine } from "../sandbox-webhook-words.js";
 import { listenOn } from "../listen-error.js";
 import { loadGithubUsers, loadJiraUsers } from "../sandbox-users.js";
 import type { RegisterCommand } from "./index.js";
@@ -34,7 +36,38 @@ export interface StartedSandbox {
   close(): Promise<void>;
 }
 
-type SandboxStarter = (flags: SandboxFlags) => Promise<StartedSandbox>;
+/** `say` prints a line while the sandbox runs (a failed webhook delivery). */
+type SandboxStarter = (flags: SandboxFlags, say: (line: string) => void) => Promise<StartedSandbox>;
+
+/** Delays before each retry of a failed delivery, as the sandboxes' webhook senders use them. */
+const GITHUB_RETRIES = [1000, 2000, 4000];
+const JIRA_RETRIES = [1000, 2000, 4000, 8000, 16000];
+
+/**
+ * The sandbox's webhook options with a line for every failed delivery attempt, and the line that
+ * says where deliveries go (none without `--webhook`).
+ */
+function webhookWithLines(
+  webhook: SandboxFlags["webhook"],
+  retries: readonly number[],
+  retryable: (status: number | "error") => boolean,
+  say: (line: string) => void,
+): { options: object; lines: string[] } {
+  if (webhook === undefined) return { options: {}, lines: [] };
+  return {
+    options: {
+      webhook: {
+        ...webhook,
+        retryDelaysMs: retries,
+        onAttempt: (a: DeliveryAttempt) => {
+          const line = webhookFailureLine(a, webhook.url, retries, retryable(a.status));
+          if (line !== undefined) say(line);
+        },
+      },
+    },
+    lines: [webhookStartLine(webhook.url, webhook.secret !== undefined)],
+  };
+}
 
 /** Checks --rate-limits with the sandbox's own parser; a bad spec is a usage error with an example. */
 function checkRateLimits(parse: (spec: string) => unknown, spec: string, example: string): void {
@@ -83,7 +116,7 @@ async function withUsersFile<T>(file: string | undefined, start: () => Promise<T
 
 /** One entry per bundled sandbox: name → starter. */
 const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
-  github: async (flags) => {
+  github: async (flags, say) => {
     // Loaded by the command that runs it: every other command starts without the sandboxes.
     const { parseRateLimitSpec, startGithubSandbox } =
       await import("../../sandboxes/github/index.js");
@@ -93,11 +126,18 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
       "core=5000/h,creates=80/min,creates=500/h,search=30/min",
     );
     const users = flags.users === undefined ? undefined : loadGithubUsers(flags.users);
+    // The GitHub sandbox retries a delivery answered with an error or not at all (webhooks.ts).
+    const hook = webhookWithLines(
+      flags.webhook,
+      GITHUB_RETRIES,
+      (status) => status === "error" || status >= 300,
+      say,
+    );
     const sandbox = await withUsersFile(flags.users, () =>
       startGithubSandbox({
         ...common(flags),
         ...(users !== undefined && { users }),
-        ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+        ...hook.options,
       }),
     );
     return {
@@ -107,11 +147,12 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
         `read-only token: ${sandbox.readToken}`,
         `repository: ${sandbox.owner}/${sandbox.repo}`,
         ...usersLine(users),
+        ...hook.lines,
       ],
       close: () => sandbox.close(),
     };
   },
-  jira: async (flags) => {
+  jira: async (flags, say) => {
     const { parseDcRateLimitSpec, parseRateLimitSpec, startJiraSandbox } =
       await import("../../sandboxes/jira/index.js");
     const dc = flags.deployment === "datacenter";
@@ -123,11 +164,18 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
         : "get=100/s,post=100/s,put=50/s,delete=50/s,issue-writes=20/2s,issue-writes=100/30s",
     );
     const users = flags.users === undefined ? undefined : loadJiraUsers(flags.users);
+    // The Jira sandbox retries no answer, 408, 409, 425, 429 and 5xx (its webhooks.ts).
+    const hook = webhookWithLines(
+      flags.webhook,
+      JIRA_RETRIES,
+      (status) => status === "error" || [408, 409, 425, 429].includes(status) || status >= 500,
+      say,
+    );
     const sandbox = await withUsersFile(flags.users, () =>
       startJiraSandbox({
         ...common(flags),
         ...(users !== undefined && { users }),
-        ...(flags.webhook === undefined ? {} : { webhook: flags.webhook }),
+        ...hook.options,
         ...(flags.maxResultWindow !== undefined && { maxResultWindow: flags.maxResultWindow }),
         deployment: flags.deployment,
       }),
@@ -144,6 +192,7 @@ const SANDBOXES: Readonly<Record<string, SandboxStarter>> = {
           ? []
           : [`max result window: ${flags.maxResultWindow}`]),
         ...usersLine(users),
+        ...hook.lines,
       ],
       close: () => sandbox.close(),
     };
@@ -308,7 +357,9 @@ export const registerSandbox: RegisterCommand = (program, ctx) => {
         });
       const what = name === "github" ? "The GitHub sandbox" : "The Jira sandbox";
       const sandbox = await listenOn({ what, host: flags.host, port: flags.port }, () =>
-        start(flags),
+        start(flags, (line) => {
+          writeLine(ctx.stderr, line);
+        }),
       );
       writeLine(ctx.stdout, sandbox.banner);
       for (const line of sandbox.lines) writeLine(ctx.stdout, line);

@@ -7,6 +7,8 @@ import { startServeServer } from "../../serve/server.js";
 import { createService } from "../../serve/service.js";
 import type { ServeJob, SystemCheck } from "../../serve/types.js";
 import type { LocatedIssue } from "../../serve/webhook-jira-worklog.js";
+import { webRootOf } from "../../adapters/tinypm/map.js";
+import { itemPages } from "../../serve/item-pages.js";
 import { writeLine } from "../context.js";
 import { listenOn } from "../listen-error.js";
 import { runConfiguredJob } from "../job-run.js";
@@ -81,7 +83,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
     const service = createService({
       jobs: loaded.jobs.map(serveJob),
       logger,
-      execute: async (name, items, onGateEvent) => {
+      execute: async (name, items, onGateEvent, onEvent) => {
         const resolved = byName.get(name);
         if (resolved === undefined) throw new UsageError(`no job named ${name}`);
         // A run for webhooks reads only the items they named and their tinyPM counterparts; any
@@ -90,6 +92,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
           mode: "sync",
           dryRun: false,
           onGateEvent,
+          onEvent,
           targetItems: items === undefined ? undefined : [...items],
         });
       },
@@ -134,6 +137,7 @@ export const registerServe: RegisterCommand = (program, ctx) => {
       throw error;
     }
     writeLine(ctx.stdout, `tinypm-sync listening on ${server.origin}`);
+    for (const line of webhookNotices(loaded.jobs, server.origin)) writeLine(ctx.stdout, line);
     logger.info(
       { jobs: loaded.jobs.map((j) => j.job.name), auth: loaded.serveToken !== undefined },
       "serving",
@@ -155,6 +159,7 @@ function serveJob(r: ResolvedJob): ServeJob {
   return {
     name: r.job.name,
     schedule: r.job.schedule,
+    pages: itemPages(webRootOf(r.tinypm.baseUrl), t),
     target:
       t.type === "github"
         ? {
@@ -175,6 +180,32 @@ function serveJob(r: ResolvedJob): ServeJob {
             location: targetLocation(t),
           },
   };
+}
+
+/**
+ * One line per target whose webhooks the service refuses (no `webhookSecretEnv`), saying how to
+ * receive them; one per target that takes them, naming its URL.
+ */
+export function webhookNotices(jobs: readonly ResolvedJob[], origin: string): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const { target: t } of jobs) {
+    if (seen.has(t.name)) continue;
+    seen.add(t.name);
+    const system = t.type === "github" ? "GitHub" : "Jira";
+    const url = `${origin}/webhooks/${t.type}`;
+    const names = jobs.filter((j) => j.target.name === t.name).map((j) => j.job.name);
+    const jobWords = `job${names.length === 1 ? "" : "s"} ${names.join(", ")}`;
+    if (t.webhookSecret !== undefined) {
+      lines.push(`webhooks: target "${t.name}" (${system}) takes deliveries at ${url}`);
+      continue;
+    }
+    const variable = t.type === "github" ? "GITHUB_WEBHOOK_SECRET" : "JIRA_WEBHOOK_SECRET";
+    lines.push(
+      `webhooks: target "${t.name}" (${system}) has no secret, so its deliveries to ${url} are refused (401), and ${jobWords} ${names.length === 1 ? "runs" : "run"} on schedule and "Sync now" only. To take them, add "webhookSecretEnv": "${variable}" to the target and export ${variable} with the webhook's secret.`,
+    );
+  }
+  return lines;
 }
 
 /** A target that names `webhookSecretEnv` needs the variable set: refuse to start otherwise. */

@@ -9,6 +9,8 @@ import type {
 import type { CompiledMapping } from "../../mapping/compile.js";
 import type { Lanes } from "../../gate/lanes.js";
 import type { LinkView } from "../plan/plan-types.js";
+import type { SyncEvent } from "../events.js";
+import { readCount } from "./read-count.js";
 import { readAll, type SideRead } from "./read.js";
 import { sameJson, targetSnapshot } from "../plan/snapshot.js";
 import {
@@ -58,8 +60,9 @@ export async function readTinypmFull(
   lanes: Lanes,
   tracker: Tracker,
   fullReason: FullReason,
+  emit?: (e: SyncEvent) => void,
 ): Promise<TinypmRead> {
-  const side = await readAll(lanes, "tinypm", tracker);
+  const side = await readAll(lanes, "tinypm", tracker, emit);
   return { side, info: { complete: true, fullReason, sections: [], fetched: 0 } };
 }
 
@@ -73,9 +76,11 @@ export async function readTinypmTiers(o: {
   stored: TierState | undefined;
   fullScanEvery: number;
   force?: FullReason | undefined;
+  /** Told how many stories of how many the read has found so far (progress). */
+  emit?: ((e: SyncEvent) => void) | undefined;
 }): Promise<TinypmRead> {
   const start = o.tracker.startTieredScan?.bind(o.tracker);
-  if (start === undefined) return readTinypmFull(o.lanes, o.tracker, "no-tiers");
+  if (start === undefined) return readTinypmFull(o.lanes, o.tracker, "no-tiers", o.emit);
   const scan = await o.lanes.run("tinypm", {
     name: "list tinypm sections",
     kind: "read",
@@ -88,14 +93,25 @@ export async function readTinypmTiers(o: {
     force: o.force,
   });
   const unreadable: UnreadableItem[] = [];
+  const chosen = new Set(decision.read);
+  const count = readCount(
+    o.emit,
+    "tinypm",
+    scan.sections.reduce((n, s) => n + (chosen.has(s.key) ? s.stories : 0), 0),
+  );
   const items = await o.lanes.run("tinypm", {
     name: `read tinypm ${decision.complete ? "project" : "open and changed sections"}`,
     kind: "read",
     run: async (signal) => {
       unreadable.length = 0;
+      count.restart();
       const out: WorkItem[] = [];
       const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
-      for await (const item of scan.read(decision.read, { signal, onUnreadable })) out.push(item);
+      for await (const item of scan.read(decision.read, { signal, onUnreadable })) {
+        out.push(item);
+        count.item(item);
+      }
+      count.end();
       return out;
     },
   });
@@ -132,20 +148,32 @@ export async function readRest(
   lanes: Lanes,
   read: TinypmRead,
   fullReason: FullReason,
+  emit?: (e: SyncEvent) => void,
 ): Promise<{ read: TinypmRead; added: readonly WorkItem[] }> {
   const scan = read.scan;
   if (read.side.complete || scan === undefined) return { read, added: [] };
-  const rest = read.info.sections.filter((s) => s.reason === "skipped").map((s) => s.key);
+  const skipped = read.info.sections.filter((s) => s.reason === "skipped");
+  const rest = skipped.map((s) => s.key);
   const have = new Set(read.side.items.map((i) => key(i.kind, i.id)));
   const unreadable: UnreadableItem[] = [];
+  const count = readCount(
+    emit,
+    "tinypm",
+    skipped.reduce((n, s) => n + s.stories, 0),
+  );
   const more = await lanes.run("tinypm", {
     name: "read the rest of tinypm",
     kind: "read",
     run: async (signal) => {
       unreadable.length = 0;
+      count.restart();
       const out: WorkItem[] = [];
       const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
-      for await (const item of scan.read(rest, { signal, onUnreadable })) out.push(item);
+      for await (const item of scan.read(rest, { signal, onUnreadable })) {
+        out.push(item);
+        count.item(item);
+      }
+      count.end();
       return out;
     },
   });

@@ -2,6 +2,8 @@ import type { ItemKind, WorkItem } from "../../core/model.js";
 import type { Checkpoint, Tracker, UnreadableItem } from "../../core/tracker.js";
 import type { Lanes } from "../../gate/lanes.js";
 import type { SystemName } from "../../core/model.js";
+import type { SyncEvent } from "../events.js";
+import { readCount } from "./read-count.js";
 
 /** What was read of one side. */
 export interface SideRead {
@@ -28,9 +30,12 @@ export interface SideRead {
   readonly unreadable?: readonly UnreadableItem[] | undefined;
 }
 
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+async function collect<T>(iterable: AsyncIterable<T>, seen?: (x: T) => void): Promise<T[]> {
   const out: T[] = [];
-  for await (const x of iterable) out.push(x);
+  for await (const x of iterable) {
+    out.push(x);
+    seen?.(x);
+  }
   return out;
 }
 
@@ -39,15 +44,23 @@ export async function readAll(
   lanes: Lanes,
   system: SystemName,
   tracker: Tracker,
+  /** Told how many items the read has found so far (progress). */
+  emit?: (e: SyncEvent) => void,
 ): Promise<SideRead> {
   const unreadable: UnreadableItem[] = [];
+  const count = readCount(emit, system);
   const items = await lanes.run(system, {
     name: `list ${system} items`,
     kind: "read",
     run: () => {
       // A retried read starts again: what the failed attempt found unreadable is found again.
       unreadable.length = 0;
-      return collect(tracker.list({}, { onUnreadable: (u) => unreadable.push(u) }));
+      count.restart();
+      return collect(tracker.list({}, { onUnreadable: (u) => unreadable.push(u) }), (item) => {
+        count.item(item);
+      }).finally(() => {
+        count.end();
+      });
     },
   });
   return { items, complete: true, ...(unreadable.length > 0 && { unreadable }) };
@@ -63,14 +76,25 @@ export async function readChanges(o: {
   tracker: Tracker;
   from: Checkpoint | undefined;
   extra: readonly { kind: ItemKind; id: string }[];
+  /** Told how many items the feed has given so far (progress). */
+  emit?: ((e: SyncEvent) => void) | undefined;
 }): Promise<SideRead> {
   const unreadable: UnreadableItem[] = [];
+  const count = readCount(o.emit, o.system);
   const pages = await o.lanes.run(o.system, {
     name: `read ${o.system} changes`,
     kind: "read",
     run: () => {
       unreadable.length = 0;
-      return collect(o.tracker.changes(o.from, { onUnreadable: (u) => unreadable.push(u) }));
+      count.restart();
+      return collect(
+        o.tracker.changes(o.from, { onUnreadable: (u) => unreadable.push(u) }),
+        (page) => {
+          for (const change of page.changes) if (change.kind === "upsert") count.item(change.item);
+        },
+      ).finally(() => {
+        count.end();
+      });
     },
   });
   const byKey = new Map<string, WorkItem>();

@@ -253,10 +253,16 @@ async function readSides(
             stored: undefined,
             fullScanEvery: o.fullScanEvery ?? DEFAULT_FULL_SCAN_EVERY,
             force: "migration",
+            emit: o.emit,
           })
-        : await readTinypmFull(o.lanes, o.tinypm, o.mode === "sync" ? "repair" : "migration");
+        : await readTinypmFull(
+            o.lanes,
+            o.tinypm,
+            o.mode === "sync" ? "repair" : "migration",
+            o.emit,
+          );
     o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
-    const target = await readAll(o.lanes, o.targetSystem, o.target);
+    const target = await readAll(o.lanes, o.targetSystem, o.target, o.emit);
     return { tinypm: tinypmRead.side, target, tinypmRead };
   }
   const from = await o.state.getCheckpoint(job.name, o.targetSystem);
@@ -284,6 +290,7 @@ async function readSides(
           : pending > 0
             ? "pending"
             : undefined,
+    emit: o.emit,
   });
   // Parked failures and resolved conflicts are settled whether or not their section was read.
   const resolvedIds = stored.resolved.flatMap((c) =>
@@ -317,13 +324,14 @@ async function readSides(
     tracker: o.target,
     from,
     extra,
+    emit: o.emit,
   });
   // Target items no link knows are matched against every tinyPM item (the identity step):
   // read the rest of tinyPM, and the target counterparts of what changed there.
   const known = new Set(links.map((l) => `${l.kind}:${l.targetId}`));
   const unlinked = target.items.some((i) => !known.has(`${i.kind}:${i.id}`));
   const rest = unlinked
-    ? await readRest(o.lanes, withParked, "unlinked")
+    ? await readRest(o.lanes, withParked, "unlinked", o.emit)
     : { read: withParked, added: [] };
   const more = from === undefined ? [] : changedCounterparts(mapping.fields, links, rest.added);
   const unreadable = [...(target.unreadable ?? [])];

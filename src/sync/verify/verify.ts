@@ -37,9 +37,9 @@ export async function verifyJob(o: VerifyOptions): Promise<VerifyReport> {
   const now = o.now ?? (() => new Date());
   o.emit?.({ type: "phase", phase: "reading tinyPM" });
   const mapping = await compileJobMapping(o);
-  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm);
+  const tinypm = await readAll(o.lanes, "tinypm", o.tinypm, o.emit);
   o.emit?.({ type: "phase", phase: `reading ${o.targetSystem}` });
-  const target = await readAll(o.lanes, o.targetSystem, o.target);
+  const target = await readAll(o.lanes, o.targetSystem, o.target, o.emit);
   const links: LinkView[] = [];
   for await (const l of o.state.links(o.job.name)) links.push(linkView(l));
   o.emit?.({ type: "phase", phase: "comparing" });
