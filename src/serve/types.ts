@@ -18,6 +18,8 @@ export type ServeTarget = (
       readonly type: "github";
       readonly owner: string;
       readonly repo: string;
+      /** The login owning the job's Project (v2) board, if any (`projects_v2_item` deliveries). */
+      readonly projectOwner?: string | undefined;
       /** The secret deliveries are signed with (`webhookSecretEnv`); none: webhooks refused. */
       readonly webhookSecret: string | undefined;
     }

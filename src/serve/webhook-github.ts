@@ -19,6 +19,8 @@ export const GITHUB_EVENTS = [
   "sub_issues",
   "milestone",
   "label",
+  // An organization's Project (v2) board: an item added, a field value set, an item removed.
+  "projects_v2_item",
 ] as const;
 
 const Numbered = z.looseObject({
@@ -32,6 +34,7 @@ const Payload = z.looseObject({
   issue: Numbered.optional(),
   parent_issue: Numbered.optional(),
   sub_issue: Numbered.optional(),
+  organization: z.looseObject({ login: z.string() }).optional(),
 });
 
 /**
@@ -79,6 +82,7 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
       const read = deliveryPayload(d, Payload);
       if ("verdict" in read) return read.verdict;
       const p = read.payload;
+      if (event === "projects_v2_item") return boardDelivery(deliveryId, signedFor, p);
       const repo = p.repository?.full_name.toLowerCase();
       const matching = signedFor
         .filter(
@@ -127,4 +131,34 @@ function namedItems(event: string, p: z.infer<typeof Payload>): ItemSelection {
     .map((x) => String(x.number));
   if (event === "milestone" || event === "label" || numbers.length === 0) return undefined;
   return new Set(numbers);
+}
+
+/**
+ * A `projects_v2_item` delivery: an organization's board changed (GitHub sends none for a
+ * user's project: such boards are read by the scheduled runs). It names the project and the
+ * issue by node id only, so it runs every job whose board the organization owns, in full; the
+ * run reads the board's changes alone (its digests), so a delivery for another project of the
+ * organization costs one board read.
+ */
+function boardDelivery(
+  deliveryId: string,
+  signedFor: readonly ServeJob[],
+  p: z.infer<typeof Payload>,
+): DeliveryVerdict {
+  const org = p.organization?.login.toLowerCase();
+  const matching = signedFor
+    .filter((j) => j.target.type === "github" && j.target.projectOwner?.toLowerCase() === org)
+    .map((j) => j.name);
+  if (org === undefined || matching.length === 0)
+    return {
+      status: 202,
+      body: { message: `no job has a board of ${p.organization?.login ?? "this owner"}` },
+      outcome: "ignored",
+    };
+  return {
+    status: 202,
+    body: { message: "accepted", jobs: matching },
+    outcome: "accepted",
+    run: { deliveryId, jobs: matching, items: undefined, stamps: new Map() },
+  };
 }

@@ -167,6 +167,7 @@ function serveJob(r: ResolvedJob): ServeJob {
             type: "github",
             owner: t.owner,
             repo: t.repo,
+            projectOwner: t.project?.owner,
             webhookSecret: t.webhookSecret,
             location: targetLocation(t),
           }
