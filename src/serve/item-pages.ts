@@ -1,15 +1,9 @@
 import type { ItemKind } from "../core/model.js";
 import type { LinkRecord } from "../state/records.js";
 import type { StateStore } from "../state/store.js";
-import type { ServeJob } from "./types.js";
+import type { ItemPages, ServeJob } from "./types.js";
 
-/** Where a job's items are seen in a browser: tinyPM's web root and the target's issue pages. */
-export interface ItemPages {
-  /** `http://host/tinypm` (the API root without `/api`). */
-  readonly tinypmWebRoot: string;
-  /** The target's issue page of an id: `<repo>/issues/7` on GitHub, `<site>/browse/KEY` on Jira. */
-  readonly target: (id: string) => string;
-}
+export type { ItemPages } from "./types.js";
 
 /** GitHub's web root of an API base: api.github.com → github.com; GHES drops `/api/v3`. */
 function githubWebRoot(apiBase: string): string {

@@ -1,6 +1,13 @@
 import type { ScheduleConfig } from "../config/schema.js";
 import type { SystemName } from "../core/model.js";
-import type { ItemPages } from "./item-pages.js";
+
+/** Where a job's items are seen in a browser: tinyPM's web root and the target's issue pages. */
+export interface ItemPages {
+  /** `http://host/tinypm` (the API root without `/api`). */
+  readonly tinypmWebRoot: string;
+  /** The target's issue page of an id: `<repo>/issues/7` on GitHub, `<site>/browse/KEY` on Jira. */
+  readonly target: (id: string) => string;
+}
 
 /** What the service knows of one configured job (built by the CLI from the resolved config). */
 export interface ServeJob {
