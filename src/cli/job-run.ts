@@ -4,6 +4,7 @@ import type { RunMode, RunReport } from "../sync/engine.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import type { CliContext } from "./context.js";
+import { writeForecaster } from "./plan-estimate.js";
 import { createProgress } from "./progress.js";
 import { retryBursts, type RetryBursts } from "./retry-bursts.js";
 import { waitEndLine, waitLine } from "./wait-words.js";
@@ -61,9 +62,14 @@ export async function runConfiguredEvents<T>(
   also?: (e: SyncEvent) => void,
 ): Promise<T> {
   const log = session.logger.child({ job: resolved.job.name });
-  const progress = createProgress(ctx, (state, line) => {
-    log.info({ progress: state }, `progress: ${line}`);
-  });
+  const progress = createProgress(
+    ctx,
+    (state, line) => {
+      log.info({ progress: state }, `progress: ${line}`);
+    },
+    undefined,
+    writeForecaster(resolved),
+  );
   const bursts = retryBursts();
   try {
     return await work((e: SyncEvent): void => {
@@ -172,6 +178,7 @@ export function logEvent(
       log.debug({ phase: e.phase }, e.phase);
       return;
     case "progress":
+    case "write_forecast":
     case "request":
     case "read_progress":
       return;

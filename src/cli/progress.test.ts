@@ -98,6 +98,42 @@ describe("createProgress", () => {
     p.done();
   });
 
+  it("foresees the windows the run's writes will meet: the ETA is never below the limits' schedule", () => {
+    vi.useFakeTimers({ now: new Date(2026, 10, 24, 13, 15, 0) });
+    const { ctx, text } = context(true);
+    // The job's limits as the CLI gives them (plan-estimate.ts): 600 writes at 500 an hour.
+    const p = createProgress(ctx, undefined, undefined, (writes) => {
+      const n = Object.values(writes).reduce((a, b) => a + b, 0);
+      const durationMs = n > 500 ? 3_720_000 : n * 750;
+      return { durationMs, boundBy: "GitHub's 500 content writes per hour" };
+    });
+    p.event({ type: "write_forecast", writes: { github: 600 } });
+    p.event({ type: "progress", phase: "creating stories", done: 0, total: 600 });
+    vi.advanceTimersByTime(10_000);
+    for (let i = 0; i < 100; i++) p.event(created);
+    vi.advanceTimersByTime(500);
+    // 100 items in 10 s would say 50 s left; the hourly window says 1 h 1 min 50 s.
+    const last = text().slice(text().lastIndexOf("\r"));
+    expect(last).toContain("ETA 1 h 1 min");
+    expect(last).toContain("(bound by GitHub's 500 content writes per hour)");
+    p.done();
+  });
+
+  it("keeps the pace's ETA when the limits hold nothing back", () => {
+    vi.useFakeTimers({ now: new Date(2026, 10, 24, 13, 15, 0) });
+    const { ctx, text } = context(true);
+    const p = createProgress(ctx, undefined, undefined, () => undefined);
+    p.event({ type: "write_forecast", writes: { github: 20 } });
+    p.event({ type: "progress", phase: "creating stories", done: 0, total: 20 });
+    vi.advanceTimersByTime(10_000);
+    for (let i = 0; i < 10; i++) p.event(created);
+    vi.advanceTimersByTime(500);
+    const last = text().slice(text().lastIndexOf("\r"));
+    expect(last).toMatch(/ETA 1\d s/);
+    expect(last).not.toContain("bound by");
+    p.done();
+  });
+
   it("names each reason in words and shows the wait that ends last", () => {
     vi.useFakeTimers({ now: new Date(2026, 10, 24, 9, 0, 0) });
     const { ctx, text } = context(true);

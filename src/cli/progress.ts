@@ -29,7 +29,17 @@ export interface ProgressState {
   readonly requests?: number | undefined;
   /** What the phase's read has found so far (`read_progress` events). */
   readonly read?: ReadSoFar | undefined;
+  /**
+   * The time left by the rate limits' windows the run's writes will meet (the `write_forecast`
+   * event against the configured limits), and the limit that binds: the ETA is never below it.
+   */
+  readonly forecast?: { readonly leftMs: number; readonly boundBy: string } | undefined;
 }
+
+/** How long a run's writes take at the job's write limits, and which limit binds. */
+export type WriteForecaster = (
+  writes: Readonly<Record<string, number>>,
+) => { readonly durationMs: number; readonly boundBy: string } | undefined;
 
 /** Items a read has found so far; stories of how many where the read knows. */
 export interface ReadSoFar {
@@ -63,9 +73,16 @@ export function progressLine(s: ProgressState, opts: { bar?: boolean } = {}): st
     `${s.done}${s.total === undefined ? "" : `/${s.total}`} items${s.failed > 0 ? ` (${s.failed} parked)` : ""}`,
     `${rate.toFixed(1)}/s`,
   );
-  if (s.total !== undefined && rate > 0 && s.done < s.total) {
-    // The known wait is part of the time left: no item moves before it ends.
-    parts.push(`ETA ${duration(((s.total - s.done) / rate) * 1000 + s.waitMs)}`);
+  if (s.total !== undefined && s.done < s.total && (rate > 0 || s.forecast !== undefined)) {
+    // The known wait is part of the time left: no item moves before it ends. The windows the
+    // writes will meet are too: never less than the limits allow.
+    const pace = rate > 0 ? ((s.total - s.done) / rate) * 1000 + s.waitMs : 0;
+    const bound = s.forecast !== undefined && s.forecast.leftMs > pace ? s.forecast : undefined;
+    parts.push(
+      bound === undefined
+        ? `ETA ${duration(pace)}`
+        : `ETA ${duration(bound.leftMs)} (bound by ${bound.boundBy})`,
+    );
   }
   if (s.waitText !== undefined) parts.push(s.waitText);
   else if (s.waitMs > 0) parts.push(`rate limit: waiting ${duration(s.waitMs)}`);
@@ -111,6 +128,8 @@ export function createProgress(
   ctx: CliContext,
   log?: (state: ProgressState, line: string) => void,
   everyMs = 10_000,
+  /** The job's write limits as a forecaster (plan-estimate.ts); none: no forecast. */
+  forecaster?: WriteForecaster,
 ): Progress {
   const terminal = terminalOf(ctx);
   const started = Date.now();
@@ -129,6 +148,7 @@ export function createProgress(
   let waitingSince: number | undefined;
   let lastDraw = 0;
   let lastLog = started;
+  let forecast: { endsAt: number; boundBy: string } | undefined;
   const state = (now: number): ProgressState => {
     const wait = longestWait(waits.values());
     const from = workStarted ?? started;
@@ -145,6 +165,10 @@ export function createProgress(
       phaseMs: now - phaseStarted,
       requests,
       read,
+      forecast:
+        forecast === undefined
+          ? undefined
+          : { leftMs: Math.max(0, forecast.endsAt - now), boundBy: forecast.boundBy },
     };
   };
   const draw = (force: boolean): void => {
@@ -179,6 +203,11 @@ export function createProgress(
         read = undefined;
       }
       if (e.type === "request") requests++;
+      if (e.type === "write_forecast" && forecaster !== undefined) {
+        const f = forecaster(e.writes);
+        forecast =
+          f === undefined ? undefined : { endsAt: Date.now() + f.durationMs, boundBy: f.boundBy };
+      }
       if (e.type === "read_progress")
         read = { items: e.items, stories: e.stories, storiesTotal: e.storiesTotal };
       if (e.type === "wait_start") {

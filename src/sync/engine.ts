@@ -20,6 +20,7 @@ import { tinypmFloors } from "./apply/tinypm-anchor.js";
 import { planRun, readDeletions } from "./plan-step.js";
 import { ensureIterations } from "./apply/iterations.js";
 import { readEstimateInput, type WriteEstimateInput } from "./read/estimate-input.js";
+import { estimateRunWrites } from "./write-estimate.js";
 import { readRun, type RunRead } from "./read/run-read.js";
 import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
@@ -183,6 +184,7 @@ async function runHeld(
       // apply: through the lanes, every intent before its create, every base after its write.
       lease?.assertHeld();
       readCreateDefaultsAhead(ctx, plan.actions);
+      emit({ type: "write_forecast", writes: estimateRunWrites(plan.actions, o.targetSystem) });
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
       await applyPlan(ctx, plan, summary, o.confirmGroup);
       // record: what the run created, the apply record or the checkpoints, then the journal.

@@ -142,6 +142,14 @@ export type SyncEvent =
       readonly phase: string;
       readonly done: number;
       readonly total: number;
+    }
+  | {
+      /**
+       * Before apply: the writes the plan will make on each system (report-data.ts
+       * `estimateRunWrites`), so that a progress display can foresee the rate limits' windows.
+       */
+      readonly type: "write_forecast";
+      readonly writes: Readonly<Record<string, number>>;
     };
 
 /** The counts of architecture.md's `--json` summary. */

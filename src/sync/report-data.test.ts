@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PlanAction } from "./plan/plan-types.js";
-import { estimateRunWrites, waitNotes } from "./report-data.js";
+import { waitNotes } from "./report-data.js";
+import { estimateRunWrites } from "./write-estimate.js";
 
 /** A create of `kind` on the target, with `comments` comments. */
 const create = (
