@@ -27,6 +27,11 @@ export type ServeTarget = (
       readonly repo: string;
       /** The login owning the job's Project (v2) board, if any (`projects_v2_item` deliveries). */
       readonly projectOwner?: string | undefined;
+      /**
+       * Whether a comment body carries the tool's comment marker (the adapter's reading of it):
+       * a comment without it is a person's, never the echo of the tool's own write.
+       */
+      readonly ownComment?: ((body: string | null | undefined) => boolean) | undefined;
       /** The secret deliveries are signed with (`webhookSecretEnv`); none: webhooks refused. */
       readonly webhookSecret: string | undefined;
     }

@@ -29,7 +29,9 @@ const Numbered = z.looseObject({
 });
 const Payload = z.looseObject({
   action: z.string().optional(),
-  comment: z.looseObject({ updated_at: z.string().optional() }).optional(),
+  comment: z
+    .looseObject({ updated_at: z.string().optional(), body: z.string().nullable().optional() })
+    .optional(),
   repository: z.looseObject({ full_name: z.string() }).optional(),
   issue: Numbered.optional(),
   parent_issue: Numbered.optional(),
@@ -101,7 +103,12 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
         status: 202,
         body: { message: "accepted", jobs: matching },
         outcome: "accepted",
-        run: { deliveryId, jobs: matching, items: namedItems(event, p), stamps: stamps(p) },
+        run: {
+          deliveryId,
+          jobs: matching,
+          items: namedItems(event, p),
+          stamps: stamps(p, ownCommentTest(signedFor)),
+        },
       };
     },
   };
@@ -111,12 +118,18 @@ export function createGithubWebhooks(jobs: readonly ServeJob[]): GithubWebhooks 
  * Each named issue's last change as the delivery carries it: the comment's `updated_at` for a
  * comment event, else the issue's. None for a deletion: it leaves the time as it was.
  */
-function stamps(p: z.infer<typeof Payload>): Map<string, string> {
+function stamps(
+  p: z.infer<typeof Payload>,
+  ownComment: ((body: string | null | undefined) => boolean) | undefined,
+): Map<string, string> {
   const out = new Map<string, string>();
   if (p.action === "deleted" || p.action === "transferred") return out;
   if (p.comment !== undefined) {
+    // The tool's comments carry its comment marker; one without it is a person's, whenever it
+    // was made: never an echo (`""`), even within a second of the tool's write to the issue.
+    const tools = ownComment?.(p.comment.body) ?? true;
     if (p.issue !== undefined && p.comment.updated_at !== undefined)
-      out.set(String(p.issue.number), p.comment.updated_at);
+      out.set(String(p.issue.number), tools ? p.comment.updated_at : "");
     return out;
   }
   for (const x of [p.issue, p.parent_issue, p.sub_issue])
@@ -161,4 +174,13 @@ function boardDelivery(
     outcome: "accepted",
     run: { deliveryId, jobs: matching, items: undefined, stamps: new Map() },
   };
+}
+
+/** How the jobs' targets tell a comment of the tool's from a person's (none: all may be). */
+function ownCommentTest(
+  jobs: readonly ServeJob[],
+): ((body: string | null | undefined) => boolean) | undefined {
+  for (const j of jobs)
+    if (j.target.type === "github" && j.target.ownComment) return j.target.ownComment;
+  return undefined;
 }

@@ -23,6 +23,7 @@ import {
 } from "../session.js";
 import { keepWorkerPresence } from "../worker-presence.js";
 import type { RegisterCommand } from "./index.js";
+import { parseCommentBody } from "../../adapters/github/marker.js";
 
 /** The port `serve` listens on when --port is not given. */
 export const DEFAULT_SERVE_PORT = 8787;
@@ -168,6 +169,7 @@ function serveJob(r: ResolvedJob): ServeJob {
             owner: t.owner,
             repo: t.repo,
             projectOwner: t.project?.owner,
+            ownComment: (body) => parseCommentBody(body).block !== undefined,
             webhookSecret: t.webhookSecret,
             location: targetLocation(t),
           }
