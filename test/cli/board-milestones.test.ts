@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { graphql } from "@octokit/graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAPPINGS, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { MAPPINGS, startServers, tempDir, writeBoardConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
 /**
@@ -26,14 +26,12 @@ beforeAll(async () => {
     .replace(/^project:\n/m, "project:\n  milestones: true\n");
   if (!yaml.includes("  milestones: true\n")) throw new Error("the mapping has no project section");
   writeFileSync(mapping, yaml);
-  const file = writeConfig(dir, servers);
-  const cfg = JSON.parse(readFileSync(file, "utf8")) as {
-    targets: { github: Record<string, unknown> };
-    jobs: Record<string, unknown>[];
-  };
-  cfg.targets.github.project = { owner: servers.github.owner, title: TITLE };
-  cfg.jobs = [{ ...cfg.jobs[0], name: "gp", mapping }];
-  writeFileSync(file, JSON.stringify(cfg, null, 2));
+  const file = writeBoardConfig(
+    dir,
+    servers,
+    { owner: servers.github.owner, title: TITLE },
+    mapping,
+  );
   config = file;
   gql = graphql.defaults({
     baseUrl: servers.github.url,

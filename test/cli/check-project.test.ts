@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { graphql } from "@octokit/graphql";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { GithubSandboxOptions } from "../../src/sandboxes/github/index.js";
-import { MAPPINGS, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { startServers, tempDir, writeBoardConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
 /**
@@ -36,14 +36,7 @@ async function check(
 ): Promise<{ code: number | null; project: string; stdout: string }> {
   const dir = join(tmp.dir, String(++n));
   mkdirSync(dir);
-  const file = writeConfig(dir, s);
-  const cfg = JSON.parse(readFileSync(file, "utf8")) as {
-    targets: { github: Record<string, unknown> };
-    jobs: Record<string, unknown>[];
-  };
-  cfg.targets.github.project = project;
-  cfg.jobs = [{ ...cfg.jobs[0], name: "gp", mapping: `${MAPPINGS}github-project.yaml` }];
-  writeFileSync(file, JSON.stringify(cfg, null, 2));
+  const file = writeBoardConfig(dir, s, project);
   const r = await runCliProcess(["check", "--config", file], { env: s.env });
   const line = /^(ok {2}|FAIL) job gp: github: .*Project \(v2\).*$/m.exec(r.stdout)?.[0] ?? "";
   return { code: r.code, project: line, stdout: r.stdout };

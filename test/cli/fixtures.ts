@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -162,4 +162,26 @@ export function jobTarget(s: Pick<Servers, "github" | "jira">, job: "gh" | "jr")
           token: s.jira.token,
         },
   );
+}
+
+/**
+ * A config whose only job, `gp`, keeps the GitHub issues on a Project (v2) board: `project` as
+ * `targets.github.project`, and the board mapping (or `mapping`). Written in a new folder `dir`.
+ */
+export function writeBoardConfig(
+  dir: string,
+  s: Pick<Servers, "tinypm" | "github" | "jira">,
+  project: Record<string, unknown>,
+  mapping = join(MAPPINGS, "github-project.yaml"),
+): string {
+  mkdirSync(dir, { recursive: true });
+  const file = writeConfig(dir, s);
+  const cfg = JSON.parse(readFileSync(file, "utf8")) as {
+    targets: { github: Record<string, unknown> };
+    jobs: Record<string, unknown>[];
+  };
+  cfg.targets.github.project = project;
+  cfg.jobs = [{ ...cfg.jobs[0], name: "gp", mapping }];
+  writeFileSync(file, JSON.stringify(cfg, null, 2));
+  return file;
 }

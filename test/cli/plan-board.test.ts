@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { graphql } from "@octokit/graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAPPINGS, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
+import { startServers, tempDir, writeBoardConfig, type Servers } from "./fixtures.js";
 import { runCliProcess } from "./spawn.js";
 
 /**
@@ -20,14 +20,7 @@ beforeAll(async () => {
   servers = await startServers("stories=3");
   const dir = join(tmp.dir, "w");
   mkdirSync(dir);
-  const file = writeConfig(dir, servers);
-  const cfg = JSON.parse(readFileSync(file, "utf8")) as {
-    targets: { github: Record<string, unknown> };
-    jobs: Record<string, unknown>[];
-  };
-  cfg.targets.github.project = { owner: servers.github.owner, title: TITLE };
-  cfg.jobs = [{ ...cfg.jobs[0], name: "gp", mapping: `${MAPPINGS}github-project.yaml` }];
-  writeFileSync(file, JSON.stringify(cfg, null, 2));
+  const file = writeBoardConfig(dir, servers, { owner: servers.github.owner, title: TITLE });
   config = file;
   gql = graphql.defaults({
     baseUrl: servers.github.url,
