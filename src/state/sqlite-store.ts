@@ -3,6 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
 import type { ItemKind, SystemName } from "../core/model.js";
 import type { Checkpoint } from "../core/tracker.js";
+import type { CheckpointWrite } from "./store.js";
 import { hostname } from "node:os";
 import { processWorkerId } from "../core/worker-id.js";
 import { createClaimTable } from "./claim-table.js";
@@ -92,7 +93,7 @@ export interface SqliteStore {
   putLinkIdentity(job: string, kind: ItemKind, tinypmId: string, identity: LinkIdentity): void;
   /** A job's checkpoint for one system (or a key like `sync:<job>:<source>`). */
   getCheckpoint(job: string, system: string): Checkpoint | undefined;
-  setCheckpoint(job: string, system: string, cp: Checkpoint): void;
+  setCheckpoint(job: string, system: string, cp: Checkpoint, options?: CheckpointWrite): void;
   /**
    * Records a create before the remote call; idempotent per (job, kind, origin, target system).
    * @returns the intent id to confirm or drop

@@ -34,6 +34,16 @@ export type { LockHolder } from "./lock.js";
  * server); each write is one transaction, and the writes that must go together (confirming an
  * intent stores the link and drops the intent) are one transaction inside the method.
  */
+/** How a checkpoint write is made durable. */
+export interface CheckpointWrite {
+  /**
+   * `false`: the record must survive the process being killed, not an OS crash or power loss
+   * (a running run's notes for \`undo\`). SQLite then commits it without waiting for the disk
+   * (WAL, synchronous = NORMAL); PostgreSQL commits as always. Default `true`.
+   */
+  readonly syncToDisk?: boolean | undefined;
+}
+
 export interface StateData {
   getLinkByTinypm(job: string, kind: ItemKind, tinypmId: string): Promise<LinkRecord | undefined>;
   getLinkByTarget(job: string, kind: ItemKind, targetId: string): Promise<LinkRecord | undefined>;
@@ -73,7 +83,12 @@ export interface StateData {
   ): Promise<void>;
   /** A job's checkpoint for one system (or a key like `sync:<job>:<source>`). */
   getCheckpoint(job: string, system: string): Promise<Checkpoint | undefined>;
-  setCheckpoint(job: string, system: string, cp: Checkpoint): Promise<void>;
+  setCheckpoint(
+    job: string,
+    system: string,
+    cp: Checkpoint,
+    options?: CheckpointWrite,
+  ): Promise<void>;
   /**
    * Records a create before the remote call; idempotent per (job, kind, origin, target system).
    * @returns the intent id to confirm or drop

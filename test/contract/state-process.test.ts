@@ -122,4 +122,22 @@ describe("a state file across processes", () => {
     store.close();
     expect(await c.exited).toBe(0);
   });
+
+  it("keeps a run's note written without waiting for the disk when the process is killed", async () => {
+    // The notes of a running run (undo) skip the fsync: they must outlive a killed process.
+    const c = child(`const s = openSqliteStore({ path });
+      s.setCheckpoint("w", "created-by:r#0", { items: "[1]", count: 1 }, { syncToDisk: false });
+      s.recordIntent(${INTENT});
+      console.log("noted"); ${HANG}`);
+    expect(await c.line()).toBe("noted");
+    await kill(c);
+    const store = openSqliteStore({ path });
+    try {
+      expect(store.getCheckpoint("w", "created-by:r#0")).toEqual({ items: "[1]", count: 1 });
+      expect(store.pendingIntents("w")).toHaveLength(1);
+      expect(store.integrityCheck()).toBe("ok");
+    } finally {
+      store.close();
+    }
+  });
 });

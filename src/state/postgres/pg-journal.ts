@@ -46,6 +46,7 @@ export function pgJournal(db: Db, now: () => Date, worker: RunWorker) {
       );
       return rows[0] === undefined ? undefined : parseJson<Checkpoint>(rows[0].data);
     },
+    // PostgreSQL commits every checkpoint alike (`CheckpointWrite` is for SQLite's fsync).
     async setCheckpoint(job: string, system: string, cp: Checkpoint): Promise<void> {
       checkCheckpoint(job, system, cp);
       await db.query(
