@@ -99,7 +99,10 @@ export function createRunJournal(db: Database, now: () => Date, worker: RunWorke
       // In a transaction the commit is the transaction's; alone, WAL with synchronous = NORMAL
       // survives a killed process and skips the fsync that blocks the thread (about a
       // millisecond per commit: a migration noting each create for `undo` paid it per item).
-      if (options?.syncToDisk !== false || db.inTransaction) return write();
+      if (options?.syncToDisk !== false || db.inTransaction) {
+        write();
+        return;
+      }
       db.pragma("synchronous = NORMAL");
       try {
         write();
