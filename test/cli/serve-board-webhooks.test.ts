@@ -62,14 +62,17 @@ afterAll(async () => {
 });
 
 interface RunsAnswer {
-  runs: { outcome: string; triggers: string[] | null }[];
+  runs: { outcome: string; finishedAt: string | null; triggers: string[] | null }[];
 }
 
 describe("serve with an organization's Project board", () => {
   it("runs the job on a projects_v2_item delivery and brings the board's edit to tinyPM", async () => {
+    // The startup run, and any run its own board writes' deliveries started, all finished.
     await eventually(async () => {
       const r = await getJson<RunsAnswer>(`${served.url}/api/runs`);
-      return r.runs.some((x) => x.outcome === "ok") ? true : undefined;
+      const done =
+        r.runs.some((x) => x.outcome === "ok") && r.runs.every((x) => x.finishedAt !== null);
+      return done ? true : undefined;
     }, "the startup run");
     const gql = graphql.defaults({
       baseUrl: github.url,
@@ -108,8 +111,11 @@ describe("serve with an organization's Project board", () => {
       () => (tinypm.store.story(story.id)?.estimatedEffort === estimate ? true : undefined),
       "the board's estimate in tinyPM",
     );
-    const runs = (await getJson<RunsAnswer>(`${served.url}/api/runs`)).runs;
-    expect(runs.length).toBeGreaterThan(runsBefore);
+    // The run that brought it may still be going: its triggers are listed once it has finished.
+    const runs = await eventually(async () => {
+      const r = (await getJson<RunsAnswer>(`${served.url}/api/runs`)).runs;
+      return r.length > runsBefore && r.every((x) => x.finishedAt !== null) ? r : undefined;
+    }, "the webhook run finished");
     expect(runs.some((r) => r.triggers?.includes("webhook") === true)).toBe(true);
   }, 120_000);
 });
