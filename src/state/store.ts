@@ -28,22 +28,22 @@ export type { LinkIdentity } from "./identity-table.js";
 export type { JobLease, WorkerRecord } from "./lease.js";
 export type { LockHolder } from "./lock.js";
 
+/** How a checkpoint write is made durable. */
+export interface CheckpointWrite {
+  /**
+   * `false`: the record must survive the process being killed, not an OS crash or power loss
+   * (a running run's notes for `undo`). SQLite then commits it without waiting for the disk
+   * (WAL, synchronous = NORMAL); PostgreSQL commits as always. Default `true`.
+   */
+  readonly syncToDisk?: boolean | undefined;
+}
+
 /**
  * The data of a state: links with base snapshots, identities, checkpoints, create intents, runs,
  * parked failures and conflicts. Every method is asynchronous (the PostgreSQL backend talks to a
  * server); each write is one transaction, and the writes that must go together (confirming an
  * intent stores the link and drops the intent) are one transaction inside the method.
  */
-/** How a checkpoint write is made durable. */
-export interface CheckpointWrite {
-  /**
-   * `false`: the record must survive the process being killed, not an OS crash or power loss
-   * (a running run's notes for \`undo\`). SQLite then commits it without waiting for the disk
-   * (WAL, synchronous = NORMAL); PostgreSQL commits as always. Default `true`.
-   */
-  readonly syncToDisk?: boolean | undefined;
-}
-
 export interface StateData {
   getLinkByTinypm(job: string, kind: ItemKind, tinypmId: string): Promise<LinkRecord | undefined>;
   getLinkByTarget(job: string, kind: ItemKind, targetId: string): Promise<LinkRecord | undefined>;

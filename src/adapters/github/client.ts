@@ -272,10 +272,6 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * Octokit hands back the raw text when a JSON answer does not parse: a body cut off in transit.
- * That is transient (throws a retryable RemoteUnavailableError), not an invalid payload.
- */
-/**
  * A success answer's body, left unread by Octokit (`parseSuccessResponseBody: false`): JSON parsed,
  * other text as text. A body that fails to arrive or to parse is kept as text (possibly empty),
  * which `checkedJson` reports as cut off in transit, as Octokit's own reading did.
@@ -297,6 +293,10 @@ async function responseData(body: unknown, headers: Headers): Promise<unknown> {
   }
 }
 
+/**
+ * The client keeps the raw text when a JSON answer does not parse: a body cut off in transit.
+ * That is transient (throws a retryable RemoteUnavailableError), not an invalid payload.
+ */
 function checkedJson(req: GithubRequest, res: GithubResponse): GithubResponse {
   const json = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
   if (!json || typeof res.data !== "string") return res;
