@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 import { setMaxListeners } from "node:events";
 import process from "node:process";
+import { setFlagsFromString } from "node:v8";
 import type { CliContext } from "./context.js";
+import { heapFlag } from "./heap-policy.js";
 import { createStopper } from "./stopper.js";
 import { runCli } from "./run.js";
 
 /** The process boundary: the one place that reads argv, wires signals and exits. */
 async function main(): Promise<never> {
+  // The heap grows by a fixed factor past its live set, not V8's up to four times (heap-policy.ts).
+  const flag = heapFlag(process.execArgv, process.env.NODE_OPTIONS);
+  if (flag !== undefined) setFlagsFromString(flag);
   const controller = new AbortController();
   // The run's signal is shared by every request in flight on every lane; the queue watches it with
   // one listener however many requests wait (src/core/abort-watch.ts). The other layers (the
