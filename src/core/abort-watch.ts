@@ -59,3 +59,36 @@ export function linkedSignal(signal: AbortSignal): { signal: AbortSignal; releas
   });
   return { signal: controller.signal, release };
 }
+
+/**
+ * A signal of its own that aborts with the first of `signals` to abort (those `undefined` left
+ * out), for one request or wait; call `release` when it is over. `AbortSignal.any` does the same
+ * but, on Node 20, leaves an entry on each source signal for every call, for as long as the source
+ * lives: one per request on a run's or a process's signal (30,000 in a 16,000-item migration; a
+ * `serve` process's never went away). Here each source keeps one watch until `release`.
+ */
+export function linkedSignals(...signals: readonly (AbortSignal | undefined)[]): {
+  signal: AbortSignal;
+  release: () => void;
+} {
+  const controller = new AbortController();
+  const unwatch: (() => void)[] = [];
+  for (const source of signals) {
+    if (source === undefined) continue;
+    if (source.aborted) {
+      controller.abort(source.reason);
+      break;
+    }
+    unwatch.push(
+      watchAbort(source, () => {
+        controller.abort(source.reason);
+      }),
+    );
+  }
+  return {
+    signal: controller.signal,
+    release: () => {
+      for (const each of unwatch.splice(0)) each();
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import { linkedSignals } from "./abort-watch.js";
 import type { SystemName } from "./model.js";
 
 /**
@@ -95,7 +96,20 @@ export const ungated: RequestGate = {
   request: (r) => r.send(new AbortController().signal),
 };
 
-/** The request's own signal (a call's `signal` option) and the gate's, as one. */
-export function bothSignals(own: AbortSignal | undefined, gate: AbortSignal): AbortSignal {
-  return own === undefined ? gate : AbortSignal.any([own, gate]);
+/**
+ * Runs `send` with the request's own signal (a call's `signal` option) and the gate's as one,
+ * released when it settles: the call's signal is often the run's, which outlives every request.
+ */
+export async function withBothSignals<T>(
+  own: AbortSignal | undefined,
+  gate: AbortSignal,
+  send: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (own === undefined) return send(gate);
+  const both = linkedSignals(own, gate);
+  try {
+    return await send(both.signal);
+  } finally {
+    both.release();
+  }
 }

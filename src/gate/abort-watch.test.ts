@@ -2,12 +2,27 @@ import { getEventListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { GateRequest } from "../core/request-gate.js";
-import { watchAbort } from "../core/abort-watch.js";
+import { linkedSignals, watchAbort } from "../core/abort-watch.js";
+import { withBothSignals } from "../core/request-gate.js";
 import { createGate } from "./gate.js";
 import { createSemaphore } from "./semaphore.js";
 import { createVirtualClock } from "./virtual-clock.js";
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, "abort").length;
+
+/**
+ * The entries `AbortSignal.any` leaves on a source signal (Node keeps them in a set under a
+ * private symbol; 0 where a Node version has no such set).
+ */
+function dependants(signal: AbortSignal): number {
+  const key = Object.getOwnPropertySymbols(signal).find(
+    (s) => s.description === "kDependantSignals",
+  );
+  const set = key === undefined ? undefined : (signal as unknown as Record<symbol, unknown>)[key];
+  // Node's own Set, not the test context's: read its size as a plain property.
+  const size = (set as { size?: unknown } | undefined)?.size;
+  return typeof size === "number" ? size : 0;
+}
 
 describe("watchAbort", () => {
   it("shares one listener among every watch of a signal and removes it with the last", () => {
@@ -35,6 +50,69 @@ describe("watchAbort", () => {
     for (const u of unwatch) u();
     watchAbort(controller.signal, () => called.push(4));
     expect(called).toEqual([1, 3, 4]);
+  });
+});
+
+describe("linkedSignals", () => {
+  it("aborts with whichever source aborts first, with its reason", () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const linked = linkedSignals(a.signal, undefined, b.signal);
+    expect(linked.signal.aborted).toBe(false);
+    const reason = new Error("b stopped");
+    b.abort(reason);
+    expect(linked.signal.aborted).toBe(true);
+    expect(linked.signal.reason).toBe(reason);
+    linked.release();
+    expect(listeners(a.signal)).toBe(0);
+  });
+
+  it("is aborted from the start when a source already is", () => {
+    const a = new AbortController();
+    a.abort(new Error("early"));
+    const linked = linkedSignals(new AbortController().signal, a.signal);
+    expect(linked.signal.aborted).toBe(true);
+    expect((linked.signal.reason as Error).message).toBe("early");
+    linked.release();
+  });
+
+  it("once released, no longer follows its sources and leaves nothing on them", () => {
+    const run = new AbortController();
+    for (let i = 0; i < 10_000; i++)
+      linkedSignals(run.signal, new AbortController().signal).release();
+    const last = linkedSignals(run.signal);
+    last.release();
+    run.abort(new Error("stop"));
+    expect(last.signal.aborted).toBe(false);
+    expect(listeners(run.signal)).toBe(0);
+    expect(dependants(run.signal)).toBe(0);
+  });
+
+  it("withBothSignals sends under both, then leaves nothing on a run's long-lived signal", async () => {
+    const run = new AbortController();
+    for (let i = 0; i < 2_000; i++) {
+      const gate = new AbortController();
+      const seen = await withBothSignals(run.signal, gate.signal, (both) => Promise.resolve(both));
+      expect(seen.aborted).toBe(false);
+    }
+    expect(listeners(run.signal)).toBe(0);
+    expect(dependants(run.signal)).toBe(0);
+    // While a request is in flight, stopping the run aborts the signal it was sent with.
+    const inFlight = withBothSignals(run.signal, new AbortController().signal, async (both) => {
+      await delay(5);
+      return both.aborted;
+    });
+    run.abort(new Error("stopped"));
+    expect(await inFlight).toBe(true);
+  });
+
+  it("the probe sees what AbortSignal.any, which the requests used, leaves on a source", () => {
+    // Without this the zeros above could come from a probe that sees nothing.
+    const run = new AbortController();
+    const kept = Array.from({ length: 100 }, () =>
+      AbortSignal.any([run.signal, new AbortController().signal]),
+    );
+    expect(dependants(run.signal)).toBe(kept.length);
   });
 });
 

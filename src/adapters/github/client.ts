@@ -1,7 +1,8 @@
 import type { Logger } from "../../core/logger.js";
 import { Octokit } from "@octokit/rest";
 import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
-import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
+import { ungated, withBothSignals, type RequestGate } from "../../core/request-gate.js";
+import { linkedSignals } from "../../core/abort-watch.js";
 import { createServerClock } from "../../core/server-clock.js";
 import { asHttpError, toSyncError } from "./errors.js";
 import { graphqlError } from "./project-errors.js";
@@ -119,7 +120,9 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
         idempotent: req.method !== "POST",
         // A 304 goes through the gate as one (its count of conditional reads).
         send: async (signal) =>
-          (await attempt({ ...req, signal: bothSignals(req.signal, signal) })) ?? NOT_MODIFIED,
+          (await withBothSignals(req.signal, signal, (both) =>
+            attempt({ ...req, signal: both }),
+          )) ?? NOT_MODIFIED,
       });
       return notModified(res) ? "not-modified" : res;
     },
@@ -132,7 +135,8 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
         name: `POST /graphql ${req.operation}`,
         operation: req.operation,
         idempotent: req.idempotent,
-        send: (signal) => graphqlAttempt<T>(req, bothSignals(req.signal, signal)),
+        send: (signal) =>
+          withBothSignals(req.signal, signal, (both) => graphqlAttempt<T>(req, both)),
       }),
   };
 
@@ -140,10 +144,11 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     if (signal.aborted) throw interruptedOp(req.operation);
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
     const started = now();
+    const linked = linkedSignals(signal, timeout);
     try {
       const data = await octokit.graphql<T>(req.query, {
         ...req.variables,
-        request: { signal: AbortSignal.any([signal, timeout]) },
+        request: { signal: linked.signal },
       });
       opts.logger?.debug(
         {
@@ -184,6 +189,8 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
         graphqlError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() }) ??
         toSyncError(err, ctx, { tokenEnv: opts.tokenEnv, now: now() })
       );
+    } finally {
+      linked.release();
     }
   }
 
@@ -210,49 +217,55 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
       );
     };
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
-    const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
-    let res: Awaited<ReturnType<typeof send>>;
+    // One signal per request on the call's and the timeout's (abort-watch.ts `linkedSignals`).
+    const linked = linkedSignals(req.signal, timeout);
+    const signal = linked.signal;
     try {
-      res = await send({
-        method: req.method,
-        url: req.url,
-        // Only for URL templates: Octokit appends unused parameters to the query, so a `link`
-        // URL followed as given would grow by `owner=…&repo=…` on every page (past 150 pages
-        // the `link` header that echoes it overflows the client's header limit).
-        ...(req.url.includes("{owner}") ? { owner: opts.owner, repo: opts.repo } : {}),
-        ...req.params,
-        headers,
-        // The body is read here (responseData): Octokit's own parse of every success body goes
-        // through a BigInt-aware JSON reader that rewrites the whole text with regular
-        // expressions first, a sixth of everything a migration allocated.
-        request: { signal, parseSuccessResponseBody: false },
-      });
-    } catch (err) {
-      const e = asHttpError(err);
-      remember(e.response?.headers);
-      logHttp(e.status ?? (timeout.aborted ? "timeout" : (errorCode(err) ?? "error")));
-      if (e.status === 304) return undefined;
+      let res: Awaited<ReturnType<typeof send>>;
+      try {
+        res = await send({
+          method: req.method,
+          url: req.url,
+          // Only for URL templates: Octokit appends unused parameters to the query, so a `link`
+          // URL followed as given would grow by `owner=…&repo=…` on every page (past 150 pages
+          // the `link` header that echoes it overflows the client's header limit).
+          ...(req.url.includes("{owner}") ? { owner: opts.owner, repo: opts.repo } : {}),
+          ...req.params,
+          headers,
+          // The body is read here (responseData): Octokit's own parse of every success body goes
+          // through a BigInt-aware JSON reader that rewrites the whole text with regular
+          // expressions first, a sixth of everything a migration allocated.
+          request: { signal, parseSuccessResponseBody: false },
+        });
+      } catch (err) {
+        const e = asHttpError(err);
+        remember(e.response?.headers);
+        logHttp(e.status ?? (timeout.aborted ? "timeout" : (errorCode(err) ?? "error")));
+        if (e.status === 304) return undefined;
+        if (isAborted(req.signal)) throw interrupted(req);
+        const ctx = { system: "github" as const, operation: req.operation, id: req.id };
+        const error = timeout.aborted
+          ? new RemoteUnavailableError(
+              `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms at ${opts.baseUrl.replace(/\/+$/, "")}`,
+              ctx,
+              { hint: "GitHub did not answer in time; the run can be retried.", transient: true },
+            )
+          : toSyncError(err, ctx, {
+              tokenEnv: opts.tokenEnv,
+              now: now(),
+              baseUrl: opts.baseUrl.replace(/\/+$/, ""),
+              networkCode: errorCode(err),
+            });
+        throw error;
+      }
+      const data = await responseData(res.data, res.headers as Headers);
       if (isAborted(req.signal)) throw interrupted(req);
-      const ctx = { system: "github" as const, operation: req.operation, id: req.id };
-      const error = timeout.aborted
-        ? new RemoteUnavailableError(
-            `GitHub ${req.operation} timed out after ${opts.timeoutMs ?? 30_000} ms at ${opts.baseUrl.replace(/\/+$/, "")}`,
-            ctx,
-            { hint: "GitHub did not answer in time; the run can be retried.", transient: true },
-          )
-        : toSyncError(err, ctx, {
-            tokenEnv: opts.tokenEnv,
-            now: now(),
-            baseUrl: opts.baseUrl.replace(/\/+$/, ""),
-            networkCode: errorCode(err),
-          });
-      throw error;
+      logHttp(res.status);
+      remember(res.headers as Headers);
+      return checkedJson(req, { status: res.status, headers: res.headers as Headers, data });
+    } finally {
+      linked.release();
     }
-    const data = await responseData(res.data, res.headers as Headers);
-    if (isAborted(req.signal)) throw interrupted(req);
-    logHttp(res.status);
-    remember(res.headers as Headers);
-    return checkedJson(req, { status: res.status, headers: res.headers as Headers, data });
   }
 }
 

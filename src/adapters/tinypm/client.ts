@@ -4,7 +4,7 @@ import https from "node:https";
 import { got, type Got } from "got";
 import type { z } from "zod";
 import { PayloadInvalidError, SyncError, type RemoteContext } from "../../core/errors.js";
-import { bothSignals, ungated, type RequestGate } from "../../core/request-gate.js";
+import { ungated, withBothSignals, type RequestGate } from "../../core/request-gate.js";
 import { httpError, notTinypm, sanitized, toSyncError } from "./errors.js";
 import { foreignAnswer } from "./foreign-answer.js";
 import { buildXml, parseXml, snippetOf, type XmlLimits, type XmlValue } from "./wire.js";
@@ -201,7 +201,8 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
         operation: spec.operation,
         // A story is identified by its id; a POST creates one (a repeat would duplicate it).
         idempotent: spec.method !== "POST",
-        send: (signal) => sendOnce({ ...spec, signal: bothSignals(spec.signal, signal) }),
+        send: (signal) =>
+          withBothSignals(spec.signal, signal, (both) => sendOnce({ ...spec, signal: both })),
       }),
     async getXml(spec, schema) {
       const res = await client.send({ ...spec, method: "GET" });
@@ -222,31 +223,31 @@ export function createTinypmClient(options: ClientOptions): TinypmClient {
         operation: spec.writeOperation,
         // A whole document to one id: sending it again (after reading again) is safe.
         idempotent: true,
-        send: async (gateSignal) => {
-          const signal = bothSignals(spec.signal, gateSignal);
-          const got = await sendOnce({
-            method: "GET",
-            path: spec.path,
-            operation: spec.readOperation,
-            id: spec.id,
-            signal,
-          });
-          const read = parseDoc(
-            { operation: spec.readOperation, id: spec.id },
-            got.body,
-            spec.schema,
-          );
-          const sent = spec.build(read);
-          const put = await sendOnce({
-            method: "PUT",
-            path: spec.path,
-            operation: spec.writeOperation,
-            id: spec.id,
-            body: { root: spec.root, value: sent },
-            signal,
-          });
-          return { status: put.status, read, sent };
-        },
+        send: (gateSignal) =>
+          withBothSignals(spec.signal, gateSignal, async (signal) => {
+            const got = await sendOnce({
+              method: "GET",
+              path: spec.path,
+              operation: spec.readOperation,
+              id: spec.id,
+              signal,
+            });
+            const read = parseDoc(
+              { operation: spec.readOperation, id: spec.id },
+              got.body,
+              spec.schema,
+            );
+            const sent = spec.build(read);
+            const put = await sendOnce({
+              method: "PUT",
+              path: spec.path,
+              operation: spec.writeOperation,
+              id: spec.id,
+              body: { root: spec.root, value: sent },
+              signal,
+            });
+            return { status: put.status, read, sent };
+          }),
       }),
     close() {
       agent.http.destroy();
