@@ -18,13 +18,28 @@ import { readIssue } from "./reads.js";
 import { pages } from "./requests.js";
 import type { RawIssue } from "./schema.js";
 
-/** Every issue of one listing (from `since`), or `undefined` at the first unknown one. */
+/** What one listing (from `since`) holds, or `undefined` at the first issue the engine does not know. */
+interface KnownListing {
+  /** The newest `updated_at` listed (none for an empty listing). */
+  readonly newest: string | undefined;
+  /** Each issue's version key, when asked for (the window's); not the whole repository's. */
+  readonly keys: string[];
+  readonly etag: string;
+  readonly pages: number;
+}
+
+/**
+ * Lists from `since` and keeps only what the checkpoint needs: the issues themselves go with
+ * their page (a whole repository's parsed issues were the migration's last peak of memory).
+ */
 async function listKnown(
   ctx: GithubContext,
   since: string | undefined,
   signal: AbortSignal | undefined,
-): Promise<{ issues: RawIssue[]; etag: string; pages: number } | undefined> {
-  const issues: RawIssue[] = [];
+  keepKeys: boolean,
+): Promise<KnownListing | undefined> {
+  const keys: string[] = [];
+  let newest: string | undefined;
   let etag: string | undefined;
   let count = 0;
   for await (const page of pages(ctx, listRequest(since, undefined, signal))) {
@@ -43,10 +58,11 @@ async function listKnown(
       }
       if (issue === undefined) continue;
       if (!isKnown(ctx.known, issue)) return undefined;
-      issues.push(issue);
+      newest = laterOf(newest, issue.updated_at);
+      if (keepKeys) keys.push(versionKey(issue));
     }
   }
-  return { issues, etag: etag ?? "", pages: count };
+  return { newest, keys, etag: etag ?? "", pages: count };
 }
 
 export async function checkpointAfterWrites(
@@ -54,22 +70,15 @@ export async function checkpointAfterWrites(
   signal?: AbortSignal,
 ): Promise<Checkpoint | undefined> {
   if (ctx.known.size === 0) return undefined;
-  const all = await listKnown(ctx, undefined, signal);
-  if (all === undefined || all.issues.length === 0) return undefined;
-  let max: string | undefined;
-  for (const issue of all.issues) max = laterOf(max, issue.updated_at);
+  const all = await listKnown(ctx, undefined, signal, false);
+  const max = all?.newest;
   if (max === undefined) return undefined;
   const since = sinceFor(max);
   // The next run's exact request, for its ETag and the versions inside the overlap window.
-  const window = await listKnown(ctx, since, signal);
+  const window = await listKnown(ctx, since, signal, true);
   if (window === undefined) return undefined;
-  let newest = max;
-  for (const issue of window.issues) newest = laterOf(newest, issue.updated_at);
-  if (newest !== max) return undefined;
-  const seen = seenInWindow(
-    window.issues.map((i) => versionKey(i)),
-    since,
-  );
+  if (window.newest !== undefined && laterOf(max, window.newest) !== max) return undefined;
+  const seen = seenInWindow(window.keys, since);
   // The first page's ETag stands for the listing only when it is the only page: changes sort
   // last, so a longer listing's first page stays the same (the next run then lists the window).
   const etag = window.pages === 1 ? window.etag : "";
