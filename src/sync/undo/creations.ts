@@ -1,3 +1,4 @@
+import { StateError } from "../../core/errors.js";
 import type { ItemKind, JsonValue } from "../../core/model.js";
 import type { StateData } from "../../state/store.js";
 import type { SyncEvent } from "../events.js";
@@ -110,20 +111,40 @@ export function creationsLog(
   };
 }
 
-/** Records the items the run created (from its `created` events and the links they left). */
+/** Creations per part of a run's full record: each part is built, written and let go. */
+const PART = 1_000;
+const partKey = (runId: string, n: number): string => `${key(runId)}/${n}`;
+
+/**
+ * Records the items the run created (from its `created` events and the links they left), in
+ * parts of PART: building the whole record at once held every created item's base twice (as
+ * objects and as one JSON text), the last peak of a large migration. The parts go first and the
+ * record naming them last, so a run stopped in between leaves its noted creates to `undo`.
+ */
 export async function recordCreations(
   state: Pick<StateData, "getLinkByTinypm" | "setCheckpoint">,
   job: string,
   runId: string,
   events: readonly SyncEvent[],
 ): Promise<void> {
-  const out: Creation[] = [];
+  let part: Creation[] = [];
+  let parts = 0;
+  let count = 0;
+  const writePart = async (): Promise<void> => {
+    await state.setCheckpoint(job, partKey(runId, parts), {
+      items: JSON.stringify(part),
+      count: part.length,
+    });
+    parts++;
+    count += part.length;
+    part = [];
+  };
   for (const e of events) {
     if (e.type !== "created") continue;
     const tinypmId = e.side === "target" ? e.sourceId : e.id;
     const link = await state.getLinkByTinypm(job, e.kind, tinypmId);
     if (link === undefined) continue;
-    out.push({
+    part.push({
       kind: e.kind,
       side: e.side,
       tinypmId,
@@ -133,14 +154,16 @@ export async function recordCreations(
       ...(e.url === undefined ? {} : { url: e.url }),
       base: e.side === "target" ? link.base.target : link.base.tinypm,
     });
+    if (part.length === PART) await writePart();
   }
-  if (out.length > 0)
-    await state.setCheckpoint(job, key(runId), { items: JSON.stringify(out), count: out.length });
+  if (part.length > 0) await writePart();
+  if (parts > 0) await state.setCheckpoint(job, key(runId), { parts, count });
 }
 
 /**
- * The items a run created: its full record, else the creates noted while it went (a run killed
- * outright), or undefined when the state holds neither.
+ * The items a run created: its full record (in parts; one record of them all, as earlier versions wrote it), else
+ * the creates noted while it went (a run killed outright), or undefined when the state holds
+ * neither.
  */
 export async function readCreations(
   state: Pick<StateData, "getCheckpoint">,
@@ -149,6 +172,22 @@ export async function readCreations(
 ): Promise<Creation[] | undefined> {
   const cp = await state.getCheckpoint(job, key(runId));
   if (cp !== undefined && typeof cp.items === "string") return JSON.parse(cp.items) as Creation[];
+  if (cp !== undefined && typeof cp.parts === "number") {
+    const all: Creation[] = [];
+    for (let n = 0; n < cp.parts; n++) {
+      const part = await state.getCheckpoint(job, partKey(runId, n));
+      if (part === undefined || typeof part.items !== "string")
+        throw new StateError(
+          "state_invalid",
+          `The state's record of what run ${runId} of job ${job} created lacks part ${n + 1} of ${cp.parts}: undo cannot tell everything the run created.`,
+          {
+            hint: "Restore the state from a backup, or take the run's items back by hand: `status` lists the job's links.",
+          },
+        );
+      all.push(...(JSON.parse(part.items) as Creation[]));
+    }
+    return all;
+  }
   const noted: Creation[] = [];
   for (let n = 0; ; n++) {
     const chunk = await state.getCheckpoint(job, chunkKey(runId, n));
