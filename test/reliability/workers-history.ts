@@ -153,7 +153,7 @@ export interface WorkerLogLine {
 
 /**
  * The lines of the workers' logs (`worker-<pid>.log` in `dir`, and the final syncs'
- * `sync-<job>-<n>.log`, JSON lines) of `job` that name one of `ids` (tinyPM or target id, in any
+ * `sync-all-<n>.log`, JSON lines) of `job` that name one of `ids` (tinyPM or target id, in any
  * of the fields the per-item events carry), plus each run's phase lines of the job, so the order
  * of a run's steps shows, and the HTTP lines (which carry no job) whose path matches `paths`.
  */

@@ -19,6 +19,8 @@ import { CLI, ensureBuilt } from "../support/private-build.js";
  */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROUNDS = 20;
+/** Rounds running at once (each spawns one CLI at a time). */
+const CONCURRENT = 2;
 
 /** A small deterministic PRNG (mulberry32), so that the kill moments are reproducible. */
 function prng(seed: number): () => number {
@@ -28,6 +30,23 @@ function prng(seed: number): () => number {
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs each `fn` given when fewer than `n` run, else once one of them ended. */
+function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let free = n;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) free++;
+      else next();
+    }
   };
 }
 
@@ -167,38 +186,47 @@ describe("crash safety of migrate (SIGKILL at random moments)", () => {
   });
 
   // One test a round, each with its own timeout: twenty rounds of two CLI runs in one test
-  // timed out on a loaded machine while every round was passing.
+  // timed out on a loaded machine while every round was passing. Each round has its own GitHub
+  // sandbox and state and kills at a count of its own sandbox's writes (not at a time), so
+  // CONCURRENT rounds run at a time (a round waiting for its turn counts in its timeout: two
+  // rounds' worth at most). The kill moments are drawn up front, in round order, so each round
+  // kills where it did when the rounds ran one after the other.
   const random = prng(20261121);
+  const fractions = Array.from({ length: ROUNDS }, () => random());
   const killed: number[] = [];
-  it.each(Array.from({ length: ROUNDS }, (_, round) => round))(
+  const inTurn = limiter(CONCURRENT);
+  it.concurrent.for(Array.from({ length: ROUNDS }, (_, round) => round))(
     `gives the uninterrupted result after a kill (round %i of ${String(ROUNDS)} kills)`,
-    async (round) => {
-      const github = await startGithubSandbox({ rateLimits: "off" });
-      const roundDir = mkdtempSync(join(dir, `round-${String(round)}-`));
-      try {
-        const config = writeConfig(roundDir, tinypm, github);
-        const writes = 1 + Math.floor(random() * (fullWrites - 2));
-        const first = await migrate(config, env(github), { writes, github });
-        if (first.code === null) killed.push(github.stats().writes);
-        const rerun = await migrate(config, env(github));
-        expect({ round, code: rerun.code, stderr: rerun.stderr }).toEqual({
-          round,
-          code: 0,
-          stderr: "",
-        });
-        expect(await contents(github)).toEqual(expected);
-        const state = openSqliteStore({ path: join(roundDir, "state.db") });
+    { timeout: 120_000 },
+    (round, { expect }) =>
+      inTurn(async () => {
+        const github = await startGithubSandbox({ rateLimits: "off" });
+        const roundDir = mkdtempSync(join(dir, `round-${String(round)}-`));
         try {
-          expect(state.pendingIntents("gh")).toEqual([]);
-          expect(state.failures("gh")).toEqual([]);
+          const config = writeConfig(roundDir, tinypm, github);
+          const fraction = fractions[round];
+          if (fraction === undefined) throw new Error(`no kill moment drawn for round ${round}`);
+          const writes = 1 + Math.floor(fraction * (fullWrites - 2));
+          const first = await migrate(config, env(github), { writes, github });
+          if (first.code === null) killed.push(github.stats().writes);
+          const rerun = await migrate(config, env(github));
+          expect({ round, code: rerun.code, stderr: rerun.stderr }).toEqual({
+            round,
+            code: 0,
+            stderr: "",
+          });
+          expect(await contents(github)).toEqual(expected);
+          const state = openSqliteStore({ path: join(roundDir, "state.db") });
+          try {
+            expect(state.pendingIntents("gh")).toEqual([]);
+            expect(state.failures("gh")).toEqual([]);
+          } finally {
+            state.close();
+          }
         } finally {
-          state.close();
+          await github.close();
         }
-      } finally {
-        await github.close();
-      }
-    },
-    120_000,
+      }),
   );
 
   it(`the ${String(ROUNDS)} kills landed while the migration was writing`, () => {
