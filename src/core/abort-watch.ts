@@ -48,21 +48,10 @@ export function watchAbort(signal: AbortSignal, callback: () => void): () => voi
 }
 
 /**
- * A signal of its own that aborts with `signal`, for one wait handed to code that listens to the
- * signal it is given (a clock's sleep, an SDK call): that code's listener goes on this signal,
- * and `signal` keeps one watch. Call `release` when the wait is over.
- */
-export function linkedSignal(signal: AbortSignal): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const release = watchAbort(signal, () => {
-    controller.abort(signal.reason);
-  });
-  return { signal: controller.signal, release };
-}
-
-/**
  * A signal of its own that aborts with the first of `signals` to abort (those `undefined` left
- * out), for one request or wait; call `release` when it is over. `AbortSignal.any` does the same
+ * out), for one request or wait handed to code that listens to the signal it is given (a clock's
+ * sleep, an SDK call): that code's listener goes on this signal, and each source keeps one
+ * watch. Call `release` when the wait is over. `AbortSignal.any` does the same
  * but, on Node 20, leaves an entry on each source signal for every call, for as long as the source
  * lives: one per request on a run's or a process's signal (30,000 in a 16,000-item migration; a
  * `serve` process's never went away). Here each source keeps one watch until `release`.

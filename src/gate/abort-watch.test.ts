@@ -4,25 +4,12 @@ import { describe, expect, it } from "vitest";
 import type { GateRequest } from "../core/request-gate.js";
 import { linkedSignals, watchAbort } from "../core/abort-watch.js";
 import { withBothSignals } from "../core/request-gate.js";
+import { abortDependants as dependants } from "../../test/support/abort-dependants.js";
 import { createGate } from "./gate.js";
 import { createSemaphore } from "./semaphore.js";
 import { createVirtualClock } from "./virtual-clock.js";
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, "abort").length;
-
-/**
- * The entries `AbortSignal.any` leaves on a source signal (Node keeps them in a set under a
- * private symbol; 0 where a Node version has no such set).
- */
-function dependants(signal: AbortSignal): number {
-  const key = Object.getOwnPropertySymbols(signal).find(
-    (s) => s.description === "kDependantSignals",
-  );
-  const set = key === undefined ? undefined : (signal as unknown as Record<symbol, unknown>)[key];
-  // Node's own Set, not the test context's: read its size as a plain property.
-  const size = (set as { size?: unknown } | undefined)?.size;
-  return typeof size === "number" ? size : 0;
-}
 
 describe("watchAbort", () => {
   it("shares one listener among every watch of a signal and removes it with the last", () => {

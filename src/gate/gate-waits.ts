@@ -1,7 +1,7 @@
 import { InterruptedError, LimitWaitError } from "../core/errors.js";
 import type { SystemName } from "../core/model.js";
 import type { GateEvent, WaitReason } from "../core/request-gate.js";
-import { linkedSignal } from "../core/abort-watch.js";
+import { linkedSignals } from "../core/abort-watch.js";
 import type { Clock } from "./virtual-clock.js";
 import { formatDuration } from "../core/duration.js";
 
@@ -115,7 +115,7 @@ export function createRunWaits(o: {
       }
       // The clock's sleep listens to the signal it is given: a linked one per wait, so the run's
       // signal keeps one listener however many requests wait at once.
-      const linked = linkedSignal(o.signal);
+      const linked = linkedSignals(o.signal);
       try {
         await clock.sleep(ms, linked.signal);
       } catch (error) {

@@ -2,17 +2,8 @@ import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGithubClient } from "../../src/adapters/github/client.js";
 import { createGate } from "../../src/gate/gate.js";
+import { abortDependants as dependants } from "../support/abort-dependants.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
-
-/** What `AbortSignal.any` leaves on a source signal (a set under a private symbol on Node 20). */
-function dependants(signal: AbortSignal): number {
-  const key = Object.getOwnPropertySymbols(signal).find(
-    (s) => s.description === "kDependantSignals",
-  );
-  const set = key === undefined ? undefined : (signal as unknown as Record<symbol, unknown>)[key];
-  const size = (set as { size?: unknown } | undefined)?.size;
-  return typeof size === "number" ? size : 0;
-}
 
 let sandbox: GithubSandbox;
 beforeAll(async () => {
