@@ -138,8 +138,9 @@ export async function ensureMilestone(
     });
   } catch (error) {
     // Created by an earlier attempt whose answer was lost (or by someone else since `known` was
-    // read): take the existing milestone rather than fail on GitHub's `already_exists`.
-    if (!alreadyExists(error)) throw error;
+    // read): take the existing milestone rather than fail on GitHub's 422 `already_exists`. Any
+    // 422 is looked at so: one cut off in transit no longer says which error it was.
+    if (!(error instanceof PayloadInvalidError)) throw error;
     const again = (await listMilestones(ctx, signal)).find((m) => m.name === draft.name);
     if (again === undefined) throw error;
     all.push(again);
@@ -149,15 +150,4 @@ export async function ensureMilestone(
   all.push(made);
   onCreated?.(made);
   return made;
-}
-
-function alreadyExists(error: unknown): boolean {
-  if (!(error instanceof PayloadInvalidError)) return false;
-  const errors = error.details.errors;
-  return (
-    Array.isArray(errors) &&
-    (errors as unknown[]).some(
-      (e) => e instanceof Object && (e as { code?: unknown }).code === "already_exists",
-    )
-  );
 }
