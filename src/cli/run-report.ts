@@ -9,7 +9,11 @@ import type { CliContext } from "./context.js";
 import { runSummaryJson } from "./json-output.js";
 import { systemLabel } from "../core/system-label.js";
 
-/** Prints a run: its report in the chosen format (to a file with --out), or the --json summary. */
+/**
+ * Prints a run: its report in the chosen format (to a file with --out), or the --json summary.
+ * With --json alone the report is not built: for a large project it holds every item's fields
+ * and description diff, tens of MB at the end of a run that prints one line.
+ */
 export function printRun(
   ctx: CliContext,
   run: RunReport,
@@ -21,15 +25,15 @@ export function printRun(
     /** A dry run's duration estimate, from the report's estimated writes (see plan-estimate.ts). */
     estimate?: ((report: Report) => ReportDurationEstimate | undefined) | undefined;
   },
-): Report {
-  const made = toReport(run);
-  const estimated = made.dryRun ? opts.estimate?.(made) : undefined;
-  const report: Report = estimated === undefined ? made : { ...made, estimatedDuration: estimated };
+): void {
   if (opts.json === true) {
     ctx.stdout.write(`${JSON.stringify(runSummaryJson(run))}\n`);
     // With --out, the report goes to its file as well: --json owns stdout, not the report.
-    if (opts.out === undefined) return report;
+    if (opts.out === undefined) return;
   }
+  const made = toReport(run);
+  const estimated = made.dryRun ? opts.estimate?.(made) : undefined;
+  const report: Report = estimated === undefined ? made : { ...made, estimatedDuration: estimated };
   const format = opts.format ?? "text";
   const color =
     opts.out === undefined &&
@@ -46,7 +50,6 @@ export function printRun(
   } else {
     ctx.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
-  return report;
 }
 
 /**
