@@ -62,6 +62,12 @@ describe("Jira adapter on Data Center: rate-limit headers pace the gate", () => 
       const waits = events.filter((e) => e.type === "wait_start");
       expect(waits.length).toBe(requests.length - 3);
       expect(waits.every((e) => e.reason === "service")).toBe(true);
+      // Requests and waits are named by the paths Data Center serves (REST v2), not Cloud's.
+      const names = [...requests, ...waits].map((e) => e.name);
+      expect(names.filter((n) => n.includes("/rest/api/3/"))).toEqual([]);
+      expect(names.filter((n) => n === "GET /rest/api/2/issue/{key} WID-1").length).toBe(
+        4 + waits.length,
+      );
       expect(clock.now() - started).toBe(2_000 * (requests.length - 3));
     } finally {
       await tracker.close();

@@ -8,7 +8,7 @@ import { PayloadInvalidError } from "../../core/errors.js";
 import { ungated, type RequestGate } from "../../core/request-gate.js";
 import { createServerClock } from "../../core/server-clock.js";
 import type { AdfNode } from "./adf.js";
-import { wikiBlockLost, type WikiSources } from "./dc-dialect.js";
+import { dcOperationName, wikiBlockLost, type WikiSources } from "./dc-dialect.js";
 import { installDcDialect } from "./dc-transport.js";
 import { labelled, logHttpRequests } from "./http-log.js";
 import { toSyncError, type ErrorContext } from "./errors.js";
@@ -162,7 +162,10 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
     ...(dc && {
       blockLost: (node: AdfNode, text: string) => wikiBlockLost(node, text, wikiSources),
     }),
-    async send(spec) {
+    async send(asked) {
+      // Named as the server serves it: logs, waits and errors of a Data Center run say
+      // `/rest/api/2/…`, the path the requests take, not Cloud's `/rest/api/3/…`.
+      const spec = dc ? { ...asked, operation: dcOperationName(asked.operation) } : asked;
       const method = spec.operation.split(" ")[0] ?? "";
       // Loaded before the gate admits the call, so its time counts against no request timeout.
       const ready = await (apis ??= loadApis());
