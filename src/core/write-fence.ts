@@ -33,7 +33,7 @@ export interface LeaseFence extends WriteFence {
  *
  * @example
  * const fence = createWriteFence();
- * const gate = sharedGate.forRun({ fence, signal: AbortSignal.any([stop, fence.signal]) });
+ * const gate = sharedGate.forRun({ fence, signal: stop }); // stops on either; gate.release() at the end
  * fence.hold(await state.claimJob("widgets"));
  */
 export function createWriteFence(): LeaseFence {

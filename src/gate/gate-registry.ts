@@ -87,11 +87,13 @@ export function openSharedGate(
   const held = entry;
   held.holders++;
   let closed = false;
+  const runGate = held.gate.forRun(run);
   return {
-    ...held.gate.forRun(run),
+    ...runGate,
     close() {
       if (closed) return;
       closed = true;
+      runGate.release();
       // Kept while its windows may still hold writes: the next job or run of the same token
       // (the next job of `sync`, serve's next scheduled run) counts them too.
       if (--held.holders === 0) held.idleSince = held.built.clock.now();

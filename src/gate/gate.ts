@@ -26,7 +26,7 @@ import {
   type WaitingWrite,
 } from "./shared-windows.js";
 import { realClock, type Clock } from "./virtual-clock.js";
-import { watchAbort } from "../core/abort-watch.js";
+import { linkedSignals, watchAbort } from "../core/abort-watch.js";
 
 export type { GateCounters } from "./gate-waits.js";
 
@@ -84,6 +84,11 @@ export interface RunGate extends RequestGate {
   counters(): GateCounters;
   /** Retry turns, under the gate's policy, for the unit `name` (see `RetryTurns`). */
   retries(name: string): RetryTurns;
+  /**
+   * Ends the run's watch on its stop signal, which may outlive the run (`serve`'s lives as long
+   * as the process): call it when the run is over. The gate is not to be used after it.
+   */
+  release(): void;
 }
 
 /** One token's gate: the limits every run using that token shares. */
@@ -447,7 +452,10 @@ export function createGate(o: GateOptions): Gate {
     limits,
     forRun(r = {}) {
       const own = r.signal ?? new AbortController().signal;
-      const signal = r.fence === undefined ? own : AbortSignal.any([own, r.fence.signal]);
+      // Not `AbortSignal.any`: on Node 20 it leaves an entry on `own` for as long as `own` lives,
+      // one per run on a `serve` process's stop signal (abort-watch.ts).
+      const linked = r.fence === undefined ? undefined : linkedSignals(own, r.fence.signal);
+      const signal = linked?.signal ?? own;
       // Each request waiting for its turn listens to it.
       if (signal !== own) setMaxListeners(0, signal);
       const run = createRunWaits({
@@ -463,6 +471,7 @@ export function createGate(o: GateOptions): Gate {
         request: (req) => request(req, run, r.fence),
         counters: () => ({ ...run.counters, byOperation: { ...run.counters.byOperation } }),
         retries: (name) => retries(run, name),
+        release: () => linked?.release(),
       };
     },
   };

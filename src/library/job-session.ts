@@ -5,6 +5,7 @@ import { limitsFor, type LoadedConfig, type ResolvedJob } from "../config/load.j
 import type { GateEvent } from "../core/request-gate.js";
 import type { SharedBudget } from "../core/shared-budget.js";
 import type { WriteFence } from "../core/write-fence.js";
+import { linkedSignals } from "../core/abort-watch.js";
 import { openTrackers } from "./job-trackers.js";
 import type { Logger } from "../log/logger.js";
 import { loadMapping } from "../mapping/load.js";
@@ -96,6 +97,7 @@ export function openJob(
   });
   const { tinypm, target, tinypmGate, targetGate } = trackers;
   const t = resolved.target;
+  const stop = stopSignal(signal, options.fence);
   const lanes = createLanes({
     // Item operations in parallel; the request limits are the gates' alone.
     limits: {
@@ -103,7 +105,7 @@ export function openJob(
       [targetSystem]: { concurrency: limitsFor(targetSystem, t.limits).concurrency },
     },
     gates: { tinypm: tinypmGate, [targetSystem]: targetGate },
-    signal: stopSignal(signal, options.fence),
+    signal: stop.signal,
   });
   return {
     resolved,
@@ -113,17 +115,25 @@ export function openJob(
     mappingSpec,
     userMap,
     lanes,
-    close: () => trackers.close(),
+    close: () => {
+      stop.release();
+      return trackers.close();
+    },
   };
 }
 
-/** The run stops when it is stopped, or when its lease is lost. */
+/**
+ * The run stops when it is stopped, or when its lease is lost. Released when the session closes:
+ * the stop signal may outlive the run (`serve`'s), and `AbortSignal.any` would leave an entry on
+ * it for good on Node 20 (src/core/abort-watch.ts).
+ */
 function stopSignal(
   signal: AbortSignal | undefined,
   fence: WriteFence | undefined,
-): AbortSignal | undefined {
-  if (fence === undefined) return signal;
-  return signal === undefined ? fence.signal : AbortSignal.any([signal, fence.signal]);
+): { signal: AbortSignal | undefined; release: () => void } {
+  if (fence === undefined || signal === undefined)
+    return { signal: signal ?? fence?.signal, release: () => undefined };
+  return linkedSignals(signal, fence.signal);
 }
 
 /** The gate's events as run events: waits, and retries of requests. */
