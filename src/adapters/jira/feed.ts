@@ -17,6 +17,9 @@ export async function* changeFeed(
   onUnreadable?: OnUnreadable,
 ): AsyncGenerator<ChangePage> {
   let state = decodeCheckpoint(from);
+  // Without a checkpoint the search lists the whole project: a linked issue it leaves out may be
+  // gone (the engine reads each such issue by key before it takes it for deleted).
+  const full = state === undefined;
   const jql = updatedSinceJql(ctx.settings.projectKey, querySince(state, ctx.settings.overlapMs));
   let yielded = false;
   for await (const page of searchIssues(ctx, jql, undefined, onUnreadable)) {
@@ -34,11 +37,11 @@ export async function* changeFeed(
       complete: false,
     };
   }
-  if (!yielded) {
+  if (!yielded || full) {
     yield {
       changes: [],
       checkpoint: encodeCheckpoint(state ?? { updatedMs: 0, seen: new Map() }),
-      complete: false,
+      complete: full,
     };
   }
 }

@@ -38,7 +38,7 @@ export const registerSync: RegisterCommand = (program, ctx) => {
     .option("--dry-run", "plan only: the same as `plan`")
     .option(
       "--full",
-      "read all of tinyPM this run (closed iterations too), so that deletions there are mirrored",
+      "read everything this run (all of tinyPM, closed iterations too, and the whole target), so that deletions on either side are mirrored",
     )
     .option("--watch", "keep running, one sync every --interval")
     .option("--interval <duration>", "time between syncs with --watch (e.g. 30s, 5m, 1h)", "5m")

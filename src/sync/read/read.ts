@@ -99,6 +99,7 @@ export async function readChanges(o: {
   });
   const byKey = new Map<string, WorkItem>();
   const fresh = new Set<string>();
+  const gone = new Set<string>();
   for (const page of pages) {
     for (const change of page.changes)
       if (change.kind === "upsert") byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
@@ -111,6 +112,10 @@ export async function readChanges(o: {
     const bad: UnreadableItem[] = [];
     const item = await fetchOne(o.lanes, o.system, o.tracker, ref, (u) => bad.push(u));
     if (item) byKey.set(`${ref.kind}:${ref.id}`, item);
+    // Not there, and not merely hidden (that is handed to `bad`): deleted. A feed never shows a
+    // deletion, so this read by id is what lets the plan mirror it — and not take the item's
+    // tinyPM changes for nothing to do.
+    else if (bad.length === 0) gone.add(`${ref.kind}:${ref.id}`);
     // Only a payload that fails validation is parked again here; a 404 reads as before.
     unreadable.push(...bad.filter((u) => u.error.code === "payload_invalid"));
     fresh.add(`${ref.kind}:${ref.id}`);
@@ -121,6 +126,7 @@ export async function readChanges(o: {
     items: [...byKey.values()],
     fresh,
     complete: pages.some((p) => p.complete),
+    ...(gone.size > 0 && { gone }),
     checkpoint: pages.at(-1)?.checkpoint ?? o.from,
     ...(stillBad.length > 0 && { unreadable: stillBad }),
   };

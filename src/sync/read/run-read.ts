@@ -265,7 +265,10 @@ async function readSides(
     const target = await readAll(o.lanes, o.targetSystem, o.target, o.emit);
     return { tinypm: tinypmRead.side, target, tinypmRead };
   }
-  const from = await o.state.getCheckpoint(job.name, o.targetSystem);
+  // `sync --full` reads the target in full too, from no checkpoint: a feed never shows an item
+  // deleted there, only a complete read does (its checkpoint is then stored afresh).
+  const from =
+    o.fullScan === true ? undefined : await o.state.getCheckpoint(job.name, o.targetSystem);
   const { links, pending } = stored;
   // A webhook's run reads only the items it named, once a first sync has linked the projects
   // and no create waits to be settled (both need the whole project).
