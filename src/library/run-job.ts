@@ -17,7 +17,7 @@ export interface JobRunOptions {
   readonly repairMarkers?: boolean | undefined;
   /** Let the run delete or close more linked items than the job's `maxDeletes` (`--allow-deletes`). */
   readonly allowDeletes?: boolean | undefined;
-  /** Syncs: read all of tinyPM this run (`sync --full`). */
+  /** Syncs: read all of tinyPM and the whole target this run (`sync --full`). */
   readonly fullScan?: boolean | undefined;
   /** Syncs: only these target items and their tinyPM counterparts (a webhook's run). */
   readonly targetItems?: readonly string[] | undefined;

@@ -52,7 +52,7 @@ export interface EngineOptions {
   readonly now?: (() => Date) | undefined;
   /** Syncs: read closed tinyPM iterations in full every this many runs. @default 12 */
   readonly fullScanEvery?: number | undefined;
-  /** Syncs: read all of tinyPM this run (`sync --full`). */
+  /** Syncs: read all of tinyPM and the whole target this run (`sync --full`). */
   readonly fullScan?: boolean | undefined;
   /**
    * Syncs: limit the run to these target items (ids: GitHub issue numbers, Jira keys) and their
