@@ -86,7 +86,10 @@ export interface PlanOptions extends RunOptions {
 export interface RunJobOptions extends RunOptions {
   /** `sync` (incremental, both ways as configured) or `migrate` (one-way copy). @default "sync" */
   readonly mode?: "sync" | "migrate" | undefined;
-  /** Syncs: read everything this run — all of tinyPM, closed iterations too, and the whole target — so that deletions on either side show (`sync --full`). */
+  /**
+   * Syncs: read everything this run — all of tinyPM, closed iterations too, and the whole
+   * target — so that deletions on either side show (`sync --full`).
+   */
   readonly fullScan?: boolean | undefined;
   /** Write missing or damaged hidden markers back now (`sync --repair-markers`). */
   readonly repairMarkers?: boolean | undefined;
