@@ -34,8 +34,11 @@ export function deletion(
   const survivorGone =
     survivor === undefined &&
     (deletedOn === "tinypm" ? input.target.complete : input.tinypm.complete);
-  const mode =
+  const wanted =
     !flows || input.job.onDelete === "ignore" || survivorGone ? "none" : input.job.onDelete;
+  const set = wanted === "close" ? closeFields(input, side, link.kind) : undefined;
+  // Nothing marks a tinyPM task closed (its statuses are all stages of work): only recorded.
+  const mode = wanted === "close" && set === undefined ? "none" : wanted;
   const comment =
     mode === "close" && side === "target" ? closeComment(input.job.name, link) : undefined;
   const said = comment !== undefined && survivor?.comments.some((c) => c.body.includes(comment));
@@ -47,7 +50,7 @@ export function deletion(
       link,
       side,
       mode,
-      set: mode === "close" ? closeFields(input, side, link.kind) : undefined,
+      set,
       ...(comment !== undefined && said !== true && { comment }),
     },
   ];

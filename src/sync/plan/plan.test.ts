@@ -296,6 +296,17 @@ describe("planActions", () => {
     expect(deleted).not.toHaveProperty("comment");
   });
 
+  it("records a task gone from the target: nothing marks a tinyPM task closed", () => {
+    const t1 = tinypmStory("11", { kind: "task", parentId: "1", status: "IN PROGRESS" });
+    const gone = plan({
+      tinypm: [s1, t1],
+      target: [g1],
+      links: [linkOf(s1, g1), linkOf(t1, copyOf(t1, "111"))],
+    }).find((a) => a.type === "delete");
+    expect(gone).toMatchObject({ type: "delete", kind: "task", side: "tinypm", mode: "none" });
+    expect(gone).not.toHaveProperty("set.status");
+  });
+
   it("infers no deletion from a partial tinyPM scan", () => {
     expect(plan({ ...linked, tinypm: [], tinypmComplete: false })).toEqual([]);
   });
