@@ -41,8 +41,9 @@ export async function markBorn(
   const held = bornMarkerOf(ctx, targetItem, tinypmItem);
   if (held !== undefined)
     return { item: targetItem, identity: { marker: held, meta: targetItem.metadata } };
-  // An item imported from a job named in `importFrom` keeps that job's marker.
-  if (targetItem.marker !== undefined) return { item: targetItem };
+  // An item imported from a job named in `importFrom` keeps that job's marker. Any other is
+  // written over: an import `undo` took back (marked undone), or one whose copy is gone.
+  if (markerOwner(targetItem.marker, ctx.job) === "foreign") return { item: targetItem };
   const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
   const marker = jobMarker({
     job: ctx.job,
