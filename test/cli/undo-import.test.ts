@@ -112,8 +112,15 @@ describe("undo of a to-tinypm run", () => {
       expect(RunSummaryJson.parse(JSON.parse(reimported.stdout)).summary.created).toBe(1);
       const once = await cli("migrate", "--job", "back", "--json");
       expect(RunSummaryJson.parse(JSON.parse(once.stdout)).summary.created).toBe(0);
-      const titles = (await collect(tinypm.list({ kind: "story" }))).map((s) => s.title).sort();
+      const after = await collect(tinypm.list({ kind: "story" }));
+      const titles = after.map((s) => s.title).sort();
       expect(titles).toEqual(["First, edited in tinyPM", "Second", "Third"]);
+      // The issue whose import was taken back names its new copy, no longer undone.
+      const issue = (await collect(github.list({ kind: "story" }))).find(
+        (i) => i.title === "Third",
+      );
+      expect(issue?.marker?.undone).toBeUndefined();
+      expect(issue?.marker?.tinypmId).toBe(after.find((s) => s.title === "Third")?.id);
     } finally {
       await Promise.allSettled([github.close(), tinypm.close()]);
     }

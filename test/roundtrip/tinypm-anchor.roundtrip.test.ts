@@ -8,13 +8,14 @@ import {
   type PostgresServer,
 } from "../support/postgres-server.js";
 import { personCreates } from "./person.js";
-import { stopAtLink } from "./stop-at-link.js";
+import { stopAtMarker } from "./stop-at-marker.js";
 import { startWorld, type World } from "./world.js";
 
 // A person's issue is imported into tinyPM and the run stops (a crash) after tinyPM's create,
-// before the link. tinyPM holds no marker: the next run must know the copy by what the import
-// recorded before the create (its anchor: the ids tinyPM had, the title and description sent),
-// not by its title alone — a person may rename the copy, or another item may carry that title.
+// before the issue's marker naming the copy and the link. tinyPM holds no marker, nor the issue
+// yet: the next run must know the copy by what the import recorded before the create (its
+// anchor: the ids tinyPM had, the title and description sent), not by its title alone — a person
+// may rename the copy, or another item may carry that title.
 
 let pg: PostgresServer | undefined;
 beforeAll(async () => {
@@ -58,16 +59,14 @@ describe.each(CASES)("a tinyPM copy found again after a crash ($target, $backend
       ...extra,
     });
 
-  /** A person's issue imported by a run that stops before the link; its tinyPM copy. */
+  /** A person's issue imported by a run that stops before its marker and link; its tinyPM copy. */
   async function crashedImport(
     title: string,
     body: string,
   ): Promise<{ issueId: string; copy: StoryRecord }> {
     const issueId = await personCreates(world, title, body);
     const stopped = { n: 0 };
-    await run("sync", { wrapState: stopAtLink({ targetId: issueId }, stopped) }).catch(
-      () => undefined,
-    );
+    await run("sync", { wrapTarget: stopAtMarker(issueId, stopped) }).catch(() => undefined);
     expect(stopped.n).toBe(1);
     const copies = world.tinypm.store.storiesOf(1).filter((s) => s.name === title);
     expect(copies).toHaveLength(1);

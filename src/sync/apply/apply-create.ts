@@ -1,19 +1,12 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
-import type {
-  CommentDraft,
-  TimeEntryDraft,
-  WorkItem,
-  WorkItemDraft,
-  WorkItemFieldName,
-} from "../../core/model.js";
+import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentDraft } from "../../state/records.js";
 import type { EngineContext } from "../context.js";
 import { baseOf, linkRecord } from "../plan/links.js";
-import { jobMarker } from "../plan/marker.js";
-import { answeredOver } from "./answered.js";
-import { ensure, rewrite } from "./ensure.js";
+import { markBorn } from "./born-marker.js";
+import { ensure } from "./ensure.js";
 import { rememberStory, storyCreatedInRun } from "./created-stories.js";
 import { expectedMarker, learnFromCreate } from "./create-marker.js";
 import { foundCopyBases } from "./found-copy.js";
@@ -186,8 +179,12 @@ export async function finishCreate(
     now: ctx.now(),
   });
   // A target create wrote the draft's marker block: its copy is stored with the link, at once.
+  // An import's target item gets its marker before the link, stored with it: a stop or a failed
+  // write in between leaves the intent, which the next run settles (reconcile.ts) — never a link
+  // whose target item says nothing of its tinyPM copy, which no later quiet run would read again.
+  const born = toTarget ? undefined : await markBorn(ctx, action.source, created);
   const marker = toTarget ? p.draft.marker : undefined;
-  const identity = marker === undefined ? undefined : { marker, meta: p.draft.metadata ?? {} };
+  const identity = marker === undefined ? born?.identity : { marker, meta: p.draft.metadata ?? {} };
   // A target create's confirmation joins the run's group commit, once, with its final base: the
   // intent is durable and the item carries its marker, so a crash before the group commits only
   // leaves the intent for the next run to settle by marker.
@@ -212,15 +209,14 @@ export async function finishCreate(
   }
   // The block as the target holds it now (rewritten when the create's answer told otherwise).
   let held = identity;
-  const marked = toTarget
+  const targetNow = toTarget
     ? await remember(ctx, p, created, recovered, (rewritten) => {
         held = rewritten;
         return group === undefined
           ? ctx.state.putLinkIdentity(ctx.job.name, action.kind, action.source.id, rewritten)
           : Promise.resolve();
       })
-    : await markTargetBorn(ctx, action, created);
-  const targetNow = toTarget ? targetItem : marked;
+    : (born?.item ?? targetItem);
   // A tinyPM create found again after an ambiguous failure may be incomplete: the origin's
   // fields the copy lacks get an empty base, so they flow on the next run. Fields the copy holds
   // keep their base: a later edit of one on the other side is no conflict.
@@ -279,62 +275,6 @@ async function remember(
   ctx.emit({ type: "marker_rewritten", kind: p.action.kind, id: created.id, fields: wrong });
   await store({ marker, meta });
   return created;
-}
-
-/**
- * Gives a target-born item its marker the moment it is linked, naming the tinyPM item created
- * from it, so that the link can be rebuilt from the target alone. The block also carries what
- * the target cannot hold natively of the new tinyPM item. Returns the target item as the run read
- * it, with what the marker write changed.
- */
-async function markTargetBorn(
-  ctx: EngineContext,
-  action: CreateAction,
-  tinypmItem: WorkItem,
-): Promise<WorkItem> {
-  return markBorn(ctx, action.source, tinypmItem);
-}
-
-/**
- * Writes the marker (and hidden block) of a target-born item copied to tinyPM as `tinypmItem`,
- * and keeps its copy in the state. `leaveOut`: fields the two sides do not agree on (no digest).
- */
-export async function markBorn(
-  ctx: EngineContext,
-  targetItem: WorkItem,
-  tinypmItem: WorkItem,
-  leaveOut?: readonly WorkItemFieldName[],
-): Promise<WorkItem> {
-  const kind = targetItem.kind;
-  // An item imported from a job named in `importFrom` keeps that job's marker.
-  if (!ctx.target.capabilities.markers || targetItem.marker !== undefined) return targetItem;
-  const metadata = ctx.mapping.toTarget(tinypmItem).metadata ?? {};
-  const marker = jobMarker({
-    job: ctx.job,
-    mapping: ctx.mapping,
-    kind,
-    origin: ctx.targetSystem,
-    originId: targetItem.id,
-    tinypmId: tinypmItem.id,
-    agreed: tinypmSnapshot(ctx.mapping, tinypmItem),
-    // The target keeps its own values where tinyPM took them its way: the marker says so.
-    targetHeld: targetSnapshot(ctx.mapping, { ...targetItem, metadata }),
-    leaveOut,
-  });
-  const written = await rewrite(ctx, "target", {
-    name: `mark ${kind} ${targetItem.id}`,
-    run: () =>
-      ctx.target.update(
-        { kind, id: targetItem.id },
-        { set: {}, metadata, marker, base: targetItem },
-      ),
-  });
-  await ctx.state.putLinkIdentity(ctx.job.name, kind, tinypmItem.id, {
-    marker,
-    meta: metadata,
-  });
-  // Only the marker and the hidden block come from the answer (see `answeredOver`).
-  return answeredOver(targetItem, written, new Set(["marker", "metadata"]));
 }
 
 /** Adds the comments and native time entries after the item itself. */

@@ -1,10 +1,12 @@
 import type { WorkItem, WorkItemFieldName } from "../../core/model.js";
+import type { LinkIdentity } from "../../state/identity-table.js";
 import type { IntentRecord, LinkRecord } from "../../state/records.js";
 import { call, type EngineContext } from "../context.js";
 import { linkRecord } from "../plan/links.js";
 import { createAction } from "../plan/plan.js";
 import { sameJson, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
-import { draftCreate, markBorn } from "./apply-create.js";
+import { draftCreate } from "./apply-create.js";
+import { bornMarkerOf, markBorn } from "./born-marker.js";
 import { foundCopyBases, foundTinypmCopyBase } from "./found-copy.js";
 import { ensureTargetParent } from "./parent.js";
 import { anchorKept, pairAnchors, readAnchor, type AnchorVerdict } from "./tinypm-anchor.js";
@@ -78,13 +80,7 @@ export async function reconcileIntents(
           ),
           differing: [],
         }
-      : foundTinypmCopyBase(
-          ctx.mapping,
-          found,
-          source,
-          await sameDraft(ctx, source, intent.payloadHash),
-          keptFields(intent.anchor, found),
-        );
+      : await foundImportBase(ctx, intent, found, asImported(ctx, source, found));
     const link = linkRecord({
       job: ctx.job.name,
       kind: intent.kind,
@@ -97,25 +93,63 @@ export async function reconcileIntents(
       baseTarget: pair.target,
       now: ctx.now(),
     });
-    await ctx.state.confirmIntent(intent.id, link);
+    // The marker the interrupted import would have written next (or wrote, its link not
+    // confirmed: then it is only read), before the link and stored with it: without it the item
+    // could not be told apart from a person's new issue, nor its link rebuilt from the target.
+    const identity = toTarget
+      ? undefined
+      : await markFound(ctx, intent, link, source, found, pair.differing);
+    await ctx.state.confirmIntent(intent.id, link, identity);
     links.push(link);
-    // The marker the interrupted import would have written next: without it the item could not
-    // be told apart from a person's new issue, nor its link rebuilt from the target alone.
-    if (!toTarget) await markBorn(ctx, source, found, pair.differing);
-    // The interrupted run recorded no create for it: it is this run's to take back (`undo`).
-    ctx.emit({
-      type: "created",
-      kind: intent.kind,
-      side: toTarget ? "target" : "tinypm",
-      title: source.title,
-      id: found.id,
-      sourceId: source.id,
-      settled: true,
-      ...(found.url !== undefined && { url: found.url }),
-    });
+    settledCreate(ctx, intent, source, found);
     linked++;
   }
   return { linked, links, held };
+}
+
+/**
+ * Marks the target item of an interrupted import whose tinyPM copy was found; the block to store
+ * with the link. A marker write that fails links the copy all the same (without the block's copy)
+ * before the error goes on: the copy is found now, and left an intent it would have to be found
+ * again by a later run, which may not manage — the issue missing from that run's read drops the
+ * intent (the copy is then exported as a new issue, and the issue imported again), a tinyPM item
+ * taking the title sent makes it ambiguous. A linked item without its block is reported
+ * (`blockless`) and given it back by its next write or `--repair-markers`.
+ */
+async function markFound(
+  ctx: EngineContext,
+  intent: IntentRecord,
+  link: LinkRecord,
+  source: WorkItem,
+  found: WorkItem,
+  leaveOut: readonly WorkItemFieldName[],
+): Promise<LinkIdentity | undefined> {
+  try {
+    return (await markBorn(ctx, source, found, leaveOut)).identity;
+  } catch (error) {
+    await ctx.state.confirmIntent(intent.id, link);
+    settledCreate(ctx, intent, source, found);
+    throw error;
+  }
+}
+
+/** The interrupted run recorded no create for a settled one: it is this run's to take back (`undo`). */
+function settledCreate(
+  ctx: EngineContext,
+  intent: IntentRecord,
+  source: WorkItem,
+  found: WorkItem,
+): void {
+  ctx.emit({
+    type: "created",
+    kind: intent.kind,
+    side: intent.targetSystem === "tinypm" ? "tinypm" : "target",
+    title: source.title,
+    id: found.id,
+    sourceId: source.id,
+    settled: true,
+    ...(found.url !== undefined && { url: found.url }),
+  });
 }
 
 /**
@@ -210,6 +244,28 @@ async function findTinypmCreate(
     if ((await ctx.state.getLinkByTinypm(ctx.job.name, kind, i.id)) === undefined) return i;
   }
   return undefined;
+}
+
+/** The bases of an interrupted import's found tinyPM copy and its target item (found-copy.ts). */
+async function foundImportBase(
+  ctx: EngineContext,
+  intent: IntentRecord,
+  copy: WorkItem,
+  source: WorkItem,
+): Promise<ReturnType<typeof foundTinypmCopyBase>> {
+  const same = await sameDraft(ctx, source, intent.payloadHash);
+  return foundTinypmCopyBase(ctx.mapping, copy, source, same, keptFields(intent.anchor, copy));
+}
+
+/**
+ * A target item as its interrupted import read it: the block that import wrote taken off (it was
+ * stopped after the marker write, before the link), so that the item is compared with the draft
+ * the import sent, not with what the block added (the copy's values the target cannot hold).
+ */
+function asImported(ctx: EngineContext, source: WorkItem, copy: WorkItem): WorkItem {
+  if (bornMarkerOf(ctx, source, copy) === undefined) return source;
+  const { marker: _written, ...read } = source;
+  return { ...read, metadata: {} };
 }
 
 /** Whether a target item still maps to the draft its interrupted import sent (by the intent's hash). */
