@@ -210,7 +210,7 @@ export const reportSchema = z
           .string()
           .optional()
           .describe(
-            "Why everything was read: forced, first, due, migration, all-changed, no-tiers, pending.",
+            "Why everything was read: forced, first, due, migration, all-changed, no-tiers, pending, repair, unlinked, undone.",
           ),
         sections: z.array(
           z.object({

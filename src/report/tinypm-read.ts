@@ -10,6 +10,7 @@ const FULL_REASONS: Readonly<Record<string, string>> = {
   pending: "interrupted creates to settle",
   repair: "--repair-markers",
   unlinked: "the target holds items no link knows",
+  undone: "a run's creates were undone since the last full read",
 };
 
 const count = (n: number, one: string, many = `${one}s`): string =>

@@ -143,6 +143,19 @@ describe.each(["gh", "jr"] as const)("undo of a migration of job %s", (job) => {
       expect(again.code).toBe(0);
       expect((JSON.parse(again.stdout) as UndoJson).summary).toEqual({ removed: 0, kept: 0 });
 
+      // The copies' tinyPM items are unlinked now, those in closed iterations too: the next sync
+      // reads all of tinyPM and would copy every one of them again.
+      const next = await cli("plan", "--job", job, "--json");
+      expect(next.code).toBe(0);
+      const replan = JSON.parse(next.stdout) as {
+        tinypmRead: { fullReason?: string };
+        summary: { created: number };
+      };
+      // (Jira's job has had no sync yet: its first one reads everything for that reason.)
+      expect(replan.tinypmRead.fullReason).toBe(job === "gh" ? "undone" : "first");
+      // The removed items again, and (Jira) the person's sub-task, which a sync imports.
+      expect(replan.summary.created).toBe(6 - keptCount + (handMade === undefined ? 0 : 1));
+
       const remigrated = await cli("migrate", "--job", job, "--json");
       expect(remigrated.code).toBe(0);
       // The removed items again (a migration leaves the person's sub-task where it is).

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ScanSection } from "../../core/tracker.js";
-import { decideTiers, decodeTierState, encodeTierState, nextTierState } from "./tiers.js";
+import {
+  decideTiers,
+  decodeTierState,
+  encodeTierState,
+  nextTierState,
+  undoneTierState,
+} from "./tiers.js";
 
 const section = (key: string, signature: string, closed = true): ScanSection => ({
   key,
@@ -77,6 +83,23 @@ describe("nextTierState", () => {
     expect(nextTierState(withOld, before, d)).toEqual({
       runsSinceFull: 5,
       signatures: { "closed:1": "a", "closed:2": "B" },
+    });
+  });
+
+  it("after an undo reads everything once, then tiers again", () => {
+    const undone = undoneTierState(stored, "run-7");
+    expect(undone).toEqual({ ...stored, undone: "run-7" });
+    expect(decodeTierState(encodeTierState(undone))).toEqual(undone);
+    const d = decideTiers({ sections, stored: undone, fullScanEvery: 12 });
+    expect([d.complete, d.fullReason]).toEqual([true, "undone"]);
+    // A full read saw what the undo unlinked: the mark goes; a partial one (a webhook's) keeps it.
+    expect(nextTierState(sections, undone, d)).toEqual(stored);
+    const partial = { complete: false, read: ["open"], reasons: {} };
+    expect(nextTierState(sections, undone, partial)).toMatchObject({ undone: "run-7" });
+    expect(undoneTierState(undefined, "run-8")).toEqual({
+      runsSinceFull: 0,
+      signatures: {},
+      undone: "run-8",
     });
   });
 

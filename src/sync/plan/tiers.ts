@@ -12,6 +12,11 @@ export interface TierState {
   readonly runsSinceFull: number;
   /** Each closed section's story-list signature when it was last read in full, by section key. */
   readonly signatures: Readonly<Record<string, string>>;
+  /**
+   * A run `undo` took back since the last complete read (its id): the tinyPM items it had copied
+   * lost their links, closed iterations' too, so the next run reads everything to see them.
+   */
+  readonly undone?: string | undefined;
 }
 
 /** Why a section was read this run, or `skipped`. */
@@ -27,7 +32,8 @@ export type FullReason =
   | "no-tiers"
   | "pending"
   | "repair"
-  | "unlinked";
+  | "unlinked"
+  | "undone";
 
 export interface TierDecision {
   /** Every section is read: deletions may be inferred. */
@@ -46,12 +52,26 @@ export function decodeTierState(cp: Checkpoint | undefined): TierState | undefin
   for (const [k, v] of Object.entries(cp)) {
     if (k.startsWith("closed:") && typeof v === "string") signatures[k] = v;
   }
-  return { runsSinceFull: runs, signatures };
+  const undone = typeof cp.undone === "string" ? cp.undone : undefined;
+  return { runsSinceFull: runs, signatures, ...(undone !== undefined && { undone }) };
 }
 
 /** TierState → the flat record the state store keeps. */
 export function encodeTierState(s: TierState): Checkpoint {
-  return { runsSinceFull: s.runsSinceFull, ...s.signatures };
+  return {
+    runsSinceFull: s.runsSinceFull,
+    ...s.signatures,
+    ...(s.undone !== undefined && { undone: s.undone }),
+  };
+}
+
+/** The record once `undo` took back run `runId`'s creates: the next run reads everything. */
+export function undoneTierState(stored: TierState | undefined, runId: string): TierState {
+  return {
+    runsSinceFull: stored?.runsSinceFull ?? 0,
+    signatures: stored?.signatures ?? {},
+    undone: runId,
+  };
 }
 
 /**
@@ -74,6 +94,7 @@ export function decideTiers(o: {
   });
   if (o.force !== undefined) return full(o.force);
   if (o.stored === undefined) return full("first");
+  if (o.stored.undone !== undefined) return full("undone");
   if (o.stored.runsSinceFull + 1 >= o.fullScanEvery) return full("due");
   if (!o.sections.some((s) => s.closed)) return full("no-tiers");
   const reasons: Record<string, SectionReason> = {};
@@ -108,5 +129,7 @@ export function nextTierState(
   return {
     runsSinceFull: decision.complete ? 0 : (stored?.runsSinceFull ?? 0) + 1,
     signatures,
+    // Until a complete read has seen what the undo unlinked.
+    ...(!decision.complete && stored?.undone !== undefined && { undone: stored.undone }),
   };
 }

@@ -4,6 +4,12 @@ import type { JsonValue, SystemName, WorkItem } from "../../core/model.js";
 import type { Tracker } from "../../core/tracker.js";
 import type { LinkRecord, RunRecord } from "../../state/records.js";
 import { targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
+import {
+  decodeTierState,
+  encodeTierState,
+  TIERS_STATE_KEY,
+  undoneTierState,
+} from "../plan/tiers.js";
 import { changedSince } from "./changed-since.js";
 import { undoContainers, type ContainersUndone } from "./containers.js";
 import { readCreations, type Creation } from "./creations.js";
@@ -41,6 +47,16 @@ export async function undoRun(o: UndoOptions): Promise<UndoReport> {
     );
   const { removed, kept } =
     creations === undefined ? { removed: [], kept: [] } : await undoItems(o, runs, run, creations);
+  // The tinyPM items whose copies it removed are unlinked now, those in closed iterations too,
+  // which a tiered sync would not read for up to `fullScanEvery` runs: the next one reads all.
+  if (!o.dryRun && removed.some((r) => r.side === "target")) {
+    const stored = decodeTierState(await o.state.getCheckpoint(o.job, TIERS_STATE_KEY));
+    await o.state.setCheckpoint(
+      o.job,
+      TIERS_STATE_KEY,
+      encodeTierState(undoneTierState(stored, o.runId)),
+    );
+  }
   // Then the milestones, sprints and labels it created, which nothing else uses now.
   return report(o, removed, kept, await undoContainers(o, removed));
 }
