@@ -17,8 +17,8 @@ const DIST = resolve(process.argv[2] ?? fileURLToPath(new URL("../dist", import.
 const CLI = join(DIST, "cli");
 const ENTRY = join(CLI, "main.js");
 const MARK = "// tinypm-sync CLI bundle (scripts/post-build.mjs)";
-/** Chunks of the bundle, beside the entry and recognisable: old ones are removed on each build. */
-const CHUNK = /^main-.*\.js$/;
+/** Chunks of the bundle (`main-NAME-HASH.js`) beside the entry: old ones go on each build. */
+const CHUNK = /^main-.+-[A-Z0-9]{8}\.js$/;
 
 if (existsSync(ENTRY) && !readFileSync(ENTRY, "utf8").slice(0, 200).includes(MARK)) {
   for (const name of readdirSync(CLI)) if (CHUNK.test(name)) rmSync(join(CLI, name));
