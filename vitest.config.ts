@@ -63,6 +63,10 @@ export default defineConfig({
           name: "reliability",
           include: ["test/reliability/**/*.test.ts"],
           globalSetup: ["test/support/build.global.ts"],
+          // Each file starts its own world on port 0 and closes it, and the CLI runs in child
+          // processes: a worker keeps the engine, adapters and sandboxes it imported for the next
+          // file instead of importing them anew.
+          isolate: false,
         },
       },
     ],

@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import type { CliContext } from "./context.js";
 import { COMMANDS } from "./commands/index.js";
+import { packageFile } from "./package-files.js";
 
 /** The tool's version, read from package.json beside `src/` or `dist/`. */
 export function toolVersion(): string {
-  const raw = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  const raw = readFileSync(packageFile("package.json"), "utf8");
   const pkg = JSON.parse(raw) as { version?: unknown };
   return typeof pkg.version === "string" ? pkg.version : "0.0.0";
 }

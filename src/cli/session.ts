@@ -6,14 +6,11 @@ import { writeLine, type CliContext } from "./context.js";
 import { configPath } from "./options.js";
 import { terminalOf } from "./terminal.js";
 
-// Opening a job (trackers, lanes, state) is the library's too: src/library/job-session.ts.
-export {
-  keepStateConnections,
-  openJob,
-  openState,
-  type ConfigSession,
-  type JobSession,
-} from "../library/job-session.js";
+// Opening the state is the library's too (src/library/job-state.ts), and so is opening a job's
+// connections (src/library/job-session.ts): imported from there by the commands that run jobs
+// alone, so that a command that only reads the state loads no adapter.
+export { keepStateConnections, openState } from "../library/job-state.js";
+export type { ConfigSession } from "../library/job-session.js";
 
 /** Global logging flags every job command accepts. */
 export interface LogFlags {

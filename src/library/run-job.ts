@@ -6,7 +6,8 @@ import { runEngine, type RunMode, type RunReport } from "../sync/engine.js";
 import type { GateEvent } from "../core/request-gate.js";
 import type { SyncEvent } from "../sync/events.js";
 import { nameCredentialVars } from "./credential-vars.js";
-import { openJob, openState, type ConfigSession } from "./job-session.js";
+import { openJob, type ConfigSession } from "./job-session.js";
+import { openState } from "./job-state.js";
 import type { SavedPlanRun } from "../sync/saved-plan/saved-plan-run.js";
 
 /** How one configured job is run (the CLI's `plan`, `migrate` and `sync`, and the library). */

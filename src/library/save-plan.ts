@@ -3,7 +3,8 @@ import type { ResolvedJob } from "../config/load.js";
 import { PlanMismatchError } from "../core/errors.js";
 import type { RunReport } from "../sync/engine.js";
 import { savedPlanOf, SavedPlanFile, PLAN_FORMAT } from "../sync/saved-plan/plan-file.js";
-import { openState, type ConfigSession } from "./job-session.js";
+import type { ConfigSession } from "./job-session.js";
+import { openState } from "./job-state.js";
 import { configDigests } from "./saved-plan-config.js";
 import { planStateIdentity } from "./saved-plan-state.js";
 

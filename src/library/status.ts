@@ -9,7 +9,7 @@ import {
   workerProcessShape,
 } from "../state/record-json.js";
 import { workerProcesses } from "../state/worker-processes.js";
-import { openState } from "./job-session.js";
+import { openState } from "./job-state.js";
 import { effectiveOutcome, runDurationMs, runExitCode, succeeded } from "./run-outcome.js";
 
 const count = z.number().int().min(0);

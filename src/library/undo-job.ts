@@ -4,7 +4,8 @@ import { undoRun } from "../sync/undo/undo.js";
 import type { UndoReport } from "../sync/undo/undo-types.js";
 import { compileJobMapping } from "../sync/verify/job-mapping.js";
 import { nameCredentialVars } from "./credential-vars.js";
-import { openJob, openState, type ConfigSession } from "./job-session.js";
+import { openJob, type ConfigSession } from "./job-session.js";
+import { openState } from "./job-state.js";
 
 /**
  * `undo` of one run of a configured job. A real undo holds the job's lease (no run of the job

@@ -4,7 +4,8 @@ import type { VerifyReport } from "../report/verify-types.js";
 import type { SyncEvent } from "../sync/events.js";
 import { verifyJob } from "../sync/verify/verify.js";
 import { nameCredentialVars } from "./credential-vars.js";
-import { openJob, openState, type ConfigSession } from "./job-session.js";
+import { openJob, type ConfigSession } from "./job-session.js";
+import { openState } from "./job-state.js";
 
 /**
  * `verify` of one configured job: the state opened read-only (no lock, no write), both sides

@@ -4,8 +4,13 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The files whose change changes every emitted file: the compiler's settings and the package. */
-const BUILD_INPUTS = ["tsconfig.json", "tsconfig.build.json", "package.json"];
+/** The files whose change changes every emitted file: compiler settings, package, bundling. */
+const BUILD_INPUTS = [
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "scripts/post-build.mjs",
+];
 
 /** Every source `tsconfig.build.json` compiles: `src/**\/*.ts`, tests and declarations aside. */
 function sources(dir: string): string[] {

@@ -31,7 +31,7 @@ function newestSource(dir: string): number {
 /** Builds the private copy when a source is newer than it (one build at a time, by flock). */
 export function ensureBuilt(): void {
   privateBuild(
-    `npx tsc -p tsconfig.build.json --outDir "${BUILD}/dist.new" --declaration false --sourceMap false`,
+    `npx tsc -p tsconfig.build.json --outDir "${BUILD}/dist.new" --declaration false --sourceMap false && node scripts/post-build.mjs "${BUILD}/dist.new"`,
   );
 }
 
@@ -49,14 +49,15 @@ function privateBuild(emit: string): void {
   if (builtAt() > newestSource(join(ROOT, "src"))) return;
   mkdirSync(BUILD, { recursive: true });
   const fresh = `[ -f "${stamp}" ] && [ -z "$(find src -name '*.ts' -newer "${stamp}" | head -1)" ]`;
+  // The packages first: the CLI's bundle is made from them (scripts/post-build.mjs).
   const build = [
+    `ln -sfn "${ROOT}node_modules" "${BUILD}/node_modules"`,
+    `ln -sfn "${ROOT}mappings" "${BUILD}/mappings"`,
     `rm -rf "${BUILD}/dist.new"`,
     emit,
     `rm -rf "${BUILD}/dist"`,
     `mv "${BUILD}/dist.new" "${BUILD}/dist"`,
     `cp package.json "${BUILD}/package.json"`,
-    `ln -sfn "${ROOT}node_modules" "${BUILD}/node_modules"`,
-    `ln -sfn "${ROOT}mappings" "${BUILD}/mappings"`,
     `touch "${stamp}"`,
   ].join(" && ");
   const script = `${fresh} || (${build})`;

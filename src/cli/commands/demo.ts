@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Option } from "commander";
 import { createTarget, createTinypm } from "../../adapters/registry.js";
 import type { GithubConnection, JiraConnection } from "../../adapters/connection.js";
@@ -20,8 +19,9 @@ import { UsageError } from "../../core/errors.js";
 import { boardLines } from "../demo-board.js";
 import { loadMapping } from "../../mapping/load.js";
 import { boardSpecOf } from "../../mapping/project.js";
+import { packageFile } from "../package-files.js";
 
-const MAPPINGS = fileURLToPath(new URL("../../../mappings/", import.meta.url));
+const MAPPINGS = packageFile("mappings/");
 
 /** The generated tinyPM project's people; each sandbox gets an account for every one of them. */
 const DEMO_USERS = ["alice", "bob", "carol", "dave", "erin", "frank"];

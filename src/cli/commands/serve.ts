@@ -16,11 +16,11 @@ import { configOption, logOptions } from "../options.js";
 import {
   keepStateConnections,
   openConfig,
-  openJob,
   openState,
   type ConfigSession,
   type LogFlags,
 } from "../session.js";
+import { openJob } from "../../library/job-session.js";
 import { keepWorkerPresence } from "../worker-presence.js";
 import type { RegisterCommand } from "./index.js";
 import { parseCommentBody } from "../../adapters/github/marker.js";
