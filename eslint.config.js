@@ -97,6 +97,14 @@ export default tseslint.config(
         },
       ],
       "no-console": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='localeCompare'][arguments.length>1]",
+          message:
+            "localeCompare with a locale or options builds an ICU collator per call, whose memory stays until after the sort: make one Intl.Collator and use its compare.",
+        },
+      ],
       "no-restricted-properties": [
         "error",
         { object: "process", property: "exit", message: "Only src/cli/main.ts exits the process." },

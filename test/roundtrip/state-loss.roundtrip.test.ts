@@ -83,10 +83,12 @@ const noFailures = (r: RunReport): void => {
   expect(r.events.filter((e) => e.type === "failed")).toEqual([]);
 };
 
+const byNumericId = new Intl.Collator("en", { numeric: true }).compare;
+
 async function targetState(world: World): Promise<string[]> {
   const items = await using(world.targetTracker(), allItems);
   const out: string[] = [];
-  for (const i of items.sort((a, b) => a.id.localeCompare(b.id, "en", { numeric: true })))
+  for (const i of items.sort((a, b) => byNumericId(a.id, b.id)))
     out.push(JSON.stringify(view(i)), await rawBlock(world, i.id));
   return out;
 }
