@@ -58,7 +58,13 @@ export async function expectedMarker(
 export function readCreateDefaultsAhead(ctx: EngineContext, actions: readonly PlanAction[]): void {
   const kinds = new Set<ItemKind>();
   for (const a of actions)
-    if (a.type === "create" && a.toSide === "target" && a.draft.marker?.base !== undefined)
+    // A kind already found needs no look at another draft (each is made when read).
+    if (
+      a.type === "create" &&
+      a.toSide === "target" &&
+      !kinds.has(a.kind) &&
+      a.draft.marker?.base !== undefined
+    )
       kinds.add(a.kind);
   for (const kind of kinds) void createDefaults(ctx, kind);
 }

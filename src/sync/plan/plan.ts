@@ -2,6 +2,7 @@ import type { ItemKind, WorkItem } from "../../core/model.js";
 import type { UnreadableItem } from "../../core/tracker.js";
 import { liveMarker, markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
+import { lazyCreate } from "./lazy-create.js";
 import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { labelSpelling } from "./label-case.js";
@@ -285,7 +286,6 @@ function createOrder(a: CreateAction, b: CreateAction): number {
   return byNumericId(a.source.id, b.source.id);
 }
 
-
 /** A draft without an empty description (an empty description is no description). */
 function withoutEmptyDescription<T extends { readonly description?: string | undefined }>(d: T): T {
   return d.description === "" ? { ...d, description: undefined } : d;
@@ -297,19 +297,22 @@ export function createAction(
   toSide: Side,
   source: WorkItem,
 ): CreateAction {
-  const m = input.mapping;
+  // The payload's makers hold the mapping, the job and the source: not the plan's whole input.
+  const { mapping: m, job } = input;
+  const head = {
+    type: "create",
+    toSide,
+    kind: source.kind,
+    title: source.title,
+    source,
+    parentSourceId: source.parentId,
+  } as const;
   if (toSide === "target") {
-    return {
-      type: "create",
-      toSide,
-      kind: source.kind,
-      title: source.title,
-      source,
-      parentSourceId: source.parentId,
-      draft: {
+    return lazyCreate(head, {
+      draft: () => ({
         ...m.toTarget(source),
         marker: jobMarker({
-          job: input.job,
+          job,
           mapping: m,
           kind: source.kind,
           origin: "tinypm",
@@ -317,22 +320,16 @@ export function createAction(
           tinypmId: source.id,
           agreed: tinypmSnapshot(m, source),
         }),
-      },
-      comments: source.comments.map((c) => m.commentToTarget(c)),
-      timeEntries: m.timeEntriesToTarget(source),
-    };
+      }),
+      comments: () => source.comments.map((c) => m.commentToTarget(c)),
+      timeEntries: () => m.timeEntriesToTarget(source),
+    });
   }
-  return {
-    type: "create",
-    toSide,
-    kind: source.kind,
-    title: source.title,
-    source,
-    parentSourceId: source.parentId,
-    draft: withoutEmptyDescription(m.toTinypm(source)),
-    comments: source.comments.map((c) => m.commentToTinypm(c)),
-    timeEntries: m.timeEntriesToTinypm(source),
-  };
+  return lazyCreate(head, {
+    draft: () => withoutEmptyDescription(m.toTinypm(source)),
+    comments: () => source.comments.map((c) => m.commentToTinypm(c)),
+    timeEntries: () => m.timeEntriesToTinypm(source),
+  });
 }
 
 /** A linked pair: unchanged, or an update (with conflicts) computed by the three-way merge. */
