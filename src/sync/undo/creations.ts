@@ -63,7 +63,9 @@ export function creationsLog(
   job: string,
   runId: string,
 ): CreationsLog {
-  const noted: Creation[] = [];
+  // Only the chunk being filled is held: a full one's last write has its own copy of it.
+  let chunk: Creation[] = [];
+  let chunks = 0;
   const containers: ContainerCreation[] = [];
   let chain: Promise<void> = Promise.resolve();
   // Records with a write queued and not yet started: that write takes their latest content.
@@ -96,7 +98,11 @@ export function creationsLog(
         return;
       }
       if (e.type !== "created") return;
-      noted.push({
+      if (chunk.length === CHUNK) {
+        chunk = [];
+        chunks++;
+      }
+      chunk.push({
         kind: e.kind,
         side: e.side,
         tinypmId: e.side === "target" ? e.sourceId : e.id,
@@ -104,8 +110,8 @@ export function creationsLog(
         title: e.title,
         ...(e.url === undefined ? {} : { url: e.url }),
       });
-      const n = Math.floor((noted.length - 1) / CHUNK);
-      write(chunkKey(runId, n), () => noted.slice(n * CHUNK, (n + 1) * CHUNK));
+      const mine = chunk;
+      write(chunkKey(runId, chunks), () => [...mine]);
     },
     flush: () => chain,
   };
