@@ -127,9 +127,19 @@ export function openDatabaseReadOnly(path: string): Database.Database {
   }
 }
 
+/**
+ * The page cache of each connection: SQLite's own default, 2 MiB. better-sqlite3 builds SQLite
+ * with 16 MiB, which a run fills and keeps — every link read once or written once passes
+ * through it — so that a 16,000-item run held 16 MB more per connection (two: the run's and
+ * the read-only one) for pages the OS caches anyway.
+ */
+const CACHE_SIZE = -2048;
+
 function connect(path: string, readonly: boolean): Database.Database {
   try {
-    return new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly, fileMustExist: readonly });
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly, fileMustExist: readonly });
+    db.pragma(`cache_size = ${CACHE_SIZE}`);
+    return db;
   } catch (error) {
     throw new StateError(
       "state_invalid",
