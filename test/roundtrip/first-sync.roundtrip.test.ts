@@ -122,6 +122,33 @@ describe.each(["github", "jira"] as const)(
   },
 );
 
+describe("the first quiet sync after a migration (jira, Data Center)", () => {
+  it("follows the checkpoint the migration left and costs what a later one does", async () => {
+    const world = await startWorld({
+      target: "jira",
+      generate: "stories=10,tasks=2,comments=1",
+      jira: { deployment: "datacenter", now: fastClock() },
+    });
+    try {
+      await world.run("migrate");
+      const state = openSqliteStore({ path: world.statePath });
+      try {
+        expect(state.getCheckpoint("widgets", "jira")).toBeDefined();
+      } finally {
+        state.close();
+      }
+      const first = await quietSync(world);
+      const later = await quietSync(world);
+      expect(first.target).toBe(later.target);
+      expect(first.targetWrites).toBe(0);
+      expect(first.report.summary).toMatchObject({ created: 0, updated: 0, failed: 0 });
+      expect(first.report.tinypmRead.complete).toBe(false);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 /** A person renames a story on the target (another tracker, as a person's client would). */
 async function personRenames(world: World, id: string, title: string): Promise<void> {
   const person = world.targetTracker();
