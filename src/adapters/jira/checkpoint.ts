@@ -9,7 +9,7 @@ import type { Checkpoint } from "../../core/tracker.js";
  * `updated >= updatedMs − overlap` (JQL is minute-granular and search is eventually consistent)
  * and drops issues whose hash it already delivered.
  */
-interface FeedState {
+export interface FeedState {
   readonly updatedMs: number;
   /** key → content hash and `updated` (ms), for issues within the overlap window of `updatedMs`. */
   readonly seen: ReadonlyMap<string, SeenItem>;
@@ -52,7 +52,12 @@ export function encodeCheckpoint(state: FeedState): Checkpoint {
 
 /** A short, stable hash of an item's content (keys sorted). */
 export function contentHash(item: WorkItem): string {
-  return createHash("sha256").update(stableJson(item)).digest("hex").slice(0, 16);
+  return valueHash(item);
+}
+
+/** `contentHash` of any JSON-like value (a comment, a worklog, an item without its time). */
+export function valueHash(value: unknown): string {
+  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, 16);
 }
 
 function stableJson(value: unknown): string {

@@ -1,5 +1,6 @@
 import type { WorkItemFields } from "../../core/model.js";
 import type { JiraClient, JiraEndpoints } from "./client.js";
+import type { KnownVersions } from "./known-versions.js";
 import type { RawSprint } from "./schema.js";
 import type { SiteInfo } from "./site.js";
 import type { WorkflowEdge } from "./workflow.js";
@@ -45,6 +46,12 @@ export interface JiraContext {
   readonly created: Map<string, string>;
   /** What a create leaves out gets, by issue type name (create metadata, read once). */
   readonly createDefaults: Map<string, Promise<CreateDefaults>>;
+  /**
+   * The issue versions the engine holds, by key (known-versions.ts): what the adapter handed it
+   * and the comments and worklogs it added since. Every issue write through `api` forgets its
+   * issue (write-watch.ts). Read after a migration's writes (feed-prime.ts).
+   */
+  readonly known: KnownVersions;
   /** The status a created issue starts in, by issue type (learned from the first create). */
   readonly initialStatus: Map<string, string>;
   /**

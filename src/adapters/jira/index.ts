@@ -27,6 +27,9 @@ import { DEFAULT_OVERLAP_MS } from "./checkpoint.js";
 import type { RequestGate } from "../../core/request-gate.js";
 import { probeSite } from "./probe.js";
 import { changeFeed } from "./feed.js";
+import { checkpointAfterWrites } from "./feed-prime.js";
+import { remembered, remembering, rememberingPages, type KnownVersions } from "./known-versions.js";
+import { watchWrites } from "./write-watch.js";
 import { findItemByMarker, getItem, listItems } from "./reads.js";
 import { rawPriorities, rawStatuses, rawWorklogPage } from "./schema.js";
 import { createSiteLoader } from "./site.js";
@@ -90,7 +93,9 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     deployment: options.deployment,
     caFile: options.caFile,
   });
-  const api = createJiraEndpoints(client);
+  const known: KnownVersions = new Map();
+  // Every issue write forgets the version known of its issue (write-watch.ts).
+  const api = watchWrites(createJiraEndpoints(client), known);
   const settings: JiraSettings = {
     baseUrl: client.baseUrl,
     projectKey: options.projectKey,
@@ -113,6 +118,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     markerIndex: { keys: new Map(), scannedToMs: undefined },
     created: new Map(),
     createDefaults: new Map(),
+    known,
     initialStatus: new Map(),
     sprints: { ensuring: new Map() },
   };
@@ -122,6 +128,8 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
 export function createJiraTracker(options: JiraTrackerOptions) {
   const ctx = buildContext(options);
   const unfinished = createUnfinished(ctx);
+  // What the tracker hands the engine is a version the engine holds (known-versions.ts).
+  const known = ctx.known;
   const tracker = {
     system: "jira" as const,
     capabilities: {
@@ -137,28 +145,35 @@ export function createJiraTracker(options: JiraTrackerOptions) {
     list: (
       query: { kind?: "story" | "task" | undefined; parentId?: string | undefined },
       opts?: CallOptions,
-    ) => listItems(ctx, query, opts?.onUnreadable),
-    get: (ref: ItemRef, opts?: CallOptions) => getItem(ctx, ref, opts?.onUnreadable),
-    create: (draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) =>
-      unfinished.create(draft, opts?.signal),
-    createMany: (drafts: readonly WorkItemDraft[], opts?: { signal?: AbortSignal | undefined }) =>
-      unfinished.createMany(drafts, opts?.signal),
-    update: (
+    ) => remembering(known, listItems(ctx, query, opts?.onUnreadable)),
+    get: async (ref: ItemRef, opts?: CallOptions) =>
+      remembered(known, await getItem(ctx, ref, opts?.onUnreadable)),
+    create: async (draft: WorkItemDraft, opts?: { signal?: AbortSignal | undefined }) =>
+      remembered(known, await unfinished.create(draft, opts?.signal)),
+    createMany: async (
+      drafts: readonly WorkItemDraft[],
+      opts?: { signal?: AbortSignal | undefined },
+    ) => (await unfinished.createMany(drafts, opts?.signal)).map((r) => remembered(known, r)),
+    update: async (
       ref: ItemRef,
       patch: Parameters<typeof updateItem>[2],
       opts?: { signal?: AbortSignal | undefined },
-    ) => updateItem(ctx, ref, patch, opts?.signal),
+    ) => remembered(known, await updateItem(ctx, ref, patch, opts?.signal)),
     delete: (ref: ItemRef, opts?: { signal?: AbortSignal | undefined }) =>
       deleteItem(ctx, ref, opts?.signal),
     changes: (from: Parameters<typeof changeFeed>[1], opts?: CallOptions) =>
-      changeFeed(ctx, from, opts?.onUnreadable),
+      rememberingPages(known, changeFeed(ctx, from, opts?.onUnreadable)),
+    checkpointAfterWrites: (opts?: CallOptions) => checkpointAfterWrites(ctx, opts?.signal),
     createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
     statusHistory: (ref: ItemRef) => statusHistory(ctx, ref.id),
     statusLeftSince: (ref: ItemRef, status: string, since: string) =>
       statusLeftSince(ctx, ref.id, status, since),
     findByMarker: async (marker: Marker) => {
       const item = await findItemByMarker(ctx, marker);
-      return item === undefined ? undefined : unfinished.found(item, markerKey(marker));
+      return remembered(
+        known,
+        item === undefined ? undefined : await unfinished.found(item, markerKey(marker)),
+      );
     },
     addComment: (
       item: ItemRef,

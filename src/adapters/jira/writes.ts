@@ -12,6 +12,7 @@ import { markdownToAdf, type AdfDoc } from "./adf.js";
 import { docFromPieces } from "./adf-blocks.js";
 import type { JiraContext } from "./context.js";
 import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
+import { forgetIssue, noteAdded } from "./known-versions.js";
 import { getItem } from "./reads.js";
 import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
 import { moveToSprint, resolveSprint } from "./sprints.js";
@@ -91,12 +92,27 @@ export async function addComment(
   _signal?: AbortSignal,
 ): Promise<Comment> {
   const raw = await ctx.api.addComment(item.id, markdownToAdf(draft.body));
-  return toComment(
-    ctx.client.parse(rawComment, raw, {
-      operation: "POST /rest/api/3/issue/{key}/comment",
-      id: item.id,
-    }),
+  const comment = answered(ctx, item.id, () =>
+    toComment(
+      ctx.client.parse(rawComment, raw, {
+        operation: "POST /rest/api/3/issue/{key}/comment",
+        id: item.id,
+      }),
+    ),
   );
+  // The issue is now the version the engine holds plus this comment (no read-back needed).
+  noteAdded(ctx.known, item.id, { comment });
+  return comment;
+}
+
+/** Reads a write's answer; one that cannot be read leaves its issue unknown (known-versions.ts). */
+function answered<T>(ctx: JiraContext, key: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    forgetIssue(ctx.known, key);
+    throw error;
+  }
 }
 
 export async function addTimeEntry(
@@ -111,12 +127,16 @@ export async function addTimeEntry(
     ...(draft.comment !== undefined &&
       draft.comment !== "" && { comment: markdownToAdf(draft.comment) }),
   });
-  return toTimeEntry(
-    ctx.client.parse(rawWorklog, raw, {
-      operation: "POST /rest/api/3/issue/{key}/worklog",
-      id: item.id,
-    }),
+  const worklog = answered(ctx, item.id, () =>
+    toTimeEntry(
+      ctx.client.parse(rawWorklog, raw, {
+        operation: "POST /rest/api/3/issue/{key}/worklog",
+        id: item.id,
+      }),
+    ),
   );
+  noteAdded(ctx.known, item.id, { worklog });
+  return worklog;
 }
 
 export async function deleteItem(
