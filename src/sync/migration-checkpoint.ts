@@ -6,6 +6,7 @@
  * person's edit kept for `sync`, no target item skipped for the migration's one-way direction
  * (a sync imports it), no create waiting to be settled.
  */
+import { InterruptedError, StateError } from "../core/errors.js";
 import type { Checkpoint } from "../core/tracker.js";
 import type { RunSummary } from "./events.js";
 import type { PlanAction, SkipReason } from "./plan/plan-types.js";
@@ -60,9 +61,18 @@ export async function migrationCheckpoint(
   if (after === undefined) return undefined;
   const pending = (await ctx.state.pendingIntents(ctx.job.name)).length;
   if (!leavesNothingForSync(actions, summary, pending)) return undefined;
-  return ctx.lanes.run(ctx.targetSystem, {
-    name: `read ${ctx.targetSystem} feed position after the migration`,
-    kind: "read",
-    run: (signal) => after({ signal }),
-  });
+  try {
+    return await ctx.lanes.run(ctx.targetSystem, {
+      name: `read ${ctx.targetSystem} feed position after the migration`,
+      kind: "read",
+      run: (signal) => after({ signal }),
+    });
+  } catch (error) {
+    // The migration is done and recorded; its checkpoint only spares the first sync a full read.
+    // A stop (Ctrl-C) or a lost lease still ends the run as such; anything else the target
+    // answers here (down after the retries, a limit, an unreadable listing) leaves no checkpoint:
+    // the first sync reads everything, as it would without one.
+    if (error instanceof InterruptedError || error instanceof StateError) throw error;
+    return undefined;
+  }
 }

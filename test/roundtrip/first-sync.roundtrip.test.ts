@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InterruptedError, RemoteUnavailableError } from "../../src/core/errors.js";
 import type { ServerStats } from "../../src/server-kit/stats.js";
 import { openSqliteStore } from "../../src/state/sqlite-store.js";
 import type { RunReport } from "../../src/sync/engine.js";
@@ -215,6 +216,45 @@ describe.each(["github", "jira"] as const)("a person's edit around a migration (
       expect(await tinypmTitle(world, link?.tinypmId ?? "")).toBe("Renamed during the migration");
     },
   );
+
+  /** The run's target, whose listing for the migration's checkpoint fails with `error`. */
+  const checkpointFails =
+    (error: Error) =>
+    (tracker: Tracker): Tracker =>
+      new Proxy(tracker, {
+        get: (t, prop, receiver) =>
+          prop === "checkpointAfterWrites"
+            ? () => Promise.reject(error)
+            : (Reflect.get(t, prop, receiver) as unknown),
+      });
+
+  it("a target down for the checkpoint's listing leaves a finished migration finished", async () => {
+    const world = await start();
+    const down = new RemoteUnavailableError(`${kind} is unavailable (503).`, {
+      system: kind,
+      operation: "list issues",
+    });
+    const migrated = await world.run("migrate", { wrapTarget: checkpointFails(down) });
+    expect(migrated.summary).toMatchObject({ created: 12, failed: 0, conflicts: 0 });
+    expect(migrated.events.some((e) => e.type === "checkpoint_saved")).toBe(false);
+    const state = openSqliteStore({ path: world.statePath });
+    try {
+      expect(state.getCheckpoint("widgets", kind)).toBeUndefined();
+      expect(state.runs({ job: "widgets", limit: 1 })[0]?.outcome).toBe("ok");
+    } finally {
+      state.close();
+    }
+    // Without the checkpoint the first sync reads everything, and finds nothing to do.
+    const synced = await world.run("sync");
+    expect(synced.tinypmRead.fullReason).toBe("first");
+    expect(synced.summary).toMatchObject({ created: 0, updated: 0, deleted: 0, failed: 0 });
+  });
+
+  it("a stop during the checkpoint's listing still stops the run", async () => {
+    const world = await start();
+    const stop = new InterruptedError("Stopped by SIGINT.");
+    await expect(world.run("migrate", { wrapTarget: checkpointFails(stop) })).rejects.toBe(stop);
+  });
 
   it("an edit right after the migration is brought by the first sync", async () => {
     const world = await start();
