@@ -182,3 +182,55 @@ describe("a migration into GitHub", () => {
     );
   });
 });
+
+describe("a sync under policy fail after a migration under skip", () => {
+  it("stops only for the assignees it would send, not for those the last sync left behind", async () => {
+    github.reset();
+    const path = join(mkdtempSync(join(tmpdir(), "tps-users-")), "s.db");
+    const run = async (mode: "migrate" | "sync", policy: UnmappedPolicy): Promise<RunReport> => {
+      const state = openSqliteStore({ path });
+      const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
+      const target = createTarget(connection("github"));
+      try {
+        return await runEngine({
+          mode,
+          job: { name: "people", direction: "to-target", conflicts: "manual", onDelete: "close" },
+          targetSystem: "github",
+          tinypm: source,
+          target,
+          mappingSpec: loadMapping("mappings/github.yaml"),
+          unmappedUsers: policy,
+          state: sqliteStateOver(state),
+          lanes: createLanes({
+            limits: { tinypm: { concurrency: 4 }, github: { concurrency: 4 } },
+          }),
+        });
+      } finally {
+        state.close();
+        await Promise.allSettled([source.close(), target.close()]);
+      }
+    };
+    const migrated = await run("migrate", "skip");
+    expect(migrated.users.assigneeLoss.byUser.bob).toBeGreaterThan(0);
+    // A story assigned only to people GitHub has: the sync sends it, and no one is lost.
+    const mapped = items.find(
+      (i) =>
+        i.kind === "story" &&
+        i.assignees.length > 0 &&
+        i.assignees.every((u) => u.login === "alice" || u.login === "erin"),
+    );
+    expect(mapped).toBeDefined();
+    const source = createTinypm({ baseUrl: tinypm.url, token: tinypm.token, projectId: 1 });
+    try {
+      await source.update(
+        { kind: "story", id: mapped?.id ?? "" },
+        { set: { title: "Renamed in tinyPM" } },
+      );
+    } finally {
+      await source.close();
+    }
+    const synced = await run("sync", "fail");
+    expect(synced.users.assigneeLoss).toEqual({ policy: "fail", items: 0, byUser: {} });
+    expect(synced.summary).toMatchObject({ updated: 1, failed: 0 });
+  });
+});

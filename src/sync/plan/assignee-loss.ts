@@ -6,7 +6,7 @@ import { MappingError } from "../../core/errors.js";
 import type { SystemName, UserRef, WorkItem } from "../../core/model.js";
 import type { UnmappedPolicy, UserTable } from "../../mapping/users.js";
 import type { LinkView } from "./plan-types.js";
-import type { Snapshot } from "./snapshot.js";
+import { normalizeField, sameJson, type Snapshot } from "./snapshot.js";
 
 /** Items that lose (or, under `placeholder`, swap) an assignee; zero when every assignee maps. */
 export interface AssigneeLoss {
@@ -47,15 +47,16 @@ export function assigneeLoss(options: {
   return { policy: table.policy, items, byUser };
 }
 
-/** Whether the item's assignees are those of the last sync (then the run does not send them). */
+/**
+ * Whether the item's assignees are those of the last sync (then the run does not send them),
+ * compared as the base holds them: the normalised set of user keys (snapshot.ts).
+ */
 function sameLogins(assignees: readonly UserRef[], base: Snapshot): boolean {
+  const now = normalizeField("assignees", assignees);
   const before = base.fields.assignees;
-  if (!Array.isArray(before)) return assignees.length === 0;
-  const key = (u: unknown): string =>
-    typeof u === "object" && u !== null && "login" in u ? String(u.login) : JSON.stringify(u);
-  const a = assignees.map(key).sort();
-  const b = before.map(key).sort();
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (!Array.isArray(before) || before.length === 0)
+    return !Array.isArray(now) || now.length === 0;
+  return sameJson(now, before);
 }
 
 /** One line for people: "3 items lose an assignee (policy skip): bob 2, carol 1". */
