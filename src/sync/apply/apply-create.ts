@@ -81,10 +81,12 @@ export async function draftCreate(
 ): Promise<DraftedCreate> {
   const toTarget = action.toSide === "target";
   const parentId = action.kind === "task" ? await parentOnOtherSide(ctx, action) : undefined;
+  // Made from the source each time it is read (lazy-create.ts): read once.
+  const planned = action.draft;
   const sent: WorkItemDraft = {
-    ...action.draft,
+    ...planned,
     parentId,
-    ...(toTarget ? {} : { iteration: tinypmIteration(ctx, action.draft) }),
+    ...(toTarget ? {} : { iteration: tinypmIteration(ctx, planned) }),
   };
   // The block a target create writes already says which values the target will hold its way.
   const draft = toTarget ? { ...sent, marker: await expectedMarker(ctx, sent) } : sent;
