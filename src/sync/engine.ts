@@ -39,6 +39,18 @@ import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.j
 
 export type { EngineOptions, RunMode };
 
+/**
+ * Events only a live display reads: the report keeps none of them. A 16,000-item migration
+ * emitted 16,006 `phase` events (stories and their tasks are created in turn), all kept to the
+ * end of the run for nothing.
+ */
+const DISPLAY_ONLY: ReadonlySet<SyncEvent["type"]> = new Set([
+  "phase",
+  "progress",
+  "read_progress",
+  "request",
+]);
+
 const NO_IDENTITY: IdentityStats = { rebuilt: [], foreign: [], ambiguous: [], blockless: 0 };
 
 /** Everything a report shows about one run (or dry run) of a job. */
@@ -59,6 +71,8 @@ export interface RunReport {
     /** Items sent to the target with an unmatched assignee, counted before any write. */
     readonly assigneeLoss: AssigneeLoss;
   };
+  /** What the run did, in order: every event but those only a live display reads (`phase`,
+   * `progress`, `read_progress`, `request`), which go to `emit` alone. */
   readonly events: readonly SyncEvent[];
   /** Links rebuilt from markers or content, foreign items, ambiguous matches, missing blocks. */
   readonly identity: IdentityStats;
@@ -130,7 +144,7 @@ async function runHeld(
   // Each create noted as it is made, for `undo` of a run killed outright (undo/creations.ts).
   let created: CreationsLog | undefined;
   const emit = (e: SyncEvent): void => {
-    events.push(e);
+    if (!DISPLAY_ONLY.has(e.type)) events.push(e);
     created?.note(e);
     o.emit?.(e);
   };

@@ -30,6 +30,7 @@ import {
 import type { StateStore } from "../../src/state/store.js";
 import { runEngine, type RunMode, type RunReport } from "../../src/sync/engine.js";
 import type { PlanJob } from "../../src/sync/plan/plan-input.js";
+import type { SyncEvent } from "../../src/sync/events.js";
 import { githubSandboxConnection, jiraSandboxConnection } from "../support/sandbox-connection.js";
 
 const MAPPINGS = { github: "mappings/github.yaml", jira: "mappings/jira.yaml" } as const;
@@ -63,6 +64,8 @@ export interface World {
       wrapState?: (state: StateStore) => StateStore;
       /** The request gate of the run's tinyPM tracker (e.g. to act as a person at a precise request). */
       tinypmGate?: RequestGate;
+      /** Every event of the run as it happens, display events included. */
+      onEvent?: (e: SyncEvent) => void;
     },
   ): Promise<RunReport>;
   targetTracker(): Tracker;
@@ -144,6 +147,7 @@ export async function startWorld(o: {
           fullScan: job.fullScan,
           fullScanEvery: job.fullScanEvery,
           targetItems: job.targetItems,
+          ...(job.onEvent === undefined ? {} : { emit: job.onEvent }),
           lanes: createLanes({
             limits: { tinypm: { concurrency: 8 }, [system]: { concurrency: 4 } },
           }),
