@@ -54,8 +54,7 @@ export function assigneeLoss(options: {
 function sameLogins(assignees: readonly UserRef[], base: Snapshot): boolean {
   const now = normalizeField("assignees", assignees);
   const before = base.fields.assignees;
-  if (!Array.isArray(before) || before.length === 0)
-    return !Array.isArray(now) || now.length === 0;
+  if (!Array.isArray(before) || before.length === 0) return !Array.isArray(now) || now.length === 0;
   return sameJson(now, before);
 }
 
