@@ -53,6 +53,31 @@ describe("the Jira sandbox: workflow transitions", () => {
     expect(second.values?.[0]?.items?.[0]?.toString).toBe("To Do");
   });
 
+  it("keeps each edit of its fields in the changelog, between its transitions", async () => {
+    const key = await newIssue("First");
+    await client.issues.editIssue({ issueIdOrKey: key, fields: { summary: "Second" } });
+    await client.issues.doTransition({ issueIdOrKey: key, transition: { id: "11" } });
+    await client.issues.editIssue({ issueIdOrKey: key, fields: { summary: "Second" } });
+    await client.issues.editIssue({
+      issueIdOrKey: key,
+      fields: { summary: "Third", labels: ["b", "a"] },
+    });
+    const all = await client.issues.getChangeLogs({ issueIdOrKey: key });
+    expect(all).toMatchObject({ total: 3, isLast: true });
+    const changes = (all.values ?? []).map((v) =>
+      (v.items ?? []).map((i) => `${i.fieldId}: ${i.fromString} -> ${i.toString}`),
+    );
+    // An edit that changes nothing is no entry.
+    expect(changes).toEqual([
+      ["summary: First -> Second"],
+      ["status: To Do -> In Progress"],
+      ["summary: Second -> Third", "labels: null -> a b"],
+    ]);
+    const ids = (all.values ?? []).map((v) => Number(v.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it("refuses a transition that is not valid from the current status", async () => {
     const key = await newIssue();
     const r = await failure(

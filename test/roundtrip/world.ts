@@ -58,6 +58,8 @@ export interface World {
       fullScanEvery?: number;
       /** A webhook's run: only these target items and their tinyPM counterparts. */
       targetItems?: readonly string[];
+      /** Where the run's target tracker connects instead of the sandbox (e.g. a proxy in front). */
+      targetUrl?: string;
       /** Wraps the run's target tracker (e.g. to act as a person at a precise moment). */
       wrapTarget?: (tracker: Tracker) => Tracker;
       /** Wraps the run's state (e.g. to stop the run at a precise state write). */
@@ -116,7 +118,9 @@ export async function startWorld(o: {
         projectId: 1,
         gate: job.tinypmGate,
       });
-      const targetTracker = createTarget(connection());
+      const targetTracker = createTarget(
+        job.targetUrl === undefined ? connection() : { ...connection(), baseUrl: job.targetUrl },
+      );
       const runTarget =
         job.wrapTarget === undefined ? targetTracker : job.wrapTarget(targetTracker);
       const system: SystemName = target.kind;

@@ -26,10 +26,23 @@ function writtenFields(set: Fields, storyPointsField: string | undefined): Field
 const firstAccount = (f: Fields): string | undefined => f.assignees?.find((u) => u.id)?.id;
 
 /**
+ * The fields an update writes, as Jira will read them back when nobody else touches them: the
+ * description as the document sent renders (`doc`), the others as set (pure).
+ */
+export function writtenAsRead(o: {
+  readonly set: Fields;
+  readonly doc: AdfDoc | undefined;
+  readonly storyPointsField: string | undefined;
+}): Fields {
+  const set = writtenFields(o.set, o.storyPointsField);
+  return o.doc === undefined ? set : { ...set, description: adfToMarkdown(o.doc) || undefined };
+}
+
+/**
  * Field equality as Jira sees it: one assignee (by accountId), statuses ignoring case, the
  * description by its document when both sides have one, else by its text.
  */
-function sameOnJira(name: WorkItemFieldName, a: Compared, b: Compared): boolean {
+export function sameOnJira(name: WorkItemFieldName, a: Compared, b: Compared): boolean {
   switch (name) {
     case "assignees":
       return firstAccount(a) === firstAccount(b);
@@ -68,10 +81,11 @@ export function checkNotStale(o: {
 }): void {
   const base = o.patch.base;
   if (base === undefined) return;
-  const set = writtenFields(o.patch.set, o.storyPointsField);
-  // What is written, as Jira will read it back: the description as its document renders.
-  const asWritten: Fields =
-    o.doc === undefined ? set : { ...set, description: adfToMarkdown(o.doc) || undefined };
+  const asWritten = writtenAsRead({
+    set: o.patch.set,
+    doc: o.doc,
+    storyPointsField: o.storyPointsField,
+  });
   const fields = staleFields(asWritten, base, o.current, sameOnJira);
   if (fields.length > 0)
     throw staleError({

@@ -49,13 +49,13 @@ export function statusesFromChangelog(changes: readonly StatusItem[], current: s
   return out;
 }
 
-type ChangelogEntry = z.infer<typeof rawChangelogPage>["values"][number];
+export type ChangelogEntry = z.infer<typeof rawChangelogPage>["values"][number];
 
 const isStatus = (i: { field?: string | undefined; fieldId?: string | undefined }): boolean =>
   (i.fieldId ?? i.field) === "status";
 
 /** Every entry of issue `key`'s changelog, oldest first (paged). */
-async function changelog(ctx: JiraContext, key: string): Promise<ChangelogEntry[]> {
+export async function changelog(ctx: JiraContext, key: string): Promise<ChangelogEntry[]> {
   const entries: ChangelogEntry[] = [];
   for (let startAt = 0; ;) {
     const raw = await ctx.client.send({

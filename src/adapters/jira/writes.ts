@@ -16,12 +16,14 @@ import { forgetIssue, noteAdded } from "./known-versions.js";
 import { getItem } from "./reads.js";
 import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
 import { moveToSprint, resolveSprint } from "./sprints.js";
-import { checkNotStale } from "./stale.js";
+import { attributeReadBack } from "./read-back.js";
+import { checkNotStale, writtenAsRead } from "./stale.js";
 import { transitionTo } from "./transition.js";
 
 /**
  * Edits fields in one PUT, transitions when the status changed, moves the sprint when the
- * iteration changed and rewrites the entity property when metadata changed; then reads back.
+ * iteration changed and rewrites the entity property when metadata changed; then reads back
+ * (a written field a person saved again before the read-back is answered as sent).
  */
 export async function updateItem(
   ctx: JiraContext,
@@ -43,15 +45,10 @@ export async function updateItem(
   const fields = setToFields(patch.set, site.storyPointsField);
   if (patch.richDescription !== undefined && "description" in patch.set)
     fields.description = docFromPieces(patch.richDescription);
+  const doc = "description" in patch.set ? (fields.description as AdfDoc) : undefined;
   // Jira's writes take no If-Match: the issue read above is compared with what the run planned
   // against before anything is written (a person's edit since then would be overwritten).
-  checkNotStale({
-    key,
-    patch,
-    current,
-    doc: "description" in patch.set ? (fields.description as AdfDoc) : undefined,
-    storyPointsField: site.storyPointsField,
-  });
+  checkNotStale({ key, patch, current, doc, storyPointsField: site.storyPointsField });
   if (Object.keys(fields).length > 0) {
     await ctx.api.editIssue(key, { fields });
   }
@@ -82,7 +79,9 @@ export async function updateItem(
       operation: "GET /rest/api/3/issue/{key}",
       id: key,
     });
-  return read;
+  // A person may save a written field between the writes and this read-back (read-back.ts).
+  const sent = writtenAsRead({ set: patch.set, doc, storyPointsField: site.storyPointsField });
+  return attributeReadBack(ctx, { key, current, read, sent, doc });
 }
 
 export async function addComment(

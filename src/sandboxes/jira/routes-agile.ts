@@ -13,6 +13,7 @@ import {
 } from "./context.js";
 import { parseFieldSelection, renderIssue } from "./render-issue.js";
 import { renderSprint, renderUser } from "./render.js";
+import { recordEdit } from "./routes-changelog.js";
 import type { IssueRecord, SprintRecord } from "./store.js";
 import { sprintUpdate } from "./sprint-rules.js";
 
@@ -198,10 +199,12 @@ function moveIssues(
       ),
   ]);
   for (const issue of moving) {
+    const before = { ...issue };
     const history = issue.sprintIds.filter((id) => ctx.store.findSprint(id)?.state === "closed");
     issue.sprintIds =
       sprint === null ? history : [...history.filter((id) => id !== sprint.id), sprint.id];
     ctx.store.touch(issue);
+    recordEdit(ctx, before, issue);
   }
 }
 

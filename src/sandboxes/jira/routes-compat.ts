@@ -11,6 +11,7 @@ import {
 import { applyFields, type IssueDraft } from "./issue-fields.js";
 import { formatTime, renderIssueType, renderProjectRef } from "./render.js";
 import { project, screenFields } from "./routes-meta.js";
+import { recordEdit } from "./routes-changelog.js";
 
 const API = "/rest/api/3";
 
@@ -125,8 +126,10 @@ function assign(ctx: RequestContext) {
   });
   if (Object.keys(errors).length > 0) throw fieldErrors(errors);
   if (draft.assigneeId !== issue.assigneeId) {
+    const before = { ...issue };
     issue.assigneeId = draft.assigneeId;
     ctx.store.touch(issue);
+    recordEdit(ctx, before, issue);
   }
   return noContent();
 }

@@ -15,7 +15,7 @@ import {
 } from "./context.js";
 import { applyFields, hierarchyProblem, type IssueDraft } from "./issue-fields.js";
 import { fieldNames, parseFieldSelection, renderIssue } from "./render-issue.js";
-import { expandedChangelog } from "./routes-changelog.js";
+import { expandedChangelog, recordEdit } from "./routes-changelog.js";
 import type { IssueRecord } from "./store.js";
 import { applyTransition, transitionComment } from "./routes-transitions.js";
 
@@ -172,9 +172,11 @@ function editIssue(ctx: RequestContext) {
       : undefined;
   if (hierarchy !== undefined) errors.parent = hierarchy;
   if (Object.keys(errors).length > 0) throw fieldErrors(errors);
+  const before = { ...issue };
   Object.assign(issue, draft);
   for (const [key, value] of readProperties(body.properties)) issue.properties.set(key, value);
   ctx.store.touch(issue);
+  recordEdit(ctx, before, issue);
   if (comment !== undefined && comment !== "invalid") {
     const at = ctx.store.now();
     const id = ctx.store.nextCommentId();

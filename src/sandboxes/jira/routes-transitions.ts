@@ -13,7 +13,7 @@ import {
 } from "./context.js";
 import { renderResolution, renderStatus } from "./render.js";
 import { findNamed } from "./site.js";
-import type { IssueRecord } from "./store.js";
+import { nextChangeId, type IssueRecord } from "./store.js";
 import {
   availableTransitions,
   findTransition,
@@ -98,7 +98,7 @@ export function applyTransition(
   const now = ctx.store.now();
   if (issue.statusId !== t.to) {
     issue.statusChangedAt = now;
-    const id = (issue.statusChanges.at(-1)?.id ?? issue.id * 1000) + 1;
+    const id = nextChangeId(issue);
     issue.statusChanges.push({
       id,
       at: now,

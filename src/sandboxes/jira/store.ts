@@ -1,5 +1,6 @@
 import type { AdfDocument } from "./adf.js";
 import type { Site } from "./site.js";
+import type { ChangelogItem } from "./webhook-changelog.js";
 
 export interface CommentRecord {
   readonly id: number;
@@ -32,8 +33,10 @@ export interface IssueRecord {
   readonly creatorId: string;
   statusId: string;
   statusChangedAt: number;
-  /** Each status change, oldest first: the issue's changelog (the sandbox records statuses only). */
+  /** Each status change, oldest first (a transition that moved the issue). */
   statusChanges: StatusChange[];
+  /** Each edit of its fields, oldest first; with `statusChanges`, the issue's changelog. */
+  fieldChanges: FieldChange[];
   resolutionId: string | null;
   resolutionDate: number | null;
   parentId: number | null;
@@ -55,6 +58,24 @@ export interface StatusChange {
   readonly authorId: string;
   readonly from: string;
   readonly to: string;
+}
+
+/** One edit of an issue's fields (`PUT /issue/{key}`, an assign, a sprint move): who, when. */
+export interface FieldChange {
+  readonly id: number;
+  readonly at: number;
+  readonly authorId: string;
+  readonly items: readonly ChangelogItem[];
+}
+
+/** The id of an issue's next changelog entry (status changes and edits share one sequence). */
+export function nextChangeId(issue: IssueRecord): number {
+  const last = Math.max(
+    issue.id * 1000,
+    issue.statusChanges.at(-1)?.id ?? 0,
+    issue.fieldChanges.at(-1)?.id ?? 0,
+  );
+  return last + 1;
 }
 
 export type SprintState = "future" | "active" | "closed";
@@ -89,7 +110,7 @@ export interface JiraStore {
   addIssue(
     fields: Omit<
       IssueRecord,
-      "id" | "key" | "created" | "updated" | "statusChangedAt" | "statusChanges"
+      "id" | "key" | "created" | "updated" | "statusChangedAt" | "statusChanges" | "fieldChanges"
     >,
   ): IssueRecord;
   deleteIssue(id: number): void;
@@ -138,6 +159,7 @@ export function createStore(site: Site, clock: () => number = Date.now): JiraSto
         updated: at,
         statusChangedAt: at,
         statusChanges: [],
+        fieldChanges: [],
       };
       issues.set(issue.id, issue);
       byKey.set(issue.key, issue);

@@ -7,8 +7,11 @@ import type { WorkItem } from "../../core/model.js";
  * changed between the run's read and the write's read-back (GitHub's PATCH takes no If-Match;
  * tinyPM's update reads the item back after its PUT); taking those values into the base would
  * make the next run see them as already synced and drop them for good. A written field a person
- * saved again right after the write cannot be told from the service's normalisation here: the
- * adapter that can tell answers it as sent (tinyPM, which stores what it is sent).
+ * saved again between the write and its read-back cannot be told from the service's
+ * normalisation here: the adapter tells them apart and answers such a field as sent, so that the
+ * base keeps what was written and the next run carries the person's value back (tinyPM stores
+ * what it is sent; Jira asks the issue's changelog whether the field changed again after its own
+ * change, only when the field reads back different from what was sent: jira/read-back.ts).
  */
 export function answeredOver(
   read: WorkItem,
