@@ -20,8 +20,18 @@ const start = async (): Promise<GithubTracker> => {
   return h.tracker;
 };
 
+/** A person's edit, made in the second of the migration's last write to the issue it is given. */
+interface SameSecond {
+  /** After the story's last write (its comment), or the task's (its create and sub-issue link). */
+  readonly after: "commented" | "linked";
+  readonly edit: (issue: string) => Promise<void>;
+}
+
 /** A migration's writes: a full listing first, then a story with a comment and a task under it. */
-async function migrate(tracker: GithubTracker): Promise<{ story: string; task: string }> {
+async function migrate(
+  tracker: GithubTracker,
+  person?: SameSecond,
+): Promise<{ story: string; task: string }> {
   for await (const item of tracker.list({})) expect(item.id).not.toBe("");
   const story = await tracker.create({
     kind: "story",
@@ -35,6 +45,7 @@ async function migrate(tracker: GithubTracker): Promise<{ story: string; task: s
     { kind: "story", id: story.id },
     { author: { login: "alice" }, createdAt: "2026-01-01T00:00:00Z", body: "Said once" },
   );
+  if (person?.after === "commented") await person.edit(story.id);
   clock += 1000;
   const task = await tracker.create({
     kind: "task",
@@ -44,6 +55,7 @@ async function migrate(tracker: GithubTracker): Promise<{ story: string; task: s
     labels: [],
   });
   await tracker.addSubIssue(story.id, task.id);
+  if (person?.after === "linked") await person.edit(task.id);
   clock += 1000;
   return { story: story.id, task: task.id };
 }
@@ -54,15 +66,19 @@ async function pagesFrom(tracker: GithubTracker, cp: unknown): Promise<ChangePag
   return out;
 }
 
-async function personPost(path: string, body: unknown): Promise<void> {
+async function personSends(method: "POST" | "PATCH", path: string, body: unknown): Promise<void> {
   const s = h.sandbox;
   const res = await fetch(`${s.url}/repos/${s.owner}/${s.repo}${path}`, {
-    method: "POST",
+    method,
     headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  if (res.status !== 201) throw new Error(`${path}: ${String(res.status)} ${await res.text()}`);
+  const expected = method === "POST" ? 201 : 200;
+  if (res.status !== expected)
+    throw new Error(`${path}: ${String(res.status)} ${await res.text()}`);
 }
+
+const personPost = (path: string, body: unknown) => personSends("POST", path, body);
 
 describe("GitHub feed checkpoint after a migration's writes", () => {
   it("lists the repository without comments, then the next feed read is one 304", async () => {
@@ -106,6 +122,75 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     await migrate(tracker);
     await personPost("/issues", { title: "Filed meanwhile" });
     expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+  });
+
+  // GitHub's `updated_at` has whole seconds: these edits list with the stamp of the migration's
+  // own last write to the issue, and the same comment count; only the content tells them apart.
+  it.each<[string, SameSecond["after"], Record<string, unknown>]>([
+    ["title", "linked", { title: "Retitled by a person" }],
+    ["body", "commented", { body: "Described by a person" }],
+    ["labels", "linked", { labels: ["bug"] }],
+    ["assignees", "commented", { assignees: ["bob"] }],
+    ["state", "commented", { state: "closed", state_reason: "not_planned" }],
+    ["state reason", "linked", { state_reason: "duplicate" }],
+  ])(
+    "sets none when a person edited the %s in the second of the migration's last write",
+    async (_field, after, patch) => {
+      const tracker = await start();
+      await migrate(tracker, {
+        after,
+        edit: (issue) => personSends("PATCH", `/issues/${issue}`, patch),
+      });
+      expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    },
+  );
+
+  it("sets none when a person set the milestone in the second of the migration's last write", async () => {
+    const tracker = await start();
+    await migrate(tracker, {
+      after: "linked",
+      edit: async (issue) => {
+        await personPost("/milestones", { title: "Sprint 1" });
+        await personSends("PATCH", `/issues/${issue}`, { milestone: 1 });
+      },
+    });
+    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+  });
+
+  it("sets none when a person commented on the story before the migration linked its task", async () => {
+    const tracker = await start();
+    // The link answers with the story, counting the person's comment beside the migration's.
+    await migrate(tracker, {
+      after: "commented",
+      edit: (issue) => personPost(`/issues/${issue}/comments`, { body: "Meanwhile" }),
+    });
+    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+  });
+
+  it("sets none when a person retitled a task between its create and the close that ends it", async () => {
+    let edit: ((issue: number) => Promise<void>) | undefined;
+    // The close answers with the task, showing the person's title beside the state it wrote.
+    const transport: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const then = edit;
+      if (then !== undefined && init?.method === "POST" && res.status === 201) {
+        edit = undefined;
+        await then(((await res.clone().json()) as { number: number }).number);
+      }
+      return res;
+    };
+    h = await startGithubHarness({ now: () => clock }, { fetch: transport });
+    for await (const item of h.tracker.list({})) expect(item.id).not.toBe("");
+    edit = (issue) => personSends("PATCH", `/issues/${String(issue)}`, { title: "A person's" });
+    await h.tracker.create({
+      kind: "task",
+      title: "Task",
+      status: "closed:completed",
+      assignees: [],
+      labels: [],
+    });
+    expect(edit).toBeUndefined();
+    expect(await h.tracker.checkpointAfterWrites()).toBeUndefined();
   });
 
   it("sets none for an issue edited after the full listing, before any write of its own", async () => {

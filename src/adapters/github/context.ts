@@ -2,11 +2,14 @@ import type { GithubClient } from "./client.js";
 
 /**
  * An issue version the adapter knows the engine holds: read in a full listing, or answered by one
- * of its own writes. `at` is `updated_at` (ms); `comments` the count that version had.
+ * of its own writes. `at` is `updated_at` (ms); `comments` the count that version had; `digest`
+ * a short hash of each field the adapter maps (`issueDigest`), since `updated_at` has whole
+ * seconds and a person's edit in the second of the adapter's own write shares its stamp.
  */
 export interface KnownVersion {
   readonly at: number;
   readonly comments: number;
+  readonly digest: string;
 }
 
 /** What every request of the adapter goes through: the client and a number → id cache. */

@@ -1,36 +1,122 @@
 /**
  * The issue versions the adapter knows the engine holds (`GithubContext.known`): what a full
- * listing read, and what the adapter's own writes answered. After a migration, an issue whose
- * listed version is no newer than the one known here was changed by nobody else since, so the
- * change feed's checkpoint may be set past it without reading its comments back (feed-prime.ts).
+ * listing read, and what the adapter's own writes answered. After a migration, an issue listed
+ * with the known version's stamp or an older one, its comment count and its content was changed
+ * by nobody else since, so the change feed's checkpoint may be set past it without reading its
+ * comments back (feed-prime.ts).
  */
+import { hash } from "node:crypto";
 import type { GithubContext, KnownVersion } from "./context.js";
 import type { RawIssue } from "./schema.js";
 
+/** What the adapter maps from an issue (map.ts `toWorkItem`), as the parts a write sets. */
+const PARTS = ["title", "body", "state", "labels", "assignees", "milestone"] as const;
+type IssuePart = (typeof PARTS)[number];
+/** 36 bits a part: a person's edit of one part goes unseen once in 70 billion. */
+const PART_CHARS = 6;
+
+/** The `PATCH …/issues/{n}` parameters that set each part. */
+const PART_OF_PARAM: Readonly<Record<string, IssuePart>> = {
+  title: "title",
+  body: "body",
+  state: "state",
+  state_reason: "state",
+  labels: "labels",
+  assignees: "assignees",
+  assignee: "assignees",
+  milestone: "milestone",
+};
+
+/** What the functions here read and write of the adapter's context. */
+type Known = Pick<GithubContext, "known">;
+
 const ms = (iso: string): number => Date.parse(iso);
 
-/** A listed issue, or one a write answered with (create, update, a sub-issue link's parent). */
-export function rememberIssue(ctx: GithubContext, issue: RawIssue): void {
+/** Orders and spellings GitHub may vary for one version are normalised; the rest is left in. */
+function partValue(issue: RawIssue, part: IssuePart): unknown {
+  switch (part) {
+    case "title":
+      return issue.title;
+    case "body":
+      // GitHub does not tell an empty body from none; a browser's edit sends `\r\n`.
+      return (issue.body ?? "").replace(/\r\n?/g, "\n");
+    case "state":
+      return [issue.state, issue.state_reason ?? null];
+    case "labels":
+      return issue.labels.map((l) => (typeof l === "string" ? l : l.name)).sort();
+    case "assignees":
+      return (issue.assignees ?? []).map((u) => u.login).sort();
+    case "milestone":
+      return issue.milestone == null ? null : [issue.milestone.number, issue.milestone.title];
+  }
+}
+
+/**
+ * A short hash of what the adapter maps from an issue (title, body with the hidden block, state
+ * and reason, labels, assignees, milestone), one hash a part so that a write's answer can be
+ * checked part by part. Not `updated_at`, the comment count or the parent: the adapter's own
+ * comments and sub-issue links change those and nothing here. A false mismatch only costs the
+ * first sync a full read; a false match would lose a person's edit.
+ */
+export function issueDigest(issue: RawIssue): string {
+  // One-shot hashes: a 50,000-issue listing costs a few hundred milliseconds, not seconds.
+  return PARTS.map((part) =>
+    hash("sha1", JSON.stringify(partValue(issue, part)), "base64url").slice(0, PART_CHARS),
+  ).join("");
+}
+
+const partOf = (digest: string, i: number): string =>
+  digest.slice(i * PART_CHARS, (i + 1) * PART_CHARS);
+
+/** A listed issue, or one the adapter created (the engine holds all of it). */
+export function rememberIssue(ctx: Known, issue: RawIssue): void {
   const at = ms(issue.updated_at);
   if (!Number.isFinite(at)) return;
   const old = ctx.known.get(issue.number);
   if (old === undefined || at >= old.at)
-    ctx.known.set(issue.number, { at, comments: issue.comments });
+    ctx.known.set(issue.number, { at, comments: issue.comments, digest: issueDigest(issue) });
+}
+
+/**
+ * An issue a write answered with after changing only some of it: `params`, the PATCH's (none
+ * for a sub-issue link's parent). The engine holds the parts it wrote as answered, and the
+ * others as the known version had them: an answer that shows any other part or the comment count
+ * changed carries a person's edit the engine never read, and the issue is no longer known.
+ */
+export function rememberAnswer(
+  ctx: Known,
+  issue: RawIssue,
+  params: Readonly<Record<string, unknown>> = {},
+): void {
+  const old = ctx.known.get(issue.number);
+  if (old === undefined) return;
+  const at = ms(issue.updated_at);
+  const written = new Set(Object.keys(params).map((key) => PART_OF_PARAM[key]));
+  const digest = issueDigest(issue);
+  const kept = PARTS.every(
+    (part, i) => written.has(part) || partOf(digest, i) === partOf(old.digest, i),
+  );
+  if (!kept || issue.comments !== old.comments || !Number.isFinite(at)) {
+    ctx.known.delete(issue.number);
+    return;
+  }
+  ctx.known.set(issue.number, { at: Math.max(old.at, at), comments: old.comments, digest });
 }
 
 /** A comment the adapter posted: GitHub counts it and moves the issue's `updated_at` to it. */
-export function rememberComment(ctx: GithubContext, number: number, postedAt: string): void {
+export function rememberComment(ctx: Known, number: number, postedAt: string): void {
   const old = ctx.known.get(number);
   if (old === undefined) return;
   const at = ms(postedAt);
   ctx.known.set(number, {
+    ...old,
     at: Number.isFinite(at) ? Math.max(old.at, at) : old.at,
     comments: old.comments + 1,
   });
 }
 
 /** An issue a write touched without answering with it (a sub-issue link's child). */
-export function rememberTouch(ctx: GithubContext, number: number, at: string): void {
+export function rememberTouch(ctx: Known, number: number, at: string): void {
   const old = ctx.known.get(number);
   const t = ms(at);
   if (old === undefined || !Number.isFinite(t)) return;
@@ -38,10 +124,17 @@ export function rememberTouch(ctx: GithubContext, number: number, at: string): v
 }
 
 /**
- * Whether a listed issue is a version the engine holds: known, no newer than the known version
- * (`updated_at` has whole seconds), with the same comment count.
+ * Whether a listed issue is a version the engine holds: known, no newer than the known version,
+ * with the same comment count and the same content. `updated_at` has whole seconds: a person's
+ * edit in the second of the adapter's last write to the issue shares its stamp, and only the
+ * content tells it apart.
  */
 export function isKnown(known: ReadonlyMap<number, KnownVersion>, issue: RawIssue): boolean {
   const k = known.get(issue.number);
-  return k !== undefined && ms(issue.updated_at) <= k.at && issue.comments === k.comments;
+  return (
+    k !== undefined &&
+    ms(issue.updated_at) <= k.at &&
+    issue.comments === k.comments &&
+    issueDigest(issue) === k.digest
+  );
 }

@@ -22,7 +22,7 @@ import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import type { GithubContext } from "./context.js";
 import { getRawIssue, mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, parse } from "./requests.js";
-import { rememberComment, rememberIssue, rememberTouch } from "./known-versions.js";
+import { rememberAnswer, rememberComment, rememberIssue, rememberTouch } from "./known-versions.js";
 import { rawCommentSchema, rawIssueSchema, type RawIssue } from "./schema.js";
 
 /** Issue, sub-issue and comment writes (each one paced write, plus reads only where needed). */
@@ -41,7 +41,9 @@ export async function createRawIssue(
     operation,
     signal,
   });
-  return mustIssue(ctx, res.data, operation);
+  const issue = mustIssue(ctx, res.data, operation);
+  rememberIssue(ctx, issue);
+  return issue;
 }
 
 function mustIssue(ctx: GithubContext, data: unknown, operation: string): RawIssue {
@@ -52,7 +54,6 @@ function mustIssue(ctx: GithubContext, data: unknown, operation: string): RawIss
       operation,
     });
   }
-  rememberIssue(ctx, issue);
   return issue;
 }
 
@@ -71,7 +72,10 @@ export async function patchIssue(
     id: number,
     signal,
   });
-  return mustIssue(ctx, res.data, operation);
+  const issue = mustIssue(ctx, res.data, operation);
+  // The answer also shows what a person changed meanwhile beside what was written.
+  rememberAnswer(ctx, issue, params);
+  return issue;
 }
 
 /** A canonical status as GitHub holds it (`closed` is `closed:completed`). */
@@ -202,7 +206,7 @@ export async function addSubIssue(
     // The answer is the parent; the child changed in the same request.
     const answered = rawIssueSchema.safeParse(res.data);
     if (answered.success && answered.data.number === Number(parent)) {
-      rememberIssue(ctx, answered.data);
+      rememberAnswer(ctx, answered.data);
       rememberTouch(ctx, Number(child), answered.data.updated_at);
     }
   } catch (error) {
