@@ -148,6 +148,12 @@ export function logEvent(
     case "checkpoint_saved":
       log.info({ system: e.system }, "checkpoint saved");
       return;
+    case "checkpoint_skipped":
+      log.warn(
+        { system: e.system, reason: e.reason },
+        `no checkpoint after the migration (${e.reason}): the first sync reads every ${e.system} issue again`,
+      );
+      return;
     case "created":
       log.debug(
         { kind: e.kind, title: e.title, side: e.side, id: e.id, sourceId: e.sourceId },

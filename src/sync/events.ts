@@ -91,6 +91,15 @@ export type SyncEvent =
     }
   | { readonly type: "wait_end"; readonly system: string; readonly waitedMs: number }
   | { readonly type: "checkpoint_saved"; readonly system: string }
+  | {
+      /**
+       * A finished migration stored no checkpoint for its target because the listing that sets
+       * it failed (`reason`): the first `sync` reads the whole target.
+       */
+      readonly type: "checkpoint_skipped";
+      readonly system: string;
+      readonly reason: string;
+    }
   /** What the run does now, in words (`reading tinyPM`, `creating stories`…), for progress. */
   | { readonly type: "phase"; readonly phase: string }
   | {

@@ -73,6 +73,12 @@ export async function migrationCheckpoint(
     // answers here (down after the retries, a limit, an unreadable listing) leaves no checkpoint:
     // the first sync reads everything, as it would without one.
     if (error instanceof InterruptedError || error instanceof StateError) throw error;
+    // Said, not silent: at 50,000 items the first sync's full read is thousands of requests.
+    ctx.emit({
+      type: "checkpoint_skipped",
+      system: ctx.targetSystem,
+      reason: error instanceof Error ? error.message : String(error),
+    });
     return undefined;
   }
 }

@@ -234,6 +234,10 @@ describe.each(["github", "jira"] as const)("a person's edit around a migration (
     const migrated = await world.run("migrate", { wrapTarget: checkpointFails(down) });
     expect(migrated.summary).toMatchObject({ created: 12, failed: 0, conflicts: 0 });
     expect(migrated.events.some((e) => e.type === "checkpoint_saved")).toBe(false);
+    // Said, with what failed: the first sync's full read is no surprise.
+    expect(migrated.events.filter((e) => e.type === "checkpoint_skipped")).toEqual([
+      { type: "checkpoint_skipped", system: kind, reason: `${kind} is unavailable (503).` },
+    ]);
     const state = openSqliteStore({ path: world.statePath });
     try {
       expect(state.getCheckpoint("widgets", kind)).toBeUndefined();
