@@ -100,6 +100,37 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     ]);
   });
 
+  it("sets it when the link stamps the task a second after its story, as GitHub may", async () => {
+    // The sandbox's clock moves on at each reading while the link is made: the story (whose
+    // answer the link returns) and the task it attaches are stamped in different seconds.
+    let ticking = false;
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => (ticking ? (clock += 700) : clock) });
+    const tracker = h.tracker;
+    for await (const item of tracker.list({})) expect(item.id).not.toBe("");
+    const draft = { status: "open", assignees: [], labels: [] } as const;
+    const story = await tracker.create({ kind: "story", title: "Story", ...draft });
+    const task = await tracker.create({ kind: "task", title: "Task", ...draft });
+    clock += 1000;
+    ticking = true;
+    await tracker.addSubIssue(story.id, task.id);
+    ticking = false;
+    clock += 1000;
+    // Read past the tracker, whose own listing would remember what it lists.
+    const s = h.sandbox;
+    const res = await fetch(`${s.url}/repos/${s.owner}/${s.repo}/issues?state=all`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    const stamps = new Map(
+      ((await res.json()) as { number: number; updated_at: string }[]).map((i) => [
+        String(i.number),
+        Date.parse(i.updated_at),
+      ]),
+    );
+    expect(stamps.get(task.id)).toBeGreaterThan(stamps.get(story.id) ?? Infinity);
+    expect(await tracker.checkpointAfterWrites()).toBeDefined();
+  });
+
   it("still feeds a change made after it", async () => {
     const tracker = await start();
     const { task } = await migrate(tracker);

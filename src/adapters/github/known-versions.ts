@@ -115,10 +115,16 @@ export function rememberComment(ctx: Known, number: number, postedAt: string): v
   });
 }
 
-/** An issue a write touched without answering with it (a sub-issue link's child). */
-export function rememberTouch(ctx: Known, number: number, at: string): void {
+/**
+ * An issue a write touched without answering with it (a sub-issue link's child): stamped no
+ * earlier than the answered issue (`at`) and no later than the answer left (`answeredAt`, the
+ * `Date` header, whole seconds). GitHub stamps the two issues apart: under load the child's
+ * stamp fell a second after the parent's, and taking the parent's for it left 50,000-item
+ * migrations without a checkpoint. The child's content and comments are still checked.
+ */
+export function rememberTouch(ctx: Known, number: number, at: string, answeredAt?: number): void {
   const old = ctx.known.get(number);
-  const t = ms(at);
+  const t = Math.max(ms(at), answeredAt ?? Number.NEGATIVE_INFINITY);
   if (old === undefined || !Number.isFinite(t)) return;
   ctx.known.set(number, { ...old, at: Math.max(old.at, t) });
 }

@@ -22,6 +22,7 @@ import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import type { GithubContext } from "./context.js";
 import { getRawIssue, mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, parse } from "./requests.js";
+import { dateOf } from "./checkpoint.js";
 import { rememberAnswer, rememberComment, rememberIssue, rememberTouch } from "./known-versions.js";
 import { rawCommentSchema, rawIssueSchema, type RawIssue } from "./schema.js";
 
@@ -207,7 +208,7 @@ export async function addSubIssue(
     const answered = rawIssueSchema.safeParse(res.data);
     if (answered.success && answered.data.number === Number(parent)) {
       rememberAnswer(ctx, answered.data);
-      rememberTouch(ctx, Number(child), answered.data.updated_at);
+      rememberTouch(ctx, Number(child), answered.data.updated_at, dateOf(res.headers.date));
     }
   } catch (error) {
     // Attached by an earlier attempt whose answer was lost: GitHub refuses it again with a 422.
