@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   createCompletionPacer,
   nextSlot,
+  slotList,
   planPacing,
   type CompletionPacerOptions,
 } from "./completion-pacer.js";
@@ -60,21 +61,21 @@ describe("planPacing", () => {
 describe("nextSlot", () => {
   const plan = { intervalMs: 1000, windows: [{ count: 2, ms: 10_000 }] };
   it("grants at once when idle", () => {
-    expect(nextSlot({ now: 5, slots: [], plan })).toBe(5);
+    expect(nextSlot({ now: 5, slots: slotList([]), plan })).toBe(5);
   });
   it("waits one interval after the previous start", () => {
-    expect(nextSlot({ now: 100, slots: [{ start: 0, end: 50 }], plan })).toBe(1000);
+    expect(nextSlot({ now: 100, slots: slotList([{ start: 0, end: 50 }]), plan })).toBe(1000);
   });
   it("waits one window after the answer of the write N back", () => {
-    const slots = [
+    const slots = slotList([
       { start: 0, end: 300 },
       { start: 1000, end: 1300 },
-    ];
+    ]);
     expect(nextSlot({ now: 2000, slots, plan })).toBe(10_300);
   });
   it("waits for an unfinished write N back", () => {
     expect(
-      nextSlot({ now: 2000, slots: [{ start: 0 }, { start: 1000, end: 1 }], plan }),
+      nextSlot({ now: 2000, slots: slotList([{ start: 0 }, { start: 1000, end: 1 }]), plan }),
     ).toBeUndefined();
   });
 });

@@ -106,26 +106,107 @@ interface SlotRecord {
   end?: number | undefined;
 }
 
+/** The granted writes, oldest first, as `nextSlot` reads them. */
+export interface SlotList {
+  readonly length: number;
+  start(index: number): number;
+  /** `undefined` while the write is unanswered. */
+  end(index: number): number | undefined;
+}
+
+/** A list of plain records (tests, and the reading of a few slots). */
+export function slotList(records: readonly SlotRecord[]): SlotList {
+  return {
+    length: records.length,
+    start: (i) => records[i]?.start ?? Number.NaN,
+    end: (i) => records[i]?.end,
+  };
+}
+
+/**
+ * The pacer's own list: two growing arrays of numbers, the oldest dropped by whole halves. A
+ * record object per write held the run's every write while a window was larger than the run
+ * (lifted limits: 15 MB of slots at 50,000 items, 115 bytes a write); packed numbers hold 16.
+ */
+class SlotLog implements SlotList {
+  #starts = new Float64Array(64);
+  #ends = new Float64Array(64);
+  /** Index in the arrays of the oldest slot kept. */
+  #head = 0;
+  /** Writes granted before the oldest kept: a slot's number is `dropped + its index`. */
+  #dropped = 0;
+  length = 0;
+
+  start(i: number): number {
+    return i >= 0 && i < this.length ? (this.#starts[this.#head + i] ?? Number.NaN) : Number.NaN;
+  }
+
+  end(i: number): number | undefined {
+    if (i < 0 || i >= this.length) return undefined;
+    const e = this.#ends[this.#head + i] ?? Number.NaN;
+    return Number.isNaN(e) ? undefined : e;
+  }
+
+  /** Appends a write started at `start`; returns its number, for `finish`. */
+  push(start: number): number {
+    if (this.#head + this.length === this.#starts.length) this.#grow();
+    this.#starts[this.#head + this.length] = start;
+    this.#ends[this.#head + this.length] = Number.NaN;
+    this.length++;
+    return this.#dropped + this.length - 1;
+  }
+
+  /** Notes the answer of write number `n` (a write already dropped is forgotten). */
+  finish(n: number, at: number): void {
+    const i = n - this.#dropped;
+    if (i >= 0 && i < this.length && Number.isNaN(this.#ends[this.#head + i] ?? 0))
+      this.#ends[this.#head + i] = at;
+  }
+
+  /** Keeps the newest `keep` writes. */
+  keepLast(keep: number): void {
+    if (this.length <= keep) return;
+    const drop = this.length - keep;
+    this.#head += drop;
+    this.#dropped += drop;
+    this.length = keep;
+  }
+
+  #grow(): void {
+    // Room at the front (dropped slots) is reused first; else the arrays double.
+    const size =
+      this.length * 2 > this.#starts.length ? this.#starts.length * 2 : this.#starts.length;
+    const starts = new Float64Array(size);
+    const ends = new Float64Array(size);
+    starts.set(this.#starts.subarray(this.#head, this.#head + this.length));
+    ends.set(this.#ends.subarray(this.#head, this.#head + this.length));
+    this.#starts = starts;
+    this.#ends = ends;
+    this.#head = 0;
+  }
+}
+
 /**
  * The scheduled start of the next write (at most one interval in the past: then it may go now), given the previous writes (oldest first), or
  * `undefined` when it depends on a write that has not finished yet. Pure.
  */
 export function nextSlot(args: {
   now: number;
-  slots: readonly SlotRecord[];
+  slots: SlotList;
   plan: CompletionPlan;
 }): number | undefined {
   const { now, slots, plan } = args;
-  const last = slots.at(-1);
   // A slot up to one interval in the past is still granted as scheduled: a late timer then does
   // not push every later write back (the windows below keep GitHub's side safe regardless).
-  let t = last === undefined ? now : Math.max(now - plan.intervalMs, last.start + plan.intervalMs);
+  let t =
+    slots.length === 0
+      ? now
+      : Math.max(now - plan.intervalMs, slots.start(slots.length - 1) + plan.intervalMs);
   for (const [index, w] of plan.windows.entries()) {
     if (slots.length < w.count) continue;
-    const anchor = slots[slots.length - w.count];
-    if (anchor === undefined) continue;
-    if (anchor.end === undefined) return undefined;
-    const own = anchor.end + w.ms;
+    const anchorEnd = slots.end(slots.length - w.count);
+    if (anchorEnd === undefined) return undefined;
+    const own = anchorEnd + w.ms;
     // A larger window that binds starts a burst: start it late enough for the whole burst to run
     // at the pace of the smaller windows, rather than following the previous burst's answers
     // write by write (which would carry each burst's latency jitter into every later burst).
@@ -141,7 +222,7 @@ export function nextSlot(args: {
  * write and write j). Each later write of the burst is then clear of the window by construction.
  * Writes j − N not yet answered are left to the per-write rule.
  */
-function burstStart(slots: readonly SlotRecord[], plan: CompletionPlan, index: number): number {
+function burstStart(slots: SlotList, plan: CompletionPlan, index: number): number {
   const w = plan.windows[index];
   if (w === undefined) return Number.NEGATIVE_INFINITY;
   const smaller = plan.windows.slice(0, index);
@@ -154,7 +235,7 @@ function burstStart(slots: readonly SlotRecord[], plan: CompletionPlan, index: n
     for (const s of smaller)
       if (m >= s.count) gap = Math.max(gap, (least[m - s.count] ?? 0) + s.ms);
     least.push(gap);
-    const end = slots[base + m]?.end;
+    const end = slots.end(base + m);
     if (end !== undefined) start = Math.max(start, end + w.ms - gap);
   }
   return start;
@@ -166,7 +247,7 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? wallSleep;
   const keep = Math.max(1, ...plan.windows.map((w) => w.count));
-  const slots: SlotRecord[] = [];
+  const slots = new SlotLog();
   const finished: (() => void)[] = [];
   let tail: Promise<void> = Promise.resolve();
   let granted = 0;
@@ -187,13 +268,14 @@ export function createCompletionPacer(opts: CompletionPacerOptions = {}): Comple
         break;
       }
     }
-    const record: SlotRecord = { start: scheduled };
-    slots.push(record);
-    if (slots.length > keep * 2) slots.splice(0, slots.length - keep);
+    const n = slots.push(scheduled);
+    if (slots.length > keep * 2) slots.keepLast(keep);
     granted++;
+    let answered = false;
     return () => {
-      if (record.end !== undefined) return;
-      record.end = now();
+      if (answered) return;
+      answered = true;
+      slots.finish(n, now());
       for (const f of finished.splice(0)) f();
     };
   };

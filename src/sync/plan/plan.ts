@@ -2,7 +2,7 @@ import type { ItemKind, WorkItem } from "../../core/model.js";
 import type { UnreadableItem } from "../../core/tracker.js";
 import { liveMarker, markerOwner } from "../../core/identity.js";
 import { jobMarker } from "./marker.js";
-import { lazyCreate } from "./lazy-create.js";
+import { lazyCreate, type CreateMaker } from "./lazy-create.js";
 import { mergePair, type Side } from "./merge.js";
 import { planUpdate } from "./plan-update.js";
 import { labelSpelling } from "./label-case.js";
@@ -297,19 +297,29 @@ export function createAction(
   toSide: Side,
   source: WorkItem,
 ): CreateAction {
-  // The payload's makers hold the mapping, the job and the source: not the plan's whole input.
-  const { mapping: m, job } = input;
-  const head = {
-    type: "create",
-    toSide,
-    kind: source.kind,
-    title: source.title,
-    source,
-    parentSourceId: source.parentId,
-  } as const;
-  if (toSide === "target") {
-    return lazyCreate(head, {
-      draft: () => ({
+  return lazyCreate(toSide, source, makerOf(input, toSide));
+}
+
+/** Each mapping's and job's makers, one per side: shared by every create of a plan. */
+const makers = new WeakMap<object, WeakMap<object, Record<Side, CreateMaker>>>();
+
+function makerOf(input: Pick<PlanInput, "mapping" | "job">, toSide: Side): CreateMaker {
+  const { mapping, job } = input;
+  let byJob = makers.get(mapping);
+  if (byJob === undefined) makers.set(mapping, (byJob = new WeakMap()));
+  let pair = byJob.get(job);
+  if (pair === undefined) byJob.set(job, (pair = createMakers(input)));
+  return pair[toSide];
+}
+
+/** The makers hold the mapping and the job: not the plan's whole input. */
+function createMakers({
+  mapping: m,
+  job,
+}: Pick<PlanInput, "mapping" | "job">): Record<Side, CreateMaker> {
+  return {
+    target: {
+      draft: (source) => ({
         ...m.toTarget(source),
         marker: jobMarker({
           job,
@@ -321,15 +331,15 @@ export function createAction(
           agreed: tinypmSnapshot(m, source),
         }),
       }),
-      comments: () => source.comments.map((c) => m.commentToTarget(c)),
-      timeEntries: () => m.timeEntriesToTarget(source),
-    });
-  }
-  return lazyCreate(head, {
-    draft: () => withoutEmptyDescription(m.toTinypm(source)),
-    comments: () => source.comments.map((c) => m.commentToTinypm(c)),
-    timeEntries: () => m.timeEntriesToTinypm(source),
-  });
+      comments: (source) => source.comments.map((c) => m.commentToTarget(c)),
+      timeEntries: (source) => m.timeEntriesToTarget(source),
+    },
+    tinypm: {
+      draft: (source) => withoutEmptyDescription(m.toTinypm(source)),
+      comments: (source) => source.comments.map((c) => m.commentToTinypm(c)),
+      timeEntries: (source) => m.timeEntriesToTinypm(source),
+    },
+  };
 }
 
 /** A linked pair: unchanged, or an update (with conflicts) computed by the three-way merge. */
