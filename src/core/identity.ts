@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { JsonValue, Marker } from "./model.js";
 
 /**
@@ -23,7 +23,7 @@ export function instanceFingerprint(baseUrl: string): string {
   } catch {
     canonical = canonical.replace(/\/+$/, "").toLowerCase();
   }
-  return createHash("sha256").update(`tinypm-sync:${canonical}`).digest("hex").slice(0, 16);
+  return hash("sha256", `tinypm-sync:${canonical}`, "hex").slice(0, 16);
 }
 
 /** Who a job is: its name, and (when known) which tinyPM and which project it syncs. */
@@ -63,10 +63,7 @@ export function liveMarker(marker: Marker | undefined): Marker | undefined {
 
 /** A short digest of one normalised field value (`undefined` and `null` are one value). */
 export function valueDigest(value: JsonValue | undefined): string {
-  return createHash("sha256")
-    .update(stable(value ?? null))
-    .digest("hex")
-    .slice(0, 8);
+  return hash("sha256", stable(value ?? null), "hex").slice(0, 8);
 }
 
 /** Digests of every named field of a normalised field record. */

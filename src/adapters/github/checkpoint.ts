@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { z } from "zod";
 import type { Checkpoint } from "../../core/tracker.js";
 import { StateError } from "../../core/errors.js";
@@ -51,8 +51,8 @@ export function decodeCheckpoint(cp: Checkpoint | undefined): FeedCheckpoint {
  * hash, because `updated_at` has whole seconds and two edits in one second share it.
  */
 export function versionKey(issue: { number: number; updated_at: string }): string {
-  const hash = createHash("sha256").update(JSON.stringify(issue)).digest("hex").slice(0, 8);
-  return `${issue.number}@${issue.updated_at}#${hash}`;
+  const digest = hash("sha256", JSON.stringify(issue), "hex").slice(0, 8);
+  return `${issue.number}@${issue.updated_at}#${digest}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { withoutPersonalData } from "../../core/identity.js";
 import type { ItemKind, JsonValue, Marker, SystemName } from "../../core/model.js";
 
@@ -160,8 +160,8 @@ export function markerKey(m: Marker): string {
 
 /** The content key of a comment: same author, time and text → same key. */
 export function commentKey(parts: { author: string; createdAt: string; body: string }): string {
-  return createHash("sha256")
-    .update(`${parts.author}\u0000${parts.createdAt}\u0000${parts.body}`)
-    .digest("hex")
-    .slice(0, 16);
+  return hash("sha256", `${parts.author}\u0000${parts.createdAt}\u0000${parts.body}`, "hex").slice(
+    0,
+    16,
+  );
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { BoardSpec } from "../../core/board.js";
 import type { WorkItem } from "../../core/model.js";
 
@@ -78,7 +78,7 @@ export function digestOf(v: BoardValues): string {
     v.estimate ?? null,
     it === undefined ? null : [it.title, it.startDate, it.duration],
   ]);
-  return createHash("sha256").update(text).digest("hex").slice(0, 10);
+  return hash("sha256", text, "hex").slice(0, 10);
 }
 
 /** `old id → new iteration` for a rewrite: every old id gone, matched by title and dates. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Checkpoint } from "../../core/tracker.js";
@@ -57,7 +57,7 @@ export function contentHash(item: WorkItem): string {
 
 /** `contentHash` of any JSON-like value (a comment, a worklog, an item without its time). */
 export function valueHash(value: unknown): string {
-  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, 16);
+  return hash("sha256", stableJson(value), "hex").slice(0, 16);
 }
 
 function stableJson(value: unknown): string {

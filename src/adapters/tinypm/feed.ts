@@ -3,7 +3,7 @@
  * with their content hashes' inputs, and the last page says `complete: true` so the engine may
  * infer deletions (mark and sweep). The checkpoint records when and what was scanned.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import type { WorkItem } from "../../core/model.js";
 import type { ChangePage, Checkpoint } from "../../core/tracker.js";
 import { parseCheckpoint } from "./checkpoint.js";
@@ -12,7 +12,7 @@ import type { DocumentCache } from "./document-cache.js";
 
 /** A stable hash of an item's content (ids, fields, comments and time entries; key order fixed). */
 export function contentHash(item: WorkItem): string {
-  return createHash("sha256").update(stableJson(item)).digest("hex");
+  return hash("sha256", stableJson(item), "hex");
 }
 
 function stableJson(value: unknown): string {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
@@ -407,8 +407,5 @@ async function findCreatedInTinypm(
 }
 
 export function hashDraft(draft: WorkItemDraft): string {
-  return createHash("sha256")
-    .update(JSON.stringify({ ...draft, metadata: undefined }))
-    .digest("hex")
-    .slice(0, 16);
+  return hash("sha256", JSON.stringify({ ...draft, metadata: undefined }), "hex").slice(0, 16);
 }

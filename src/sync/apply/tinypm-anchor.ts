@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { WorkItem, WorkItemDraft, WorkItemFieldName } from "../../core/model.js";
 
 /**
@@ -20,7 +20,7 @@ export interface TinypmAnchor {
 /** Digest of a text as a person sees it: whitespace runs and the ends do not count. */
 function digest(text: string): string {
   const shown = text.replace(/\s+/g, " ").trim();
-  return createHash("sha256").update(shown).digest("hex").slice(0, 16);
+  return hash("sha256", shown, "hex").slice(0, 16);
 }
 
 /** The highest numeric id of each kind among `items` (ids that are not numbers are ignored). */

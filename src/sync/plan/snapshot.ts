@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type {
   Comment,
   ItemKind,
@@ -79,7 +79,7 @@ export function commentKey(comment: { readonly createdAt: string; readonly body:
     .replace(/(Z|[+-]\d\d:?\d\d)$/, "")
     .slice(0, 16);
   const body = comment.body.replace(/\r\n?/g, "\n").trim();
-  return `${minute}|${createHash("sha1").update(body).digest("hex").slice(0, 16)}`;
+  return `${minute}|${hash("sha1", body, "hex").slice(0, 16)}`;
 }
 
 /** A time entry's identity: whose and which day (tinyPM keeps one entry per task, user and day). */
@@ -156,7 +156,7 @@ export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): bo
 export function snapshotHash(s: Snapshot): string {
   const content = { ...s };
   delete content.at;
-  return createHash("sha256").update(stableStringify(content)).digest("hex").slice(0, 16);
+  return hash("sha256", stableStringify(content), "hex").slice(0, 16);
 }
 
 function stableStringify(value: unknown): string {

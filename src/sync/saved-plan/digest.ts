@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { WorkItem } from "../../core/model.js";
 
 /**
@@ -6,7 +6,7 @@ import type { WorkItem } from "../../core/model.js";
  * the same content read twice gives the same digest however it was assembled.
  */
 export function digestOf(value: unknown): string {
-  return createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16);
+  return hash("sha256", canonical(value), "hex").slice(0, 16);
 }
 
 function canonical(value: unknown): string {
