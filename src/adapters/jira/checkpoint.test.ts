@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { WorkItem } from "../../core/model.js";
-import { advanceFeed, decodeCheckpoint, encodeCheckpoint, querySince } from "./checkpoint.js";
+import {
+  advanceFeed,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  querySince,
+  searchedAt,
+} from "./checkpoint.js";
 import { jqlString, markerJql, updatedSinceJql } from "./jql.js";
 
 const item = (id: string, updatedAt: string, title = id): WorkItem => ({
@@ -54,6 +60,32 @@ describe("feed", () => {
       overlapMs: 60_000,
     });
     expect([...b.state.seen.keys()]).toEqual(["WID-2"]);
+  });
+
+  it("starts the window at the later of the newest issue and the last complete search", () => {
+    const newest = Date.parse("2026-01-01T10:00:30.000Z");
+    const { state } = advanceFeed({
+      state: undefined,
+      items: [item("WID-1", "2026-01-01T10:00:30.000Z")],
+      overlapMs: 60_000,
+    });
+    expect(querySince(state, 60_000)).toBe(newest - 60_000);
+    // A search that began before the newest issue leaves the window on the issue.
+    expect(querySince(searchedAt(state, newest - 5_000), 60_000)).toBe(newest - 60_000);
+    // One that began two minutes after it moves the window past it.
+    const later = searchedAt(state, newest + 120_000);
+    expect(querySince(later, 60_000)).toBe(newest + 60_000);
+    // Never back: an older search start is no news, and a page keeps the state's start.
+    expect(searchedAt(later, newest)).toBe(later);
+    expect(searchedAt(later, undefined)).toBe(later);
+    const next = advanceFeed({ state: later, items: [], overlapMs: 60_000 }).state;
+    expect(next.readMs).toBe(newest + 120_000);
+    // Kept across the checkpoint, and absent from an older version's.
+    expect(decodeCheckpoint(encodeCheckpoint(later))?.readMs).toBe(newest + 120_000);
+    expect(decodeCheckpoint({ updatedMs: newest, seen: "" })?.readMs).toBeUndefined();
+    expect(() => decodeCheckpoint({ updatedMs: newest, seen: "", readMs: "soon" })).toThrow(
+      /checkpoint/,
+    );
   });
 
   it("rejects a checkpoint it did not write", () => {

@@ -4,13 +4,21 @@ import type { WorkItem } from "../../core/model.js";
 import type { Checkpoint } from "../../core/tracker.js";
 
 /**
- * The Jira change feed's checkpoint: the newest `updated` seen (epoch ms) and the content hashes
- * of the issues inside the overlap window at that moment. The next run asks for
- * `updated >= updatedMs − overlap` (JQL is minute-granular and search is eventually consistent)
- * and drops issues whose hash it already delivered.
+ * The Jira change feed's checkpoint: the newest `updated` seen (epoch ms), when the last complete
+ * search began on the site's clock, and the content hashes of the issues inside the overlap
+ * window. The next run asks for `updated >= max(updatedMs, readMs) − overlap` (JQL is
+ * minute-granular and search is eventually consistent) and drops issues whose hash it already
+ * delivered.
+ *
+ * Search lags writes by less than the overlap, so a complete search that began at `readMs` saw
+ * every issue updated before `readMs − overlap`. Without it the window hung on the newest
+ * issue: after a burst of writes (a migration at Jira Data Center's pace) and no change since,
+ * every quiet sync read the burst's last minute or two again — 101 searches at 16,000 items.
  */
 export interface FeedState {
   readonly updatedMs: number;
+  /** When the last complete search began, on the site's clock (epoch ms; absent before). */
+  readonly readMs?: number | undefined;
   /** key → content hash and `updated` (ms), for issues within the overlap window of `updatedMs`. */
   readonly seen: ReadonlyMap<string, SeenItem>;
 }
@@ -25,8 +33,14 @@ export const DEFAULT_OVERLAP_MS = 60_000;
 export function decodeCheckpoint(cp: Checkpoint | undefined): FeedState | undefined {
   if (cp === undefined) return undefined;
   const updatedMs = cp.updatedMs;
+  const readMs = cp.readMs;
   const seen = cp.seen ?? "";
-  if (typeof updatedMs !== "number" || !Number.isFinite(updatedMs) || typeof seen !== "string") {
+  if (
+    typeof updatedMs !== "number" ||
+    !Number.isFinite(updatedMs) ||
+    typeof seen !== "string" ||
+    (readMs !== undefined && (typeof readMs !== "number" || !Number.isFinite(readMs)))
+  ) {
     throw new PayloadInvalidError(
       `Jira checkpoint is not one this adapter wrote (${JSON.stringify(cp).slice(0, 200)}).`,
       { system: "jira", operation: "changes" },
@@ -34,7 +48,7 @@ export function decodeCheckpoint(cp: Checkpoint | undefined): FeedState | undefi
     );
   }
   const entries = seen === "" ? [] : seen.split(",").map(decodeSeen);
-  return { updatedMs, seen: new Map(entries) };
+  return { updatedMs, ...(readMs !== undefined && { readMs }), seen: new Map(entries) };
 }
 
 function decodeSeen(entry: string): [string, SeenItem] {
@@ -46,6 +60,7 @@ function decodeSeen(entry: string): [string, SeenItem] {
 export function encodeCheckpoint(state: FeedState): Checkpoint {
   return {
     updatedMs: state.updatedMs,
+    ...(state.readMs !== undefined && { readMs: state.readMs }),
     seen: [...state.seen].map(([k, s]) => `${k}=${s.hash}@${s.at}`).join(","),
   };
 }
@@ -71,9 +86,22 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Where the next query starts: the watermark minus the overlap window. */
+/**
+ * Where the next query starts: the overlap window before the later of the newest issue seen and
+ * the last complete search's start. Each is a bound under which every issue was delivered (the
+ * first by the order of the search, the second by the search's lag), so the later one is too.
+ */
 export function querySince(state: FeedState | undefined, overlapMs: number): number | undefined {
-  return state === undefined ? undefined : state.updatedMs - overlapMs;
+  return state === undefined
+    ? undefined
+    : Math.max(state.updatedMs, state.readMs ?? Number.NEGATIVE_INFINITY) - overlapMs;
+}
+
+/** The state once a search that began at `readMs` (the site's clock) was read to its end. */
+export function searchedAt(state: FeedState, readMs: number | undefined): FeedState {
+  return readMs === undefined || readMs <= (state.readMs ?? Number.NEGATIVE_INFINITY)
+    ? state
+    : { ...state, readMs };
 }
 
 /**
@@ -98,5 +126,6 @@ export function advanceFeed(opts: {
     if (!known) fresh.push(item);
   }
   for (const [key, s] of seen) if (s.at < updatedMs - opts.overlapMs) seen.delete(key);
-  return { fresh, state: { updatedMs, seen } };
+  const readMs = opts.state?.readMs;
+  return { fresh, state: { updatedMs, ...(readMs !== undefined && { readMs }), seen } };
 }

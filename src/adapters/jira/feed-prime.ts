@@ -17,7 +17,7 @@
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Checkpoint } from "../../core/tracker.js";
-import { advanceFeed, encodeCheckpoint, type FeedState } from "./checkpoint.js";
+import { advanceFeed, encodeCheckpoint, searchedAt, type FeedState } from "./checkpoint.js";
 import type { JiraContext } from "./context.js";
 import { updatedSinceJql } from "./jql.js";
 import { isKnownVersion } from "./known-versions.js";
@@ -78,6 +78,10 @@ async function primeFeed(
   ctx: JiraContext,
   signal: AbortSignal | undefined,
 ): Promise<Checkpoint | undefined> {
+  // The listing is the feed's own search: begun at this time on the site's clock, it saw every
+  // issue updated before this less the overlap (checkpoint.ts).
+  await ctx.site();
+  const readAt = ctx.client.serverNow()?.getTime();
   const listing = await listProject(ctx, signal);
   if (listing === undefined) return undefined;
   const unlisted = [...ctx.known.keys()].filter((key) => !listing.listed.has(key));
@@ -90,7 +94,7 @@ async function primeFeed(
     items: read,
     overlapMs: ctx.settings.overlapMs,
   });
-  return encodeCheckpoint(state);
+  return encodeCheckpoint(searchedAt(state, readAt));
 }
 
 export async function checkpointAfterWrites(
