@@ -6,6 +6,7 @@ import {
   type JiraSandbox,
   type JiraSandboxOptions,
 } from "../../src/sandboxes/jira/index.js";
+import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
 
 /**
  * Issue #36: after a migration the Jira adapter sets the change feed's checkpoint past its own
@@ -78,31 +79,6 @@ async function pagesFrom(tracker: JiraTracker, cp: Checkpoint): Promise<ChangePa
   return out;
 }
 
-/** A person's request to the sandbox's REST API (v3 on Cloud, v2 on Data Center). */
-async function person(
-  sandbox: JiraSandbox,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<unknown> {
-  const dc = sandbox.deployment === "datacenter";
-  const auth = dc
-    ? `Bearer ${sandbox.token}`
-    : `Basic ${Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64")}`;
-  const res = await fetch(`${sandbox.url}/rest/api/${dc ? "2" : "3"}${path}`, {
-    method,
-    headers: { authorization: auth, "content-type": "application/json" },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${String(res.status)}`);
-  return res.status === 204 ? undefined : res.json();
-}
-
-const searches = (sandbox: JiraSandbox): number =>
-  Object.entries(sandbox.stats().byRoute)
-    .filter(([route]) => route.includes("/search"))
-    .reduce((n, [, count]) => n + count, 0);
-
 describe.each(["cloud", "datacenter"] as const)(
   "Jira feed checkpoint after a migration's writes (%s)",
   (deployment) => {
@@ -110,11 +86,11 @@ describe.each(["cloud", "datacenter"] as const)(
       const { sandbox, tracker } = await start({ deployment });
       await migrate(tracker);
       const before = sandbox.stats();
-      const s0 = searches(sandbox);
+      const s0 = searchCount(sandbox);
       const cp = await tracker.checkpointAfterWrites();
       expect(cp).toBeDefined();
       // Three issues, two a page: two searches and nothing else (no issue read by key).
-      expect(searches(sandbox) - s0).toBe(2);
+      expect(searchCount(sandbox) - s0).toBe(2);
       expect(sandbox.stats().requests - before.requests).toBe(2);
       expect(sandbox.stats().writes).toBe(before.writes);
       const pages = await pagesFrom(tracker, cp ?? {});
@@ -126,7 +102,9 @@ describe.each(["cloud", "datacenter"] as const)(
       const { task } = await migrate(tracker);
       const cp = await tracker.checkpointAfterWrites();
       clock += 1000;
-      await person(sandbox, "PUT", `/issue/${task}`, { fields: { summary: "A person's word" } });
+      await personRequest(sandbox, "PUT", `/issue/${task}`, {
+        fields: { summary: "A person's word" },
+      });
       const changed = (await pagesFrom(tracker, cp ?? {})).flatMap((p) => p.changes);
       expect(changed.map((c) => (c.kind === "upsert" ? c.item.title : ""))).toEqual([
         "A person's word",
@@ -143,7 +121,7 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
     ]);
     if (story === undefined || story instanceof Error) throw new Error("the create failed");
     clock += 1000;
-    await person(sandbox, "PUT", `/issue/${story.id}`, { fields: { summary: "Renamed" } });
+    await personRequest(sandbox, "PUT", `/issue/${story.id}`, { fields: { summary: "Renamed" } });
     clock += 1000;
     await tracker.addComment(
       { kind: "story", id: story.id },
@@ -155,9 +133,9 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
   it("an edit of the comment the migration added", async () => {
     const { sandbox, tracker } = await start();
     const { story } = await migrate(tracker);
-    const item = await person(sandbox, "GET", `/issue/${story}/comment`);
+    const item = await personRequest(sandbox, "GET", `/issue/${story}/comment`);
     const id = (item as { comments: { id: string }[] }).comments[0]?.id ?? "";
-    await person(sandbox, "PUT", `/issue/${story}/comment/${id}`, {
+    await personRequest(sandbox, "PUT", `/issue/${story}/comment/${id}`, {
       body: {
         type: "doc",
         version: 1,
@@ -170,7 +148,7 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
   it("an issue filed by a person", async () => {
     const { sandbox, tracker } = await start();
     await migrate(tracker);
-    await person(sandbox, "POST", "/issue", {
+    await personRequest(sandbox, "POST", "/issue", {
       fields: {
         project: { key: sandbox.projectKey },
         summary: "Filed",
@@ -183,13 +161,13 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
   it("an issue deleted by a person", async () => {
     const { sandbox, tracker } = await start();
     const { task } = await migrate(tracker);
-    await person(sandbox, "DELETE", `/issue/${task}`);
+    await personRequest(sandbox, "DELETE", `/issue/${task}`);
     expect(await tracker.checkpointAfterWrites()).toBeUndefined();
   });
 
   it("an issue edited after the full listing, before any write of the migration's own", async () => {
     const { sandbox, tracker } = await start();
-    const filed = (await person(sandbox, "POST", "/issue", {
+    const filed = (await personRequest(sandbox, "POST", "/issue", {
       fields: {
         project: { key: sandbox.projectKey },
         summary: "Older",
@@ -198,7 +176,7 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
     })) as { key: string };
     clock += 1000;
     await migrate(tracker);
-    await person(sandbox, "PUT", `/issue/${filed.key}`, { fields: { labels: ["late"] } });
+    await personRequest(sandbox, "PUT", `/issue/${filed.key}`, { fields: { labels: ["late"] } });
     expect(await tracker.checkpointAfterWrites()).toBeUndefined();
   });
 });
@@ -222,7 +200,7 @@ describe("Jira feed checkpoint while search lags the writes", () => {
   it("sets none when the issue read by key is a person's version", async () => {
     const { sandbox, tracker } = await start({ consistency: "eventual", indexingLagMs: 1500 });
     const { task } = await migrate(tracker);
-    await person(sandbox, "PUT", `/issue/${task}`, { fields: { summary: "Meanwhile" } });
+    await personRequest(sandbox, "PUT", `/issue/${task}`, { fields: { summary: "Meanwhile" } });
     expect(await tracker.checkpointAfterWrites()).toBeUndefined();
   });
 });

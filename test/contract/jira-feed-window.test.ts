@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
+import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
 
 /**
  * Issue #36: the Jira feed's overlap window follows the last complete search, not only the newest
@@ -43,11 +44,6 @@ function trackerOf(sandbox: JiraSandbox): JiraTracker {
   return tracker;
 }
 
-const searches = (sandbox: JiraSandbox): number =>
-  Object.entries(sandbox.stats().byRoute)
-    .filter(([route]) => route.includes("/search"))
-    .reduce((n, [, count]) => n + count, 0);
-
 /**
  * Reads the feed from `cp` as a sync's run does, in a process of its own: the issues it fed, its
  * last checkpoint and the searches it made.
@@ -57,7 +53,7 @@ async function read(
   cp: Checkpoint | undefined,
 ): Promise<{ titles: string[]; checkpoint: Checkpoint; searches: number }> {
   const tracker = trackerOf(sandbox);
-  const s0 = searches(sandbox);
+  const s0 = searchCount(sandbox);
   const pages: ChangePage[] = [];
   for await (const page of tracker.changes(cp)) pages.push(page);
   const last = pages.at(-1);
@@ -65,7 +61,7 @@ async function read(
   return {
     titles: pages.flatMap((p) => p.changes.map((c) => (c.kind === "upsert" ? c.item.title : ""))),
     checkpoint: last.checkpoint,
-    searches: searches(sandbox) - s0,
+    searches: searchCount(sandbox) - s0,
   };
 }
 
@@ -84,19 +80,6 @@ async function burst(tracker: JiraTracker): Promise<string[]> {
     clock += 1000;
   }
   return keys;
-}
-
-async function rename(sandbox: JiraSandbox, key: string, summary: string): Promise<void> {
-  const dc = sandbox.deployment === "datacenter";
-  const auth = dc
-    ? `Bearer ${sandbox.token}`
-    : `Basic ${Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64")}`;
-  const res = await fetch(`${sandbox.url}/rest/api/${dc ? "2" : "3"}/issue/${key}`, {
-    method: "PUT",
-    headers: { authorization: auth, "content-type": "application/json" },
-    body: JSON.stringify({ fields: { summary } }),
-  });
-  expect(res.status).toBe(204);
 }
 
 describe.each(["cloud", "datacenter"] as const)("Jira feed window (%s)", (deployment) => {
@@ -132,7 +115,9 @@ describe.each(["cloud", "datacenter"] as const)("Jira feed window (%s)", (deploy
     const quiet = await read(sandbox, settled.checkpoint);
     // A person renames an issue; the next read comes half a second later, before the index
     // shows it (lag 1 s): nothing is fed, and the read's own start moves the window.
-    await rename(sandbox, key, "A person's title");
+    await personRequest(sandbox, "PUT", `/issue/${key}`, {
+      fields: { summary: "A person's title" },
+    });
     clock += 500;
     const early = await read(sandbox, quiet.checkpoint);
     expect(early.titles).toEqual([]);

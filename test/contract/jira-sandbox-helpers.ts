@@ -53,3 +53,30 @@ export function authedFetch(
 export function story(summary: string, extra: Record<string, unknown> = {}) {
   return { fields: { project: { key: "WID" }, issuetype: { name: "Story" }, summary, ...extra } };
 }
+
+/** A person's request to the sandbox's REST API (v3 on Cloud, v2 on Data Center). */
+export async function personRequest(
+  sandbox: JiraSandbox,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const dc = sandbox.deployment === "datacenter";
+  const auth = dc
+    ? `Bearer ${sandbox.token}`
+    : `Basic ${Buffer.from(`${sandbox.email}:${sandbox.token}`).toString("base64")}`;
+  const res = await fetch(`${sandbox.url}/rest/api/${dc ? "2" : "3"}${path}`, {
+    method,
+    headers: { authorization: auth, "content-type": "application/json" },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${String(res.status)}`);
+  return res.status === 204 ? undefined : res.json();
+}
+
+/** The JQL searches the sandbox has answered so far. */
+export function searchCount(sandbox: JiraSandbox): number {
+  return Object.entries(sandbox.stats().byRoute)
+    .filter(([route]) => route.includes("/search"))
+    .reduce((n, [, count]) => n + count, 0);
+}
