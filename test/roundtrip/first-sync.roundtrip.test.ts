@@ -10,7 +10,8 @@ import { startWorld, storyLinks, type World } from "./world.js";
 /**
  * Issue #36: the first quiet `sync` after a `migrate` costs what a later one does. The migration
  * leaves the target's feed checkpoint (GitHub: past its own writes, with the ETag of the next
- * run's request; Jira: past the newest issue, with the hashes of those in the overlap window)
+ * run's request; Jira: past the newest issue and the start of its listing, with the hashes of
+ * those in the overlap window)
  * and tinyPM's tier record, so the first sync neither reads the whole target again — every
  * issue's comments with it — nor all of tinyPM.
  */
@@ -48,6 +49,17 @@ async function quietSync(world: World, fullScan = false): Promise<Cost> {
     tinypm: p1.requests - p0.requests,
     report,
   };
+}
+
+/**
+ * Jira: the first sync lists the migration's last minute again (a person's edit in it may not
+ * have been searchable when the migration listed the project): at most that window's pages
+ * (100 issues each) more than a later sync, which starts past it once a minute has passed on
+ * Jira's clock since a complete search began (src/adapters/jira/checkpoint.ts).
+ */
+function expectFirstCostsAsLater(first: Cost, later: Cost, items: number): void {
+  expect(later.target).toBeLessThanOrEqual(first.target);
+  expect(first.target - later.target).toBeLessThanOrEqual(Math.ceil(items / 100));
 }
 
 describe.each(["github", "jira"] as const)(
@@ -96,9 +108,9 @@ describe.each(["github", "jira"] as const)(
     });
 
     it.runIf(kind === "jira")("costs on Jira what a later quiet sync does", () => {
-      // The feed's search from the migration's newest issue less the overlap window: the same
-      // few searches as a later run, fewer than reading the whole project (`sync --full`).
-      expect(first.target).toBe(later.target);
+      // The feed's search from the migration's listing less the overlap window: the few
+      // searches of a later run, fewer than reading the whole project (`sync --full`).
+      expectFirstCostsAsLater(first, later, ITEMS);
       expect(first.target).toBeLessThan(full.target);
       expect(first.tinypm).toBeLessThan(full.tinypm);
       expect(full.targetWrites).toBe(0);
@@ -140,7 +152,7 @@ describe("the first quiet sync after a migration (jira, Data Center)", () => {
       }
       const first = await quietSync(world);
       const later = await quietSync(world);
-      expect(first.target).toBe(later.target);
+      expectFirstCostsAsLater(first, later, 30);
       expect(first.targetWrites).toBe(0);
       expect(first.report.summary).toMatchObject({ created: 0, updated: 0, failed: 0 });
       expect(first.report.tinypmRead.complete).toBe(false);
