@@ -75,6 +75,15 @@ describe("estimateDuration", () => {
     expect(e?.boundBy).toBe("Jira's 10 writes per minute");
   });
 
+  it("groups a large limit's digits", () => {
+    const e = estimateDuration({
+      writes: { jira: 5 },
+      limits: { jira: { writesPerMinute: 1e9, writesPerHour: 1e9 } },
+      mode: "migrate",
+    });
+    expect(e?.boundBy).toBe("Jira's 1,000,000,000 writes per minute");
+  });
+
   it("rounds durations for people", () => {
     expect(aboutDuration(59_000)).toBe("under a minute");
     expect(aboutDuration(12.5 * 60_000)).toBe("about 13 min");

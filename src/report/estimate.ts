@@ -75,7 +75,9 @@ export function estimateDuration(o: {
   if (worst === undefined) return undefined;
   const limit = o.limits[worst.system]?.[worst.window.key] ?? 0;
   const writesWord = worst.system === "github" ? "content writes" : "writes";
-  const boundBy = `${label(worst.system)}'s ${limit} ${writesWord} per ${worst.window.per}`;
+  // Digits grouped: a lifted limit reads "1,000,000,000", not "1000000000".
+  const shown = limit.toLocaleString("en-US");
+  const boundBy = `${label(worst.system)}'s ${shown} ${writesWord} per ${worst.window.per}`;
   const importHelps =
     worst.system === "github" &&
     o.mode === "migrate" &&
