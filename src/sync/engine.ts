@@ -304,6 +304,7 @@ function lossOf(o: EngineOptions, job: PlanJob, read: RunRead): AssigneeLoss {
     items: read.tinypm.items,
     links: read.links,
     table: read.users.table,
+    syncsAssignees: (kind) => read.mapping.fieldNames(kind).includes("assignees"),
   });
   if (loss.items > 0) {
     const message = describeAssigneeLoss(loss, o.targetSystem);

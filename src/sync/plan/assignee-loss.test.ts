@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { UserRef, WorkItem } from "../../core/model.js";
 import type { UserTable } from "../../mapping/users.js";
 import { assigneeLoss } from "./assignee-loss.js";
+import { BaselessLink, linkRecord } from "./links.js";
 import type { LinkView } from "./plan-types.js";
 import {
   bundledMapping,
@@ -50,5 +51,23 @@ describe("the assignees a run would lose", () => {
   it("takes an item unassigned since its last sync as unchanged", () => {
     const none = pair("4", [], []);
     expect(assigneeLoss({ items: [none.item], links: [none.link], table }).items).toBe(0);
+  });
+
+  it("takes a link held without its bases as unchanged where the mapping syncs assignees", () => {
+    // A run holds a link without its bases only for an item it read as at the last sync.
+    const { item, link } = pair("5", [bob], [bob]);
+    const baseless = new BaselessLink(
+      linkRecord({ job: "j", targetSystem: "github", now: new Date(0), ...link }),
+    );
+    const synced = assigneeLoss({ items: [item], links: [baseless], table });
+    expect(synced.items).toBe(0);
+    // Not synced: the base holds none, so an assigned item counts as an unlinked one does.
+    const unsynced = assigneeLoss({
+      items: [item],
+      links: [baseless],
+      table,
+      syncsAssignees: () => false,
+    });
+    expect(unsynced).toEqual({ policy: "fail", items: 1, byUser: { bob: 1 } });
   });
 });

@@ -3,10 +3,11 @@
  * assignable target account, and what the job's policy does about it (pure).
  */
 import { MappingError } from "../../core/errors.js";
-import type { SystemName, UserRef, WorkItem } from "../../core/model.js";
+import type { ItemKind, SystemName, UserRef, WorkItem } from "../../core/model.js";
 import type { UnmappedPolicy, UserTable } from "../../mapping/users.js";
+import { BaselessLink } from "./links.js";
 import type { LinkView } from "./plan-types.js";
-import { normalizeField, sameJson, type Snapshot } from "./snapshot.js";
+import { EMPTY_SNAPSHOT, normalizeField, sameJson, type Snapshot } from "./snapshot.js";
 
 /** Items that lose (or, under `placeholder`, swap) an assignee; zero when every assignee maps. */
 export interface AssigneeLoss {
@@ -29,6 +30,8 @@ export function assigneeLoss(options: {
   readonly items: readonly WorkItem[];
   readonly links: readonly LinkView[];
   readonly table: UserTable;
+  /** Whether the mapping syncs the assignees of this kind of item. @default always */
+  readonly syncsAssignees?: ((kind: ItemKind) => boolean) | undefined;
 }): AssigneeLoss {
   const { table } = options;
   const links = new Map(options.links.map((l) => [`${l.kind}:${l.tinypmId}`, l]));
@@ -36,7 +39,8 @@ export function assigneeLoss(options: {
   let items = 0;
   for (const item of options.items) {
     const link = links.get(`${item.kind}:${item.id}`);
-    if (link !== undefined && sameLogins(item.assignees, link.baseTinypm)) continue;
+    if (link !== undefined && unchangedLogins(item, link, options.syncsAssignees ?? (() => true)))
+      continue;
     const lost = item.assignees.filter(
       (u) => u.login === undefined || !table.toTarget.has(u.login),
     );
@@ -45,6 +49,20 @@ export function assigneeLoss(options: {
     for (const u of new Set(lost.map(who))) byUser[u] = (byUser[u] ?? 0) + 1;
   }
   return { policy: table.policy, items, byUser };
+}
+
+/**
+ * A link held without its bases is one whose tinyPM item the run read as it was at the last
+ * sync (run-read.ts): its assignees, when synced, are the base's.
+ */
+function unchangedLogins(
+  item: WorkItem,
+  link: LinkView,
+  syncsAssignees: (kind: ItemKind) => boolean,
+): boolean {
+  if (!(link instanceof BaselessLink)) return sameLogins(item.assignees, link.baseTinypm);
+  // Not synced: the base holds none, so only an item without assignees is "as at the last sync".
+  return syncsAssignees(item.kind) || sameLogins(item.assignees, EMPTY_SNAPSHOT);
 }
 
 /**

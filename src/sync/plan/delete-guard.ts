@@ -1,4 +1,5 @@
 import { systemLabel } from "../../core/system-label.js";
+import { baseDeleted } from "./links.js";
 import type { Side } from "./merge.js";
 import type { LinkView, Plan } from "./plan-types.js";
 
@@ -49,7 +50,7 @@ export interface DeleteGuard {
 
 /** The links that could still be deleted: neither side's deletion already recorded. */
 export function liveLinks(links: readonly LinkView[]): number {
-  return links.filter((l) => l.baseTinypm.deleted !== true && l.baseTarget.deleted !== true).length;
+  return links.filter((l) => !baseDeleted(l, "tinypm") && !baseDeleted(l, "target")).length;
 }
 
 /**

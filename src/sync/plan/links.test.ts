@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../core/model.js";
 import type { LinkRecord } from "../../state/store.js";
-import { linkView } from "./links.js";
+import { BaselessLink, baseDeleted, baseTitle, linkView } from "./links.js";
 
 const base = (over: Record<string, JsonValue> = {}): JsonValue => ({
   fields: { title: "Login page", status: "PENDING", labels: ["ui", "web"], estimate: 3 },
@@ -56,5 +56,21 @@ describe("linkView", () => {
       ),
     );
     expect(view.baseTarget.fields).toBe(view.baseTinypm.fields);
+  });
+});
+
+describe("BaselessLink", () => {
+  it("keeps the ids, the recorded deletions, the title and tinyPM's digest, not the bases", () => {
+    const gone = new BaselessLink(record(base(), base({ deleted: true })));
+    expect(gone).toMatchObject({ kind: "story", tinypmId: "1", targetId: "7", tinypmHash: "h1" });
+    expect([baseDeleted(gone, "tinypm"), baseDeleted(gone, "target")]).toEqual([false, true]);
+    expect(baseTitle(gone)).toBe("Login page");
+    expect(() => gone.baseTarget).toThrow(
+      "internal: the target base of the story link 1 ↔ 7 was read from a link held without its bases",
+    );
+    // The same answers as from the link with its bases.
+    const full = linkView(record(base(), base({ deleted: true })));
+    expect([baseDeleted(full, "tinypm"), baseDeleted(full, "target")]).toEqual([false, true]);
+    expect(baseTitle(full, "target")).toBe("Login page");
   });
 });

@@ -1,4 +1,5 @@
 import type { ItemKind, WorkItem, WorkItemFields } from "../../core/model.js";
+import { baseDeleted } from "./links.js";
 import type { Side } from "./merge.js";
 import type { LinkView, PlanAction } from "./plan-types.js";
 import type { PlanInput } from "./plan-input.js";
@@ -58,9 +59,7 @@ export function deletion(
 
 /** The link remembers its item deleted on that side already: the deletion is a skip. */
 export function deletedBefore(link: LinkView, deletedOn: Side): boolean {
-  return deletedOn === "tinypm"
-    ? link.baseTinypm.deleted === true
-    : link.baseTarget.deleted === true;
+  return baseDeleted(link, deletedOn);
 }
 
 /**

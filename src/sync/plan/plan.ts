@@ -8,6 +8,7 @@ import { planUpdate } from "./plan-update.js";
 import { labelSpelling } from "./label-case.js";
 import { settlePendingWrites } from "./pending-writes.js";
 import { deletedBefore, deletion } from "./plan-delete.js";
+import { baseDeleted, baseTitle } from "./links.js";
 import type { PlanInput } from "./plan-input.js";
 import {
   invisibleSkip,
@@ -238,6 +239,11 @@ function goneItems(input: DeletionInput): Gone[] {
   return out;
 }
 
+/** The linked items a run finds gone from one side whose deletion it has not recorded yet. */
+export function goneLinks(input: DeletionInput): LinkView[] {
+  return goneItems(input).flatMap((g) => (deletedBefore(g.link, g.deletedOn) ? [] : [g.link]));
+}
+
 /**
  * Whether a run whose target read returned nothing plans only skips (pure): no tinyPM item to
  * create on the target and no deletion to mirror (every item found gone was deleted before). With
@@ -265,8 +271,8 @@ export function quietPlan(input: DeletionInput): boolean {
  */
 function goneTitle(link: LinkView, targetItem: WorkItem | undefined): string {
   if (targetItem !== undefined) return targetItem.title;
-  const base = link.baseTinypm.fields.title ?? link.baseTarget.fields.title;
-  return typeof base === "string" && base !== "" ? base : `#${link.targetId}`;
+  const base = baseTitle(link);
+  return base !== undefined && base !== "" ? base : `#${link.targetId}`;
 }
 
 /**
@@ -351,16 +357,13 @@ function pairAction(
 ): PlanAction {
   const skip = (reason: SkipReason): PlanAction =>
     skipOf(item, reason, { tinypmId: item.id, targetId: stored.targetId });
-  if (stored.baseTinypm.deleted === true || stored.baseTarget.deleted === true)
-    return skip("deleted");
+  if (baseDeleted(stored, "tinypm") || baseDeleted(stored, "target")) return skip("deleted");
+  // Not read this run (incremental target feed): a tinyPM change would have had its copy read
+  // (run-read.ts), so the pair is as it was. Its bases are not needed (a quiet sync holds none).
+  if (targetItem === undefined) return skip("unchanged");
   const t = tinypmSnapshot(input.mapping, item);
-  const blockless =
-    targetItem === undefined
-      ? undefined
-      : input.blockless?.get(byKey(stored.kind, stored.targetId));
-  // Not read this run (incremental target feed): the target is as it was at the last sync.
-  const read =
-    targetItem === undefined ? stored.baseTarget : targetSnapshot(input.mapping, targetItem);
+  const blockless = input.blockless?.get(byKey(stored.kind, stored.targetId));
+  const read = targetSnapshot(input.mapping, targetItem);
   // GitHub labels in tinyPM's spelling of the tags (one label whatever its case).
   const spelling = labelSpelling(input.mapping, item.labels, stored.baseTinypm.fields.labels);
   // A missing block is never data: with no copy of it, what it carried is taken as tinyPM's.
@@ -369,7 +372,7 @@ function pairAction(
   const link = settlePendingWrites(
     { ...stored, baseTarget: spelling.snapshot(stored.baseTarget) },
     { snapshot: t, updatedAt: item.updatedAt },
-    targetItem === undefined ? undefined : { snapshot: g, updatedAt: targetItem.updatedAt },
+    { snapshot: g, updatedAt: targetItem.updatedAt },
   );
   const settles =
     (stored.pendingWrites?.length ?? 0) > 0 ||
@@ -393,7 +396,6 @@ function pairAction(
       merge.timeToTarget.length +
       merge.timeToTinypm.length ===
       0;
-  if (targetItem === undefined) return skip("unchanged");
   // The feed returned the target item (it changed since the checkpoint) yet it holds what we
   // last synced: the change was our own write read back.
   const repairNow = blockless !== undefined && input.job.repairMarkers === true;

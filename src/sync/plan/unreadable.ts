@@ -1,5 +1,6 @@
 import type { ItemKind, SystemName } from "../../core/model.js";
 import type { UnreadableItem } from "../../core/tracker.js";
+import { baseTitle } from "./links.js";
 import type { LinkView, SkipAction } from "./plan-types.js";
 
 const byKey = (kind: ItemKind, id: string): string => `${kind}:${id}`;
@@ -90,11 +91,11 @@ export function unreadableSkip(
   link: LinkView | undefined,
   targetSystem: SystemName,
 ): SkipAction {
-  const base = link?.baseTinypm.fields.title ?? link?.baseTarget.fields.title;
+  const base = link === undefined ? undefined : baseTitle(link, "tinypm");
   const title =
     u.title !== undefined && u.title !== ""
       ? u.title
-      : typeof base === "string" && base !== ""
+      : base !== undefined && base !== ""
         ? base
         : `${KIND_WORD[u.kind]} ${u.id}`;
   return {
@@ -158,11 +159,11 @@ export function targetUnreadableSkip(
   link: LinkView | undefined,
   targetSystem: SystemName,
 ): SkipAction {
-  const base = link?.baseTarget.fields.title ?? link?.baseTinypm.fields.title;
+  const base = link === undefined ? undefined : baseTitle(link, "target");
   const title =
     u.title !== undefined && u.title !== ""
       ? u.title
-      : typeof base === "string" && base !== ""
+      : base !== undefined && base !== ""
         ? base
         : `${targetWord(targetSystem)} ${u.id}`;
   return {

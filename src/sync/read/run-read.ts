@@ -19,12 +19,12 @@ import type { UserMatch } from "../../mapping/user-match.js";
 import type { UserTable } from "../../mapping/users.js";
 import type { ConflictRecord } from "../../state/records.js";
 import type { StateStore } from "../../state/store.js";
-import { linkView } from "../plan/links.js";
+import { BaselessLink, linkView } from "../plan/links.js";
 import type { Side } from "../plan/merge.js";
 import type { PlanJob } from "../plan/plan-input.js";
 import type { LinkView } from "../plan/plan-types.js";
-import { quietPlan, type DeletionInput } from "../plan/plan.js";
-import { sameJson, tinypmSnapshot } from "../plan/snapshot.js";
+import { goneLinks, quietPlan, type DeletionInput } from "../plan/plan.js";
+import { sameJson, snapshotHash, tinypmSnapshot } from "../plan/snapshot.js";
 import { statusOverBase } from "../plan/status-over-base.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "../plan/tiers.js";
 import type { EngineOptions } from "../run-options.js";
@@ -115,7 +115,16 @@ export interface RunRead {
 
 /** What the state holds for the run, read once before anything else. */
 interface Stored {
-  readonly links: readonly LinkView[];
+  /**
+   * The job's links without their bases (links.ts `BaselessLink`): all a quiet sync needs of
+   * them, at a third of the memory.
+   */
+  readonly links: readonly BaselessLink[];
+  /**
+   * The links again, with the bases of those named (`kind:tinypmId`) read from the state — and
+   * of those named by earlier calls: a run reads the bases of the pairs it may act on, no more.
+   */
+  readonly withBases: (keys: Iterable<string>) => Promise<readonly LinkView[]>;
   /** Interrupted creates waiting to be settled. */
   readonly pending: number;
   /** Conflicts resolved with `conflicts resolve`. */
@@ -146,29 +155,33 @@ export async function readRun(
   ]);
   const stored = await readStored(o.state, job.name);
   const withUsers = compileOnce(o, tinypmUsers, tinypmIterations);
-  const sides = await readSides(o, job, { fields: mappedFields(o.mappingSpec), withUsers }, stored);
+  const fields = mappedFields(o.mappingSpec);
+  const sides = await readSides(o, job, { fields, withUsers }, stored);
   const resolved = resolutions(stored.resolved);
   const read = {
     tinypmIterations,
-    links: stored.links,
     resolved,
     openConflicts: stored.openConflicts,
     tinypmTiers: sides.tinypmRead.save,
   };
-  const input = (s: Sides): DeletionInput => ({
+  const input = (s: Sides, links: readonly LinkView[]): DeletionInput => ({
     job,
     targetSystem: o.targetSystem,
     tinypm: s.tinypm,
     target: s.target,
-    links: stored.links,
+    links,
     resolved,
     openConflicts: stored.openConflicts,
     now,
   });
-  const quiet = resolved.size === 0 && (dry || stored.pending === 0) && quietPlan(input(sides));
+  const quiet =
+    resolved.size === 0 && (dry || stored.pending === 0) && quietPlan(input(sides, stored.links));
+  // A quiet run plans skips only, from the links' ids and recorded deletions: it keeps them
+  // without their bases. Any other run reads them with their bases.
   if (quiet)
     return {
       ...read,
+      links: stored.links,
       mapping: compileMapping(o.mappingSpec, { iterations: tinypmIterations }),
       users: { matches: [], unmapped: [] },
       tinypm: sides.tinypm,
@@ -177,11 +190,25 @@ export async function readRun(
       quiet,
       statusTouched: new Set(),
     };
+  const acted = await stored.withBases(
+    pairsActedOn(fields, sides, input(sides, stored.links), stored.links),
+  );
   const { mapping, users } = await withUsers();
-  const checked = await recheckListings(o, job, sides, mapping, stored.links);
-  const statusTouched = await readStatusTouched(o, statusOverBase({ ...input(checked), mapping }));
+  const checked = await recheckListings(o, job, sides, mapping, acted, stored);
+  // Items read again one by one may be items the listing had left out: their bases too.
+  const links =
+    checked === sides
+      ? acted
+      : await stored.withBases(
+          pairsActedOn(fields, checked, input(checked, stored.links), stored.links),
+        );
+  const statusTouched = await readStatusTouched(
+    o,
+    statusOverBase({ ...input(checked, links), mapping }),
+  );
   return {
     ...read,
+    links,
     mapping,
     users,
     tinypm: checked.tinypm,
@@ -218,15 +245,88 @@ interface ReadMapping {
 }
 
 async function readStored(state: StateStore, job: string): Promise<Stored> {
-  const links: LinkView[] = [];
-  for await (const l of state.links(job)) links.push(linkView(l));
+  const links: BaselessLink[] = [];
+  for await (const l of state.links(job)) links.push(new BaselessLink(l));
+  const withBases = basesReader(state, job, links);
   const pending = (await state.pendingIntents(job)).length;
   const conflicts = await state.conflicts({ job });
   const resolved = conflicts.filter((c) => c.status === "resolved");
   const openConflicts = new Set(
     conflicts.flatMap((c) => (c.status === "open" ? [`${c.kind}:${c.tinypmId}`] : [])),
   );
-  return { links, pending, resolved, openConflicts };
+  return { links, withBases, pending, resolved, openConflicts };
+}
+
+/** Bases read one link at a time up to this many a call; more are read in one pass. */
+const POINT_READS = 2_000;
+
+/** `Stored.withBases`: point reads for a few pairs, one pass over the job's links for many. */
+function basesReader(
+  state: StateStore,
+  job: string,
+  links: readonly BaselessLink[],
+): Stored["withBases"] {
+  const stored = new Map(links.map((l) => [linkKey(l), l]));
+  const loaded = new Map<string, LinkView>();
+  let all = false;
+  return async (keys) => {
+    const missing = [...new Set(keys)].filter((k) => stored.has(k) && !loaded.has(k));
+    if (!all && missing.length > POINT_READS) {
+      for await (const r of state.links(job)) loaded.set(linkKey(r), linkView(r));
+      all = true;
+    } else if (!all) {
+      for (const k of missing) {
+        const l = stored.get(k);
+        const r = l && (await state.getLinkByTinypm(job, l.kind, l.tinypmId));
+        if (r !== undefined) loaded.set(k, linkView(r));
+      }
+    }
+    return loaded.size === 0 ? links : links.map((l) => loaded.get(linkKey(l)) ?? l);
+  };
+}
+
+const linkKey = (l: { readonly kind: ItemKind; readonly tinypmId: string }): string =>
+  `${l.kind}:${l.tinypmId}`;
+
+/** The keys of the links of these target items (by target id, whatever the kind read). */
+function linksOfTargetItems(
+  links: readonly LinkView[],
+  items: readonly { readonly id: string }[],
+): string[] {
+  if (items.length === 0) return [];
+  const ids = new Set(items.map((i) => i.id));
+  return links.flatMap((l) => (ids.has(l.targetId) ? [linkKey(l)] : []));
+}
+
+/**
+ * The links whose bases a run that is not quiet needs (`kind:tinypmId`): those of every target
+ * item read (or unreadable, or found gone), of every linked item found gone from a side, and of
+ * every tinyPM item read that moved from its base's digest. The rest — a tinyPM item read as it
+ * was, its copy not read, or neither read — are skipped by the plan from their ids alone.
+ */
+function pairsActedOn(
+  fields: MappedFields,
+  sides: Sides,
+  input: DeletionInput,
+  links: readonly BaselessLink[],
+): string[] {
+  const byTarget = new Map<string, BaselessLink[]>();
+  for (const l of links) byTarget.set(l.targetId, [...(byTarget.get(l.targetId) ?? []), l]);
+  const target = sides.target;
+  const ids = [
+    ...target.items.map((i) => i.id),
+    ...(target.unreadable ?? []).map((u) => u.id),
+    ...[...(target.gone ?? [])].map((k) => k.slice(k.indexOf(":") + 1)),
+  ];
+  const out = ids.flatMap((id) => (byTarget.get(id) ?? []).map(linkKey));
+  out.push(...goneLinks(input).map(linkKey));
+  const digests = new Map(links.map((l) => [linkKey(l), l.tinypmHash]));
+  for (const item of sides.tinypm.items) {
+    const digest = digests.get(linkKey({ kind: item.kind, tinypmId: item.id }));
+    if (digest !== undefined && snapshotHash(tinypmSnapshot(fields, item)) !== digest)
+      out.push(linkKey({ kind: item.kind, tinypmId: item.id }));
+  }
+  return out;
 }
 
 /**
@@ -270,6 +370,9 @@ async function readSides(
   const from =
     o.fullScan === true ? undefined : await o.state.getCheckpoint(job.name, o.targetSystem);
   const { links, pending } = stored;
+  // Telling a target item unchanged since its base needs the bases of the items read.
+  const linksFor = (targetItems: readonly WorkItem[]): Promise<readonly LinkView[]> =>
+    stored.withBases(linksOfTargetItems(links, targetItems));
   // A webhook's run reads only the items it named, once a first sync has linked the projects
   // and no create waits to be settled (both need the whole project).
   if (o.targetItems !== undefined && from !== undefined && o.fullScan !== true && pending === 0) {
@@ -319,7 +422,7 @@ async function readSides(
     f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }],
   );
   if (from !== undefined)
-    extra.push(...changedCounterparts(mapping.fields, links, withParked.side.items));
+    extra.push(...(await changedCounterparts(mapping.fields, stored, withParked.side.items)));
   o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   const target = await readChanges({
     lanes: o.lanes,
@@ -336,7 +439,8 @@ async function readSides(
   const rest = unlinked
     ? await readRest(o.lanes, withParked, "unlinked", o.emit)
     : { read: withParked, added: [] };
-  const more = from === undefined ? [] : changedCounterparts(mapping.fields, links, rest.added);
+  const more =
+    from === undefined ? [] : await changedCounterparts(mapping.fields, stored, rest.added);
   const unreadable = [...(target.unreadable ?? [])];
   const fetched = await fetchMissing(o, target, more, unreadable);
   // A target item read is what makes a run not quiet: its decoding needs the target's users.
@@ -344,7 +448,7 @@ async function readSides(
     lanes: o.lanes,
     read: rest.read,
     targetItems: target.items,
-    links,
+    links: await linksFor(target.items),
     mapping: target.items.length > 0 ? (await mapping.withUsers()).mapping : undefined,
     job: job.name,
   });
@@ -378,6 +482,7 @@ async function recheckListings(
   sides: Sides,
   mapping: CompiledMapping,
   links: readonly LinkView[],
+  stored: Stored,
 ): Promise<Sides> {
   const wanted = rechecks({ read: sides.target, links, tinypmItems: sides.tinypm.items, mapping });
   if (wanted.length === 0) return sides;
@@ -392,15 +497,37 @@ async function recheckListings(
     lanes: o.lanes,
     read: sides.tinypmRead,
     targetItems: target.items,
-    links,
+    links: await stored.withBases(linksOfTargetItems(links, target.items)),
     mapping,
     job: job.name,
   });
   return { tinypm: tinypmRead.side, target, tinypmRead };
 }
 
-/** Target ids of the linked tinyPM items whose content moved away from the last synced base. */
-function changedCounterparts(
+/**
+ * Target ids of the linked tinyPM items whose content moved away from the last synced base. An
+ * item whose snapshot has its base's digest is unchanged; the others (changed, or a base stored
+ * under another mapping) are compared with the bases themselves, read for them.
+ */
+async function changedCounterparts(
+  mapping: MappedFields,
+  stored: Stored,
+  items: readonly WorkItem[],
+): Promise<{ kind: ItemKind; id: string }[]> {
+  const digests = new Map(stored.links.map((l) => [`${l.kind}:${l.tinypmId}`, l.tinypmHash]));
+  const unsure = items.filter((item) => {
+    const digest = digests.get(`${item.kind}:${item.id}`);
+    return digest !== undefined && snapshotHash(tinypmSnapshot(mapping, item)) !== digest;
+  });
+  if (unsure.length === 0) return [];
+  const links = await stored.withBases(
+    unsure.map((i) => linkKey({ kind: i.kind, tinypmId: i.id })),
+  );
+  return changedFrom(mapping, links, unsure);
+}
+
+/** Target ids of the linked `items` whose content differs from their link's tinyPM base. */
+function changedFrom(
   mapping: MappedFields,
   links: readonly LinkView[],
   items: readonly WorkItem[],

@@ -4,6 +4,7 @@ import type { CompiledMapping } from "../../mapping/compile.js";
 import type { Lanes } from "../../gate/lanes.js";
 import type { LinkView } from "../plan/plan-types.js";
 import { sameAsBase, targetSnapshot, tinypmSnapshot } from "../plan/snapshot.js";
+import { baseDeleted } from "../plan/links.js";
 import { fetchOne, type SideRead } from "./read.js";
 
 /** Why a listed (or missing) linked target item is read again by itself. */
@@ -39,7 +40,7 @@ export function rechecks(o: {
   const tinypm = new Map(o.tinypmItems.map((i) => [key(i.kind, i.id), i]));
   const out: Recheck[] = [];
   for (const link of o.links) {
-    if (link.baseTarget.deleted === true) continue;
+    if (baseDeleted(link, "target")) continue;
     const k = key(link.kind, link.targetId);
     if (o.read.fresh?.has(k) === true) continue;
     const recheck = (reason: RecheckReason): void => {

@@ -16,6 +16,7 @@ import { runEngine, type EngineOptions } from "../../../src/sync/engine.js";
 import { planRun, readDeletions } from "../../../src/sync/plan-step.js";
 import type { PlanJob } from "../../../src/sync/plan/plan-input.js";
 import { statusOverBase } from "../../../src/sync/plan/status-over-base.js";
+import { BaselessLink, baseDeleted, baseTitle } from "../../../src/sync/plan/links.js";
 import { readRun } from "../../../src/sync/read/run-read.js";
 import { settle } from "../../../src/sync/settle/settle.js";
 
@@ -144,6 +145,60 @@ describe("read", () => {
     const report = await runEngine(options({ state: counted.state }));
     expect(report.summary.updated).toBe(2);
     expect(counted.reads()).toBe(1);
+  });
+
+  it("a quiet sync holds its links without their bases", async () => {
+    const read = await readRun(options(), JOB, false, NOW);
+    expect(read.quiet).toBe(true);
+    expect(read.links).toHaveLength(6);
+    for (const link of read.links) {
+      expect(link).toBeInstanceOf(BaselessLink);
+      expect(() => link.baseTinypm).toThrow(/held without its bases/);
+    }
+    // What the plan needs of them is there: titles and recorded deletions.
+    expect(read.links.map((l) => baseTitle(l)).sort()).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => `Story ${n}`),
+    );
+    expect(read.links.some((l) => baseDeleted(l, "tinypm") || baseDeleted(l, "target"))).toBe(
+      false,
+    );
+  });
+
+  it("reads the bases of the pairs a run acts on, and of no other", async () => {
+    await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
+    await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });
+    const asked: string[] = [];
+    const counting = new Proxy(state, {
+      get(t, prop, receiver) {
+        const value = Reflect.get(t, prop, receiver) as unknown;
+        if (prop !== "getLinkByTinypm" || typeof value !== "function") return value;
+        return (job: string, kind: string, id: string) => {
+          asked.push(`${kind}:${id}`);
+          return (value as (...a: unknown[]) => unknown).call(t, job, kind, id);
+        };
+      },
+    });
+    const read = await readRun(options({ state: counting }), JOB, false, NOW);
+    expect(read.quiet).toBe(false);
+    const withBases = read.links.filter((l) => !(l instanceof BaselessLink));
+    expect(withBases.map((l) => l.tinypmId).sort()).toEqual(["1", "2"]);
+    expect([...new Set(asked)].sort()).toEqual(["story:1", "story:2"]);
+    const report = await runEngine(options());
+    expect(report.summary.updated).toBe(2);
+  });
+
+  it("compares a tinyPM item with its base itself when their digests differ", async () => {
+    // A base stored under another digest (an older build, another mapping): the item is
+    // compared with the base itself, found as it was, and the run stays quiet.
+    const link = await state.getLinkByTinypm(JOB.name, "story", "3");
+    if (link === undefined) throw new Error("story 3 is not linked");
+    await state.putLink({ ...link, base: { ...link.base, tinypmHash: "stale" } });
+    const before = target.calls().reads;
+    const read = await readRun(options(), JOB, false, NOW);
+    expect(read.quiet).toBe(true);
+    expect(target.calls().reads - before).toBe(1);
+    const report = await runEngine(options());
+    expect(report.summary.updated).toBe(0);
   });
 
   it("asks the target's history only for pairs whose status it would write over its base", async () => {
