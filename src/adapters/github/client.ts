@@ -6,6 +6,7 @@ import { linkedSignals } from "../../core/abort-watch.js";
 import { createServerClock } from "../../core/server-clock.js";
 import { asHttpError, toSyncError } from "./errors.js";
 import { graphqlError } from "./project-errors.js";
+import { nodeHttpFetch } from "./node-http-fetch.js";
 import { readRateLimit, type Headers, type RateLimitSnapshot } from "./rate-limit.js";
 
 /** What a conditional GET answered 304 is, as the gate sees it (its status counts it apart). */
@@ -52,7 +53,7 @@ interface GithubClientOptions {
   /** Real milliseconds before a request is abandoned (GitHub kills requests after 10 s). Default 30,000. */
   readonly timeoutMs?: number | undefined;
   readonly logger?: Logger | undefined;
-  /** The transport (default: global fetch); a seam for proxies and tests. */
+  /** The transport (default: `nodeHttpFetch`); a seam for proxies and tests. */
   readonly fetch?: typeof fetch | undefined;
 }
 
@@ -91,7 +92,7 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     baseUrl: opts.baseUrl.replace(/\/+$/, ""),
     auth: opts.token,
     userAgent: opts.userAgent ?? "tinypm-sync",
-    ...(opts.fetch === undefined ? {} : { request: { fetch: opts.fetch } }),
+    request: { fetch: opts.fetch ?? nodeHttpFetch },
     log: {
       debug: () => undefined,
       info: () => undefined,

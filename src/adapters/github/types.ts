@@ -35,7 +35,7 @@ export interface GithubTrackerOptions {
   /** Real milliseconds before a request is abandoned (default 30,000). */
   readonly timeoutMs?: number | undefined;
   readonly userAgent?: string | undefined;
-  /** Transport seam (default global fetch). */
+  /** Transport seam (default: `fetch` over node:http, node-http-fetch.ts). */
   readonly fetch?: typeof fetch | undefined;
 }
 
