@@ -87,11 +87,17 @@ export async function applySavedPlan(
       },
     );
   // A dry run first: a stale plan is refused with nothing written anywhere, the state included.
+  // Its warning of assignees lost is the run's own, which the run gives again: told once.
+  const onEvent = opts.onEvent;
   const rehearsal = await runResolvedJob(session, resolved, {
     mode: plan.mode,
     dryRun: true,
     signal: opts.signal,
-    onEvent: opts.onEvent,
+    onEvent:
+      onEvent &&
+      ((e) => {
+        if (e.type !== "assignees_unmapped") onEvent(e);
+      }),
   });
   const first = checkPlan(plan.actions, rehearsal.plan, resuming);
   if (first.stale.length > 0) throw refuse(first);

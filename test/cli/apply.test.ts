@@ -96,6 +96,8 @@ describe("a saved plan of a Jira migration", () => {
     );
     const applied = await cli("apply", file, "--json");
     expect(applied.code).toBe(0);
+    // The rehearsal's warnings are the run's: each told once.
+    expect(applied.stderr.match(/lose an assignee/g)).toHaveLength(1);
     const run = ApplyJson.parse(JSON.parse(applied.stdout));
     expect(run.summary).toMatchObject({ created: 12, failed: 0 });
     expect(run.plan).toMatchObject({ actions: 12, alreadyApplied: false, outside: 1 });
