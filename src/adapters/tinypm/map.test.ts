@@ -116,6 +116,22 @@ describe("reading fixtures (tolerant reader)", () => {
     });
   });
 
+  it("shares what items have none of, frozen, and one page link among a story's tasks", () => {
+    const ctx = { ...ctx25, webRoot: "https://pm.example.com/tinypm" };
+    const raw = load("task-2.5.xml", rawTask).data;
+    const [a, b] = [taskToItem(raw, ctx, { storyId: "7" }), taskToItem(raw, ctx, { storyId: "7" })];
+    expect(a.assignees).toEqual([]);
+    expect(a.assignees).toBe(b.assignees);
+    expect(a.labels).toBe(b.labels);
+    expect(a.metadata).toBe(b.metadata);
+    expect(Object.isFrozen(a.labels) && Object.isFrozen(a.metadata)).toBe(true);
+    expect(a.url).toBe("https://pm.example.com/tinypm/userStory/show/7");
+    // A story's own lists are its own when it has any.
+    const story = storyToItem(load("story-2.6.xml", rawStory).data, ctx26);
+    expect(story.comments.length).toBeGreaterThan(0);
+    expect(Object.isFrozen(story.comments)).toBe(false);
+  });
+
   it("keeps the project's statuses in board order with non-contiguous ids", () => {
     expect(ctx26.statuses).toEqual([
       { id: "1", name: "TO DO" },

@@ -50,8 +50,30 @@ export function webRootOf(apiBase: string): string {
  */
 export function storyPageUrl(ctx: MapContext, storyId: string | undefined): string | undefined {
   if (ctx.webRoot === undefined || storyId === undefined || storyId === "") return undefined;
-  return `${ctx.webRoot}/userStory/show/${encodeURIComponent(storyId)}`;
+  const key = `${ctx.webRoot}\u0000${storyId}`;
+  const known = pages.get(key);
+  if (known !== undefined) return known;
+  const url = `${ctx.webRoot}/userStory/show/${encodeURIComponent(storyId)}`;
+  if (pages.size >= PAGES_KEPT) pages.clear();
+  pages.set(key, url);
+  return url;
 }
+
+/**
+ * One string per story page: a story and each of its tasks link to it, and a run holding every
+ * item read kept a copy per item (88 bytes an item of a 16,000-item quiet sync).
+ */
+const pages = new Map<string, string>();
+const PAGES_KEPT = 10_000;
+
+/**
+ * What most items have none of, shared: an empty list or record of their own cost every item
+ * read 30–60 bytes each (comments, time entries, labels, assignees, metadata). Frozen: a
+ * reader never changes an item's lists.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+const NO_METADATA: Readonly<Record<string, never>> = Object.freeze({});
+const listOrNone = <T>(list: readonly T[]): readonly T[] => (list.length === 0 ? NONE : list);
 
 export const PRIORITIES = ["MUST_HAVE", "SHOULD_HAVE", "COULD_HAVE", "WONT_HAVE"] as const;
 /** The 2.0–2.5 task status enum. */
@@ -212,14 +234,14 @@ export function storyToItem(
     priority: priorityName(raw.priority),
     estimate: toNumber(raw.estimatedEffort),
     iteration: storyIteration(raw, ctx),
-    assignees: raw.owner ? [toUserRef(raw.owner)] : [],
+    assignees: raw.owner ? [toUserRef(raw.owner)] : NONE,
     acceptingUser: raw.acceptingUser ? toUserRef(raw.acceptingUser) : undefined,
-    labels: raw.tags?.tag ?? [],
+    labels: listOrNone(raw.tags?.tag ?? NONE),
     color: raw.color,
     position: toNumber(raw.position),
-    comments: comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
-    timeEntries: [],
-    metadata: {},
+    comments: listOrNone(comments ?? (raw.comments?.comment ?? NONE).map((c) => toComment(c, ctx))),
+    timeEntries: NONE,
+    metadata: NO_METADATA,
     url: storyPageUrl(ctx, raw.id.trim()),
   });
 }
@@ -251,13 +273,15 @@ export function taskToItem(raw: RawTask, ctx: MapContext, extras: TaskExtras = {
     description: raw.description,
     status: taskStatusName(raw.status, ctx.statuses),
     estimate: toNumber(raw.estimatedEffort),
-    assignees: (raw.assignedUsers?.user ?? []).map(toUserRef),
-    labels: [],
+    assignees: listOrNone((raw.assignedUsers?.user ?? NONE).map(toUserRef)),
+    labels: NONE,
     startedAt: longDateToIso(raw.startedAt),
     completedAt: longDateToIso(raw.completedAt),
-    comments: extras.comments ?? (raw.comments?.comment ?? []).map((c) => toComment(c, ctx)),
-    timeEntries: extras.timeEntries ?? [],
-    metadata: {},
+    comments: listOrNone(
+      extras.comments ?? (raw.comments?.comment ?? NONE).map((c) => toComment(c, ctx)),
+    ),
+    timeEntries: listOrNone(extras.timeEntries ?? NONE),
+    metadata: NO_METADATA,
     url: storyPageUrl(ctx, extras.storyId),
   });
 }
