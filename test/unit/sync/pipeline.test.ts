@@ -70,6 +70,22 @@ function countingLinks(s: StateStore): { state: StateStore; reads: () => number 
   return { state: proxy, reads: () => reads };
 }
 
+/** The state with every link read by key (`getLinkByTinypm`: a base read) noted. */
+function countingBaseReads(s: StateStore): { state: StateStore; asked: string[] } {
+  const asked: string[] = [];
+  const proxy = new Proxy(s, {
+    get(t, prop, receiver) {
+      const value = Reflect.get(t, prop, receiver) as unknown;
+      if (prop !== "getLinkByTinypm" || typeof value !== "function") return value;
+      return (job: string, kind: string, id: string) => {
+        asked.push(`${kind}:${id}`);
+        return (value as (...a: unknown[]) => unknown).call(t, job, kind, id);
+      };
+    },
+  });
+  return { state: proxy, asked };
+}
+
 async function targetOf(tinypmId: string): Promise<ItemRef> {
   const link = await state.getLinkByTinypm(JOB.name, "story", tinypmId);
   if (link === undefined) throw new Error(`story ${tinypmId} is not linked`);
@@ -167,17 +183,7 @@ describe("read", () => {
   it("reads the bases of the pairs a run acts on, and of no other", async () => {
     await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
     await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });
-    const asked: string[] = [];
-    const counting = new Proxy(state, {
-      get(t, prop, receiver) {
-        const value = Reflect.get(t, prop, receiver) as unknown;
-        if (prop !== "getLinkByTinypm" || typeof value !== "function") return value;
-        return (job: string, kind: string, id: string) => {
-          asked.push(`${kind}:${id}`);
-          return (value as (...a: unknown[]) => unknown).call(t, job, kind, id);
-        };
-      },
-    });
+    const { state: counting, asked } = countingBaseReads(state);
     const read = await readRun(options({ state: counting }), JOB, false, NOW);
     expect(read.quiet).toBe(false);
     const withBases = read.links.filter((l) => !(l instanceof BaselessLink));
@@ -185,6 +191,20 @@ describe("read", () => {
     expect([...new Set(asked)].sort()).toEqual(["story:1", "story:2"]);
     const report = await runEngine(options());
     expect(report.summary.updated).toBe(2);
+  });
+
+  it("tells the pairs the last run updated unchanged by their digests: no base read", async () => {
+    await tinypm.update({ kind: "story", id: "1" }, { set: { title: "Story 1, renamed" } });
+    await target.update(await targetOf("2"), { set: { title: "Story 2, renamed there" } });
+    expect((await runEngine(options())).summary.updated).toBe(2);
+    const { state: counting, asked } = countingBaseReads(state);
+    // The run reads its own writes back on the target (echoes): a read of their bases. The
+    // next one is quiet, and reads none.
+    await runEngine(options({ state: counting }));
+    asked.length = 0;
+    const read = await readRun(options({ state: counting }), JOB, false, NOW);
+    expect(read.quiet).toBe(true);
+    expect(asked).toEqual([]);
   });
 
   it("compares a tinyPM item with its base itself when their digests differ", async () => {
