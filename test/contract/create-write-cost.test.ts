@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkItemDraft } from "../../src/core/model.js";
 import type { Tracker } from "../../src/core/tracker.js";
 import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import { startJiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { startGithubHarness } from "./github-setup.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 /**
  * What a tracker says its creates cost (`createWriteCost`, a dry run's estimate) is what they
@@ -11,10 +12,7 @@ import { startGithubHarness } from "./github-setup.js";
  * then their tasks, as a run's apply does. The one owner of each vendor's write-cost policy is
  * its adapter; this holds it to the adapter's own creates.
  */
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of opened.splice(0).reverse()) await x.close();
-});
+const opened = closedAfterEach();
 
 const draft = (kind: "story" | "task", n: number, status: string): WorkItemDraft => ({
   kind,

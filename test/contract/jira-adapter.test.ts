@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { AgileClient } from "jira.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGate, type RunGate } from "../../src/gate/gate.js";
 import { countingGate } from "../support/counting-gate.js";
 import { serviceShape } from "../../src/gate/gate-limits.js";
@@ -14,11 +14,9 @@ import {
   type JiraSandbox,
   type JiraSandboxOptions,
 } from "../../src/sandboxes/jira/index.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of opened.splice(0).reverse()) await x.close();
-});
+const opened = closedAfterEach();
 
 async function setup(
   sandboxOptions: JiraSandboxOptions = {},

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
 import {
@@ -7,6 +7,7 @@ import {
   type JiraSandboxOptions,
 } from "../../src/sandboxes/jira/index.js";
 import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 /**
  * Issue #36: after a migration the Jira adapter sets the change feed's checkpoint past its own
@@ -15,10 +16,7 @@ import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
  */
 type JiraTracker = ReturnType<typeof createJiraTracker>;
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of opened.splice(0).reverse()) await x.close();
-});
+const opened = closedAfterEach();
 
 let clock = 0;
 async function start(

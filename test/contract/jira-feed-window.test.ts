@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 /**
  * Issue #36: the Jira feed's overlap window follows the last complete search, not only the newest
@@ -12,10 +13,7 @@ import { personRequest, searchCount } from "./jira-sandbox-helpers.js";
  */
 type JiraTracker = ReturnType<typeof createJiraTracker>;
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of opened.splice(0).reverse()) await x.close();
-});
+const opened = closedAfterEach();
 
 let clock = 0;
 
