@@ -156,7 +156,8 @@ export async function readRun(
   const stored = await readStored(o.state, job.name);
   const withUsers = compileOnce(o, tinypmUsers, tinypmIterations);
   const fields = mappedFields(o.mappingSpec);
-  const sides = await readSides(o, job, { fields, withUsers }, stored);
+  const moved = movedFromDigest(fields, stored.links);
+  const sides = await readSides(o, job, { fields, withUsers, moved }, stored);
   const resolved = resolutions(stored.resolved);
   const read = {
     tinypmIterations,
@@ -191,7 +192,7 @@ export async function readRun(
       statusTouched: new Set(),
     };
   const acted = await stored.withBases(
-    pairsActedOn(fields, sides, input(sides, stored.links), stored.links),
+    pairsActedOn(moved, sides, input(sides, stored.links), stored.links),
   );
   const { mapping, users } = await withUsers();
   const checked = await recheckListings(o, job, sides, mapping, acted, stored);
@@ -200,7 +201,7 @@ export async function readRun(
     checked === sides
       ? acted
       : await stored.withBases(
-          pairsActedOn(fields, checked, input(checked, stored.links), stored.links),
+          pairsActedOn(moved, checked, input(checked, stored.links), stored.links),
         );
   const statusTouched = await readStatusTouched(
     o,
@@ -242,6 +243,26 @@ function compileOnce(
 interface ReadMapping {
   readonly fields: MappedFields;
   readonly withUsers: WithUsers;
+  readonly moved: MovedFromDigest;
+}
+
+/**
+ * Whether a linked tinyPM item's snapshot differs from its base's digest (false for an item no
+ * link knows). Each item is hashed once a run, however many steps ask.
+ */
+type MovedFromDigest = (item: WorkItem) => boolean;
+
+function movedFromDigest(fields: MappedFields, links: readonly BaselessLink[]): MovedFromDigest {
+  const digests = new Map(links.map((l) => [linkKey(l), l.tinypmHash]));
+  const answers = new WeakMap<WorkItem, boolean>();
+  return (item) => {
+    const known = answers.get(item);
+    if (known !== undefined) return known;
+    const digest = digests.get(linkKey({ kind: item.kind, tinypmId: item.id }));
+    const moved = digest !== undefined && snapshotHash(tinypmSnapshot(fields, item)) !== digest;
+    answers.set(item, moved);
+    return moved;
+  };
 }
 
 async function readStored(state: StateStore, job: string): Promise<Stored> {
@@ -305,7 +326,7 @@ function linksOfTargetItems(
  * was, its copy not read, or neither read — are skipped by the plan from their ids alone.
  */
 function pairsActedOn(
-  fields: MappedFields,
+  moved: MovedFromDigest,
   sides: Sides,
   input: DeletionInput,
   links: readonly BaselessLink[],
@@ -320,12 +341,8 @@ function pairsActedOn(
   ];
   const out = ids.flatMap((id) => (byTarget.get(id) ?? []).map(linkKey));
   out.push(...goneLinks(input).map(linkKey));
-  const digests = new Map(links.map((l) => [linkKey(l), l.tinypmHash]));
-  for (const item of sides.tinypm.items) {
-    const digest = digests.get(linkKey({ kind: item.kind, tinypmId: item.id }));
-    if (digest !== undefined && snapshotHash(tinypmSnapshot(fields, item)) !== digest)
-      out.push(linkKey({ kind: item.kind, tinypmId: item.id }));
-  }
+  for (const item of sides.tinypm.items)
+    if (moved(item)) out.push(linkKey({ kind: item.kind, tinypmId: item.id }));
   return out;
 }
 
@@ -422,7 +439,7 @@ async function readSides(
     f.targetId === undefined ? [] : [{ kind: f.kind, id: f.targetId }],
   );
   if (from !== undefined)
-    extra.push(...(await changedCounterparts(mapping.fields, stored, withParked.side.items)));
+    extra.push(...(await changedCounterparts(mapping, stored, withParked.side.items)));
   o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
   const target = await readChanges({
     lanes: o.lanes,
@@ -439,8 +456,7 @@ async function readSides(
   const rest = unlinked
     ? await readRest(o.lanes, withParked, "unlinked", o.emit)
     : { read: withParked, added: [] };
-  const more =
-    from === undefined ? [] : await changedCounterparts(mapping.fields, stored, rest.added);
+  const more = from === undefined ? [] : await changedCounterparts(mapping, stored, rest.added);
   const unreadable = [...(target.unreadable ?? [])];
   const fetched = await fetchMissing(o, target, more, unreadable);
   // A target item read is what makes a run not quiet: its decoding needs the target's users.
@@ -510,20 +526,16 @@ async function recheckListings(
  * under another mapping) are compared with the bases themselves, read for them.
  */
 async function changedCounterparts(
-  mapping: MappedFields,
+  mapping: ReadMapping,
   stored: Stored,
   items: readonly WorkItem[],
 ): Promise<{ kind: ItemKind; id: string }[]> {
-  const digests = new Map(stored.links.map((l) => [`${l.kind}:${l.tinypmId}`, l.tinypmHash]));
-  const unsure = items.filter((item) => {
-    const digest = digests.get(`${item.kind}:${item.id}`);
-    return digest !== undefined && snapshotHash(tinypmSnapshot(mapping, item)) !== digest;
-  });
+  const unsure = items.filter(mapping.moved);
   if (unsure.length === 0) return [];
   const links = await stored.withBases(
     unsure.map((i) => linkKey({ kind: i.kind, tinypmId: i.id })),
   );
-  return changedFrom(mapping, links, unsure);
+  return changedFrom(mapping.fields, links, unsure);
 }
 
 /** Target ids of the linked `items` whose content differs from their link's tinyPM base. */
