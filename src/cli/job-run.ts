@@ -33,6 +33,8 @@ export async function runConfiguredJob(
     onEvent?: ((e: SyncEvent) => void) | undefined;
     /** Told every request gate event (`serve`: request and wait metrics). */
     onGateEvent?: ((e: GateEvent) => void) | undefined;
+    /** What the caller prints of the report (run-report.ts `reportDetail`). */
+    report?: "full" | "summary" | undefined;
   },
 ): Promise<RunReport> {
   return runConfiguredEvents(

@@ -5,6 +5,7 @@ import { UsageError } from "../core/errors.js";
 import type { ReportFormat } from "../report/types.js";
 import type { CliContext } from "./context.js";
 import { durationMs } from "../core/duration.js";
+import { reportDetail } from "./run-report.js";
 
 /** The config file name looked for in the working directory when neither flag nor env var says. */
 export const DEFAULT_CONFIG_FILE = "tinypm-sync.json";
@@ -90,8 +91,10 @@ export function writeRunSwitches(flags: WriteRunFlags): {
   repairMarkers: boolean;
   waitForLimits: boolean;
   allowDeletes: boolean;
+  report: "full" | "summary";
 } {
   return {
+    report: reportDetail(flags),
     dryRun: flags.dryRun === true,
     repairMarkers: flags.repairMarkers === true,
     waitForLimits: flags.waitForLimits === true,

@@ -29,7 +29,7 @@ export function printRun(
   if (opts.json === true) {
     ctx.stdout.write(`${JSON.stringify(runSummaryJson(run))}\n`);
     // With --out, the report goes to its file as well: --json owns stdout, not the report.
-    if (opts.out === undefined) return;
+    if (reportDetail(opts) === "summary") return;
   }
   const made = toReport(run);
   const estimated = made.dryRun ? opts.estimate?.(made) : undefined;
@@ -50,6 +50,17 @@ export function printRun(
   } else {
     ctx.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
+}
+
+/**
+ * What a run printed with these flags reads of its report: `--json` without `--out` prints the
+ * summary alone, so the run need not keep its items for a report (run-options.ts `report`).
+ */
+export function reportDetail(opts: {
+  json?: boolean | undefined;
+  out?: string | undefined;
+}): "full" | "summary" {
+  return opts.json === true && opts.out === undefined ? "summary" : "full";
 }
 
 /**

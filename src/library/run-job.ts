@@ -37,6 +37,11 @@ export interface JobRunOptions {
   readonly beforeForcedExit?: ((fn: () => void) => () => void) | undefined;
   /** `apply`: carry out only this saved plan's actions (src/sync/saved-plan). */
   readonly savedPlan?: SavedPlanRun | undefined;
+  /**
+   * What the caller reads of the report: `summary` lets the run go of each applied action
+   * (src/sync/run-options.ts `report`). @default "full"
+   */
+  readonly report?: "full" | "summary" | undefined;
 }
 
 /**
@@ -101,6 +106,7 @@ export async function runResolvedJob(
         fullScan: opts.fullScan,
         targetItems: opts.targetItems,
         savedPlan: opts.savedPlan,
+        report: opts.report,
       });
       log.info({ runId: run.runId, summary: run.summary }, "run finished");
       return run;

@@ -30,11 +30,12 @@ import type { TinypmReadInfo } from "./read/read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
 import type { JobLease } from "../state/store.js";
+import type { Checkpoint } from "../core/tracker.js";
 import { claimLocation } from "./claim-location.js";
 import { guardStateWrites } from "./lease-guard.js";
 import { assertDeletesAllowed, deleteGuardOf, type RunDeleteGuard } from "./mass-delete.js";
 import { creationsLog, recordCreations, type CreationsLog } from "./undo/creations.js";
-import { migrationCheckpoint } from "./migration-checkpoint.js";
+import { migrationCheckpoint, planLeavesNothing } from "./migration-checkpoint.js";
 import { APPLY_RECORD_KEY, encodeApplyRecord } from "./saved-plan/apply-record.js";
 
 export type { EngineOptions, RunMode };
@@ -61,6 +62,11 @@ export interface RunReport {
   readonly dryRun: boolean;
   readonly targetSystem: SystemName;
   readonly plan: Plan;
+  /**
+   * Whether `plan` holds the run's actions: not after a real run asked for its summary alone
+   * (run-options.ts `report`), which let go of each action as it was applied.
+   */
+  readonly planKept: boolean;
   /** What was read of tinyPM: everything, or which tiers (sections) and why. */
   readonly tinypmRead: TinypmReadInfo;
   readonly summary: RunSummary;
@@ -157,38 +163,12 @@ async function runHeld(
     });
   const summary = emptySummary();
   try {
-    // read: every remote and state read the plan needs, one plain value (read/run-read.ts).
-    const read = await readRun(o, job, dry, now());
-    const { mapping, tinypmIterations, target } = read;
-    // The assignee policy and the deletion guard stop a run before its first write, settling
-    // included: both are decided from the read and the stored links alone.
-    const users = {
-      ...read.users,
-      assigneeLoss: read.quiet ? NO_ASSIGNEE_LOSS : lossOf(o, job, read),
-    };
-    if (!dry)
-      assertDeletesAllowed(
-        job,
-        o.targetSystem,
-        readDeletions(job, o.targetSystem, read, now()),
-        read.links,
-      );
-    const ctx = {
-      ...context(o, job, runId, mapping, emit, now, tinypmIterations),
-      tinypmFloors: tinypmFloors(read.tinypm.items),
-    };
-    // settle: interrupted creates, lost links, import claims — the only writes before apply.
-    if (!read.quiet) emit({ type: "phase", phase: "planning" });
-    const settled = read.quiet ? unsettled(read) : await settle(ctx, read, dry);
-    // plan: pure, once.
-    const planned = planRun(job, o.targetSystem, read, settled, now());
-    // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
-    const plan = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
-    // Settling and rebuilding links may have changed the plan: the guard looks again, before
-    // the plan's first write (a dry run only reports what it finds).
-    const deleteGuard = dry
-      ? deleteGuardOf(job, o.targetSystem, plan, settled.links)
-      : assertDeletesAllowed(job, o.targetSystem, plan, settled.links);
+    // read, settle, plan: in a step of its own, so that once the plan is made nothing here holds
+    // the read (every item of both sides) but the plan's own actions.
+    const p = await prepare(o, job, dry, now, runId, emit);
+    const { plan, ctx, mapping, tinypmIterations } = p;
+    // A summary run lets go of each action once applied (run-options.ts `report`).
+    const release = !dry && o.report === "summary";
     let estimateInput: WriteEstimateInput | undefined;
     if (dry) {
       countPlan(plan, summary);
@@ -200,7 +180,7 @@ async function runHeld(
       readCreateDefaultsAhead(ctx, plan.actions);
       emit({ type: "write_forecast", writes: estimateRunWrites(plan.actions, o.targetSystem) });
       if (job.direction !== "to-tinypm") await ensureIterations(ctx, plan, tinypmIterations);
-      await applyPlan(ctx, plan, summary, o.confirmGroup);
+      await applyPlan(ctx, plan, summary, o.confirmGroup, { release });
       // record: what the run created, the apply record or the checkpoints, then the journal.
       lease?.assertHeld();
       // What the run created, for `undo` (src/sync/undo/creations.ts).
@@ -219,9 +199,9 @@ async function runHeld(
         // A migration read the whole target: past its own writes, the first sync need not.
         const checkpoint =
           o.mode === "sync"
-            ? target.checkpoint
-            : target.complete
-              ? await migrationCheckpoint(ctx, plan.actions, summary)
+            ? p.targetCheckpoint
+            : p.targetComplete
+              ? await migrationCheckpoint(ctx, p.planSettles, summary)
               : undefined;
         if (checkpoint !== undefined) {
           lease?.assertHeld();
@@ -230,22 +210,22 @@ async function runHeld(
         }
       }
       // record: the tinyPM tiers read, once the run is applied.
-      if (read.tinypmTiers !== undefined && o.savedPlan === undefined)
-        await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, read.tinypmTiers);
+      if (p.tinypmTiers !== undefined && o.savedPlan === undefined)
+        await o.state.setCheckpoint(job.name, TIERS_STATE_KEY, p.tinypmTiers);
     }
-    const identity = settled.identity ?? NO_IDENTITY;
     const report = finish({
       o,
       runId,
       job,
-      plan,
-      // Linked items a tiered read left out, so that the totals account for every link.
-      tinypmRead: { ...read.tinypmRead, notRead: linkedNotRead(settled.links, planned) },
+      // Its actions given up as applied: none is left to report.
+      plan: release ? { job: plan.job, targetSystem: plan.targetSystem, actions: [] } : plan,
+      planKept: !release,
+      tinypmRead: p.tinypmRead,
       summary,
-      users,
+      users: p.users,
       events,
-      identity,
-      deleteGuard,
+      identity: p.identity,
+      deleteGuard: p.deleteGuard,
       estimateInput,
       startedAt,
       now,
@@ -255,8 +235,8 @@ async function runHeld(
         outcome: finishedOutcome(summary),
         counts: {
           ...summary,
-          linksRebuilt: identity.rebuilt.length,
-          foreign: identity.foreign.length,
+          linksRebuilt: p.identity.rebuilt.length,
+          foreign: p.identity.foreign.length,
         },
         apiCalls: report.apiCalls,
       });
@@ -292,6 +272,88 @@ async function runHeld(
   } finally {
     if (!dry) o.target.watchContainers?.(undefined);
   }
+}
+
+/** What the read, settle and plan steps leave for the rest of a run: no item of the read but
+ * those the plan's actions carry. */
+interface Prepared {
+  readonly plan: Plan;
+  readonly ctx: EngineContext;
+  readonly mapping: CompiledMapping;
+  readonly tinypmIterations: readonly Iteration[];
+  readonly users: RunReport["users"];
+  readonly deleteGuard: RunDeleteGuard;
+  readonly identity: IdentityStats;
+  /** What was read of tinyPM, with the linked items the plan names none of (not-read.ts). */
+  readonly tinypmRead: TinypmReadInfo;
+  readonly tinypmTiers: Checkpoint | undefined;
+  readonly targetCheckpoint: Checkpoint | undefined;
+  readonly targetComplete: boolean;
+  /** The plan leaves nothing a sync must find by a full read (migration-checkpoint.ts). */
+  readonly planSettles: boolean;
+}
+
+/**
+ * read (read/run-read.ts: both sides, the stored links, users, status history — no write),
+ * settle (settle/settle.ts: interrupted creates, lost links, import claims — the only writes
+ * before apply) and plan (pure, once). The assignee policy and the deletion guard stop a run
+ * here, before its first write.
+ */
+async function prepare(
+  o: EngineOptions,
+  job: PlanJob,
+  dry: boolean,
+  now: () => Date,
+  runId: string,
+  emit: (e: SyncEvent) => void,
+): Promise<Prepared> {
+  // read: every remote and state read the plan needs, one plain value (read/run-read.ts).
+  const read = await readRun(o, job, dry, now());
+  const { mapping, tinypmIterations, target } = read;
+  // The assignee policy and the deletion guard stop a run before its first write, settling
+  // included: both are decided from the read and the stored links alone.
+  const users = {
+    ...read.users,
+    assigneeLoss: read.quiet ? NO_ASSIGNEE_LOSS : lossOf(o, job, read),
+  };
+  if (!dry)
+    assertDeletesAllowed(
+      job,
+      o.targetSystem,
+      readDeletions(job, o.targetSystem, read, now()),
+      read.links,
+    );
+  const ctx = {
+    ...context(o, job, runId, mapping, emit, now, tinypmIterations),
+    tinypmFloors: tinypmFloors(read.tinypm.items),
+  };
+  // settle: interrupted creates, lost links, import claims — the only writes before apply.
+  if (!read.quiet) emit({ type: "phase", phase: "planning" });
+  const settled = read.quiet ? unsettled(read) : await settle(ctx, read, dry);
+  // plan: pure, once.
+  const planned = planRun(job, o.targetSystem, read, settled, now());
+  // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
+  const plan = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
+  // Settling and rebuilding links may have changed the plan: the guard looks again, before
+  // the plan's first write (a dry run only reports what it finds).
+  const deleteGuard = dry
+    ? deleteGuardOf(job, o.targetSystem, plan, settled.links)
+    : assertDeletesAllowed(job, o.targetSystem, plan, settled.links);
+  return {
+    plan,
+    ctx,
+    mapping,
+    tinypmIterations,
+    users,
+    deleteGuard,
+    identity: settled.identity ?? NO_IDENTITY,
+    // Linked items a tiered read left out, so that the totals account for every link.
+    tinypmRead: { ...read.tinypmRead, notRead: linkedNotRead(settled.links, planned) },
+    tinypmTiers: read.tinypmTiers,
+    targetCheckpoint: target.checkpoint,
+    targetComplete: target.complete,
+    planSettles: planLeavesNothing(plan.actions),
+  };
 }
 
 /**
@@ -389,6 +451,7 @@ function finish(a: {
   runId: string;
   job: PlanJob;
   plan: Plan;
+  planKept: boolean;
   tinypmRead: TinypmReadInfo;
   summary: RunSummary;
   users: RunReport["users"];
@@ -406,6 +469,7 @@ function finish(a: {
     dryRun: a.o.dryRun === true,
     targetSystem: a.o.targetSystem,
     plan: a.plan,
+    planKept: a.planKept,
     tinypmRead: a.tinypmRead,
     summary: a.summary,
     apiCalls: apiUse(a.o),

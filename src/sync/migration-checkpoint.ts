@@ -37,30 +37,33 @@ function settled(action: PlanAction): boolean {
   }
 }
 
+/**
+ * Pure: whether a migration's plan leaves nothing only a full target read finds — decided before
+ * the apply step, which may let go of the plan's actions as it goes.
+ */
+export function planLeavesNothing(actions: readonly PlanAction[]): boolean {
+  return actions.every(settled);
+}
+
 /** Pure: whether the migration's plan and outcome leave nothing only a full target read finds. */
 export function leavesNothingForSync(
-  actions: readonly PlanAction[],
+  planSettles: boolean,
   summary: RunSummary,
   pendingIntents: number,
 ): boolean {
-  return (
-    summary.failed === 0 &&
-    summary.conflicts === 0 &&
-    pendingIntents === 0 &&
-    actions.every(settled)
-  );
+  return summary.failed === 0 && summary.conflicts === 0 && pendingIntents === 0 && planSettles;
 }
 
 /** The checkpoint a finished migration stores for its target, when it may (see above). */
 export async function migrationCheckpoint(
   ctx: EngineContext,
-  actions: readonly PlanAction[],
+  planSettles: boolean,
   summary: RunSummary,
 ): Promise<Checkpoint | undefined> {
   const after = ctx.target.checkpointAfterWrites?.bind(ctx.target);
   if (after === undefined) return undefined;
   const pending = (await ctx.state.pendingIntents(ctx.job.name)).length;
-  if (!leavesNothingForSync(actions, summary, pending)) return undefined;
+  if (!leavesNothingForSync(planSettles, summary, pending)) return undefined;
   try {
     return await ctx.lanes.run(ctx.targetSystem, {
       name: `read ${ctx.targetSystem} feed position after the migration`,

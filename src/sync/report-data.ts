@@ -187,6 +187,10 @@ function item(action: PlanAction, input: ItemInput): ReportItem {
 
 /** The report of a run, from the engine's plan, events and counters. */
 export function toReport(run: RunReport): Report {
+  if (!run.planKept)
+    throw new Error(
+      `internal: run ${run.runId} of job ${run.job} asked for its summary alone and kept no actions to report`,
+    );
   const failures = new Map<string, { code: string; message: string }>();
   for (const e of run.events) {
     if (e.type !== "failed") continue;

@@ -66,4 +66,13 @@ export interface EngineOptions {
    * they were, so the next run reads whatever the plan left out.
    */
   readonly savedPlan?: SavedPlanRun | undefined;
+  /**
+   * What the caller reads of the run's report. `full`: every item (a report rendered from the
+   * plan). `summary`: the summary, the counts, the events and the API use alone (the CLI's
+   * `--json` without `--out`): a real run then lets go of each action of its plan once applied,
+   * and with it the items it carried, so that a migration holds only what it has still to
+   * write; the report's `plan` comes back without actions (`planKept: false`). A dry run keeps
+   * its plan either way. @default "full"
+   */
+  readonly report?: "full" | "summary" | undefined;
 }

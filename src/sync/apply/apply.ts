@@ -18,12 +18,18 @@ import { EMPTY_SNAPSHOT, type Snapshot, targetSnapshot } from "../plan/snapshot.
  * Applies a plan, action by action. A failing item is parked in the state with its error and the
  * run goes on; an error that no later item can escape (auth, permission, remote down after the
  * queue's retries) stops the run and is rethrown.
+ *
+ * With `release`, the apply step takes the plan's actions over: each one's slot is emptied once
+ * it is done (sent, for a run of creates), so that the items it carried (a migration's every
+ * tinyPM item, with its text) go as they are written instead of at the end of the run. The
+ * caller reads the plan's actions no more.
  */
 export async function applyPlan(
   ctx: EngineContext,
   plan: Plan,
   summary: RunSummary,
   group: EngineOptions["confirmGroup"] = {},
+  { release = false }: { release?: boolean } = {},
 ): Promise<void> {
   // The items parked before this point (by earlier runs, or by this run's identity step): an
   // applied action clears its item's failure only when there is one, without a call per item.
@@ -42,7 +48,7 @@ export async function applyPlan(
   });
   const grouped: EngineContext = { ...ctx, confirms };
   try {
-    await applyActions(grouped, plan, summary, { parked, refused, unreadable });
+    await applyActions(grouped, plan, summary, { parked, refused, unreadable, release });
   } catch (error) {
     // What was confirmed before the error is recorded; should the state be gone, the intents of
     // those creates stay and the next run links each created item by its marker.
@@ -60,7 +66,13 @@ async function applyActions(
     parked,
     refused,
     unreadable,
-  }: { parked: Set<string>; refused: ReadonlySet<string>; unreadable: ReadonlySet<string> },
+    release,
+  }: {
+    parked: Set<string>;
+    refused: ReadonlySet<string>;
+    unreadable: ReadonlySet<string>;
+    release: boolean;
+  },
 ): Promise<void> {
   const skipped = (a: SkipAction): Promise<void> => settleSkip(ctx, summary, a, parked, unreadable);
   const total = plan.actions.filter((a) => a.type !== "skip").length;
@@ -75,6 +87,13 @@ async function applyActions(
     ctx.emit({ type: "phase", phase });
   };
   const actions = plan.actions;
+  // The plan's own array, its slots emptied behind the loop (`release` above): the loop reads
+  // only from `i` on.
+  const letGo = (from: number, count: number): void => {
+    if (!release) return;
+    const slots = actions as (PlanAction | undefined)[];
+    for (let k = from; k < from + count; k++) slots[k] = undefined;
+  };
   const sent = new RunsInFlight();
   try {
     for (let i = 0; i < actions.length;) {
@@ -82,6 +101,7 @@ async function applyActions(
       if (action === undefined) break;
       if (action.type === "skip") {
         await skipped(action);
+        letGo(i, 1);
         i++;
         continue;
       }
@@ -107,6 +127,7 @@ async function applyActions(
         // next run is sent.
         await sent.room();
         sent.add(await applyCreateRun(ctx, run, bulkSize > 1, hooks));
+        letGo(i, run.length);
         i += run.length;
         continue;
       }
@@ -133,10 +154,12 @@ async function applyActions(
       if (group.length > 0) {
         for (const a of group.skipped) await skipped(a);
         await eachConcurrently(group.actions, one);
+        letGo(i, group.length);
         i += group.length;
         continue;
       }
       await one(action);
+      letGo(i, 1);
       i++;
     }
     await sent.drain();
