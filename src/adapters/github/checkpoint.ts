@@ -1,7 +1,7 @@
-import { hash } from "node:crypto";
 import { z } from "zod";
 import type { Checkpoint } from "../../core/tracker.js";
 import { StateError } from "../../core/errors.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * The GitHub change-feed checkpoint: `since` (the `since` parameter the stored ETag belongs to),
@@ -51,7 +51,7 @@ export function decodeCheckpoint(cp: Checkpoint | undefined): FeedCheckpoint {
  * hash, because `updated_at` has whole seconds and two edits in one second share it.
  */
 export function versionKey(issue: { number: number; updated_at: string }): string {
-  const digest = hash("sha256", JSON.stringify(issue), "hex").slice(0, 8);
+  const digest = hexHash("sha256", JSON.stringify(issue), 8);
   return `${issue.number}@${issue.updated_at}#${digest}`;
 }
 

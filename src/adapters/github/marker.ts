@@ -1,6 +1,6 @@
-import { hash } from "node:crypto";
 import { withoutPersonalData } from "../../core/identity.js";
 import type { ItemKind, JsonValue, Marker, SystemName } from "../../core/model.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /** The prefix of every hidden block the tool writes into a GitHub body (version 2). */
 const MARKER_TAG = "tinypm-sync:v2";
@@ -160,8 +160,5 @@ export function markerKey(m: Marker): string {
 
 /** The content key of a comment: same author, time and text → same key. */
 export function commentKey(parts: { author: string; createdAt: string; body: string }): string {
-  return hash("sha256", `${parts.author}\u0000${parts.createdAt}\u0000${parts.body}`, "hex").slice(
-    0,
-    16,
-  );
+  return hexHash("sha256", `${parts.author}\u0000${parts.createdAt}\u0000${parts.body}`, 16);
 }

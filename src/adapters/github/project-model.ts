@@ -1,6 +1,6 @@
-import { hash } from "node:crypto";
 import type { BoardSpec } from "../../core/board.js";
 import type { WorkItem } from "../../core/model.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * The board as read, and the pure rules over it: an issue's values in target terms, the feed's
@@ -78,7 +78,7 @@ export function digestOf(v: BoardValues): string {
     v.estimate ?? null,
     it === undefined ? null : [it.title, it.startDate, it.duration],
   ]);
-  return hash("sha256", text, "hex").slice(0, 10);
+  return hexHash("sha256", text, 10);
 }
 
 /** `old id → new iteration` for a rewrite: every old id gone, matched by title and dates. */

@@ -1,7 +1,7 @@
-import { hash } from "node:crypto";
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { WorkItem } from "../../core/model.js";
 import type { Checkpoint } from "../../core/tracker.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * The Jira change feed's checkpoint: the newest `updated` seen (epoch ms), when the last complete
@@ -72,7 +72,7 @@ export function contentHash(item: WorkItem): string {
 
 /** `contentHash` of any JSON-like value (a comment, a worklog, an item without its time). */
 export function valueHash(value: unknown): string {
-  return hash("sha256", stableJson(value), "hex").slice(0, 16);
+  return hexHash("sha256", stableJson(value), 16);
 }
 
 function stableJson(value: unknown): string {

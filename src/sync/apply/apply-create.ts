@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import { NotFoundError } from "../../core/errors.js";
 import type { CommentDraft, TimeEntryDraft, WorkItem, WorkItemDraft } from "../../core/model.js";
 import type { LinkIdentity } from "../../state/identity-table.js";
@@ -21,6 +20,7 @@ import {
   targetSnapshot,
   tinypmSnapshot,
 } from "../plan/snapshot.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * Creates an item on the other side, crash-safely: the intent is recorded before the call, the
@@ -407,5 +407,5 @@ async function findCreatedInTinypm(
 }
 
 export function hashDraft(draft: WorkItemDraft): string {
-  return hash("sha256", JSON.stringify({ ...draft, metadata: undefined }), "hex").slice(0, 16);
+  return hexHash("sha256", JSON.stringify({ ...draft, metadata: undefined }), 16);
 }

@@ -1,5 +1,5 @@
-import { hash } from "node:crypto";
 import type { WorkItem, WorkItemDraft, WorkItemFieldName } from "../../core/model.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * What identifies a tinyPM copy after a crash between its create and its link, without a marker:
@@ -20,7 +20,7 @@ export interface TinypmAnchor {
 /** Digest of a text as a person sees it: whitespace runs and the ends do not count. */
 function digest(text: string): string {
   const shown = text.replace(/\s+/g, " ").trim();
-  return hash("sha256", shown, "hex").slice(0, 16);
+  return hexHash("sha256", shown, 16);
 }
 
 /** The highest numeric id of each kind among `items` (ids that are not numbers are ignored). */

@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import type {
   Comment,
   ItemKind,
@@ -10,6 +9,7 @@ import type {
   WorkItemFields,
 } from "../../core/model.js";
 import type { CompiledMapping, MappedFields } from "../../mapping/compile.js";
+import { hexHash } from "../../core/short-hash.js";
 
 /**
  * What the engine compares: an item's synced fields in tinyPM terms, normalised so that equal
@@ -79,7 +79,8 @@ export function commentKey(comment: { readonly createdAt: string; readonly body:
     .replace(/(Z|[+-]\d\d:?\d\d)$/, "")
     .slice(0, 16);
   const body = comment.body.replace(/\r\n?/g, "\n").trim();
-  return `${minute}|${hash("sha1", body, "hex").slice(0, 16)}`;
+  // Joined, not a template: a template gives a rope of its parts, the time's whole text behind it.
+  return [minute, hexHash("sha1", body, 16)].join("|");
 }
 
 /** A time entry's identity: whose and which day (tinyPM keeps one entry per task, user and day). */
@@ -156,7 +157,7 @@ export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): bo
 export function snapshotHash(s: Snapshot): string {
   const content = { ...s };
   delete content.at;
-  return hash("sha256", stableStringify(content), "hex").slice(0, 16);
+  return hexHash("sha256", stableStringify(content), 16);
 }
 
 function stableStringify(value: unknown): string {
