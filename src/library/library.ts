@@ -95,6 +95,12 @@ export interface RunJobOptions extends RunOptions {
   readonly repairMarkers?: boolean | undefined;
   /** Let the run delete or close more linked items than the job's `maxDeletes` (`--allow-deletes`). */
   readonly allowDeletes?: boolean | undefined;
+  /**
+   * `summary`: the caller reads the report's summary, counts and events alone, so the run lets
+   * go of each item once written (the CLI's `--json`); the report then has no actions
+   * (`planKept: false`) and `toReport` refuses it. @default "full"
+   */
+  readonly report?: "full" | "summary" | undefined;
 }
 
 function jobOf(config: SyncConfig, name: string): ResolvedJob {
@@ -149,6 +155,7 @@ export function runJob(
     fullScan: opts.fullScan,
     repairMarkers: opts.repairMarkers,
     allowDeletes: opts.allowDeletes,
+    report: opts.report,
     onEvent: opts.onEvent,
     signal: opts.signal,
   });

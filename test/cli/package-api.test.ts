@@ -61,6 +61,8 @@ interface Out {
     summary: Record<string, number>;
     githubWrites: number;
     runId: string;
+    planKept: boolean;
+    actions: number;
   };
   sync: { mode: string; summary: Record<string, number>; githubWrites: number };
   status: { valid: boolean; state: string; gh: unknown };
@@ -107,9 +109,12 @@ out.plan = {
   events: [...events].sort(),
 };
 out.statusAfterPlan = (await readStatus(config)).jobs.find((j) => j.job === "gh");
-const migrated = await runJob(config, "gh", { mode: "migrate" });
+const migrated = await runJob(config, "gh", { mode: "migrate", report: "summary" });
 const w2 = await githubWrites();
-out.migrate = { dryRun: migrated.dryRun, summary: migrated.summary, githubWrites: w2 - w1, runId: migrated.runId };
+out.migrate = {
+  dryRun: migrated.dryRun, summary: migrated.summary, githubWrites: w2 - w1, runId: migrated.runId,
+  planKept: migrated.planKept, actions: migrated.plan.actions.length,
+};
 const synced = await runJob(config, "gh");
 out.sync = { mode: synced.mode, summary: synced.summary, githubWrites: (await githubWrites()) - w2 };
 const status = await readStatus(config);
@@ -169,6 +174,8 @@ describe("the package's programmatic API (import from 'tinypm-sync')", () => {
     expect(out.migrate.dryRun).toBe(false);
     expect(out.migrate.summary).toMatchObject({ created: items, failed: 0, conflicts: 0 });
     expect(out.migrate.githubWrites).toBeGreaterThanOrEqual(items);
+    // Asked for its summary alone: the items went as they were written.
+    expect(out.migrate).toMatchObject({ planKept: false, actions: 0 });
     expect(out.sync).toMatchObject({
       mode: "sync",
       githubWrites: 0,
