@@ -181,10 +181,13 @@ export interface Tracker {
    * After a migration (a full read, then this tracker's writes): the change feed's checkpoint
    * just past them, when the system shows that nobody else changed anything since the read, so
    * that the first `sync` reads only what changed after the migration, like any later one.
-   * `undefined` when that cannot be told: the first sync then reads everything. Absent where
-   * the adapter cannot tell.
+   * `undefined` when that cannot be told: the first sync then reads everything, and `onNone`
+   * (where the adapter can say) is told why, naming the item. Absent where the adapter cannot
+   * tell.
    */
-  checkpointAfterWrites?(opts?: CallOptions): Promise<Checkpoint | undefined>;
+  checkpointAfterWrites?(
+    opts?: CallOptions & { readonly onNone?: ((why: string) => void) | undefined },
+  ): Promise<Checkpoint | undefined>;
   /**
    * Starts a tiered read (systems without a change feed, i.e. tinyPM): the engine reads the open
    * section every run and closed sections in full only now and then.

@@ -94,7 +94,8 @@ export type SyncEvent =
   | {
       /**
        * A finished migration stored no checkpoint for its target because the listing that sets
-       * it failed (`reason`): the first `sync` reads the whole target.
+       * it failed, or found an item the migration neither wrote nor read as it stands (`reason`,
+       * naming it): the first `sync` reads the whole target.
        */
       readonly type: "checkpoint_skipped";
       readonly system: string;

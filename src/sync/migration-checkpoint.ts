@@ -68,7 +68,14 @@ export async function migrationCheckpoint(
     return await ctx.lanes.run(ctx.targetSystem, {
       name: `read ${ctx.targetSystem} feed position after the migration`,
       kind: "read",
-      run: (signal) => after({ signal }),
+      // Left without one, the first sync reads everything: said, naming what stood in the way.
+      run: (signal) =>
+        after({
+          signal,
+          onNone: (why) => {
+            ctx.emit({ type: "checkpoint_skipped", system: ctx.targetSystem, reason: why });
+          },
+        }),
     });
   } catch (error) {
     // The migration is done and recorded; its checkpoint only spares the first sync a full read.

@@ -145,14 +145,21 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     const tracker = await start();
     const { story } = await migrate(tracker);
     await personPost(`/issues/${story}/comments`, { body: "Meanwhile" });
-    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    const why: string[] = [];
+    expect(await tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) })).toBeUndefined();
+    // Said, naming the issue: the first sync will read everything because of it.
+    expect(why).toHaveLength(1);
+    expect(why[0]).toMatch(new RegExp(`^issue #${story} (was updated at|has 1 comments)`));
   });
 
   it("sets none when a person filed an issue during the migration", async () => {
     const tracker = await start();
     await migrate(tracker);
     await personPost("/issues", { title: "Filed meanwhile" });
-    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    const why: string[] = [];
+    expect(await tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) })).toBeUndefined();
+    expect(why).toHaveLength(1);
+    expect(why[0]).toMatch(/^issue #\d+ was neither listed nor written by the migration$/);
   });
 
   // GitHub's `updated_at` has whole seconds: these edits list with the stamp of the migration's

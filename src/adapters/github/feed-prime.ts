@@ -13,12 +13,13 @@ import type { Checkpoint } from "../../core/tracker.js";
 import { encodeCheckpoint, laterOf, seenInWindow, sinceFor, versionKey } from "./checkpoint.js";
 import type { GithubContext } from "./context.js";
 import { listRequest, OPERATION } from "./feed.js";
-import { isKnown } from "./known-versions.js";
+import { notKnown } from "./known-versions.js";
 import { readIssue } from "./reads.js";
 import { pages } from "./requests.js";
 import type { RawIssue } from "./schema.js";
 
-/** What one listing (from `since`) holds, or `undefined` at the first issue the engine does not know. */
+/** What one listing (from `since`) holds, or why it gives no checkpoint: the first issue the
+ * engine does not hold as listed. */
 interface KnownListing {
   /** The newest `updated_at` listed (none for an empty listing). */
   readonly newest: string | undefined;
@@ -37,13 +38,13 @@ async function listKnown(
   since: string | undefined,
   signal: AbortSignal | undefined,
   keepKeys: boolean,
-): Promise<KnownListing | undefined> {
+): Promise<KnownListing | { readonly none: string }> {
   const keys: string[] = [];
   let newest: string | undefined;
   let etag: string | undefined;
   let count = 0;
   for await (const page of pages(ctx, listRequest(since, undefined, signal))) {
-    if (page === "not-modified") return undefined;
+    if (page === "not-modified") return { none: "the repository's listing answered 304" };
     count++;
     const header = page.response.headers.etag;
     etag ??= header === undefined ? "" : String(header);
@@ -53,11 +54,13 @@ async function listKnown(
       try {
         issue = readIssue(ctx, raw, OPERATION);
       } catch (error) {
-        if (error instanceof PayloadInvalidError) return undefined;
+        if (error instanceof PayloadInvalidError)
+          return { none: `an issue of the listing could not be read: ${error.message}` };
         throw error;
       }
       if (issue === undefined) continue;
-      if (!isKnown(ctx.known, issue)) return undefined;
+      const unknown = notKnown(ctx.known, issue);
+      if (unknown !== undefined) return { none: unknown };
       newest = laterOf(newest, issue.updated_at);
       if (keepKeys) keys.push(versionKey(issue));
     }
@@ -68,16 +71,23 @@ async function listKnown(
 export async function checkpointAfterWrites(
   ctx: GithubContext,
   signal?: AbortSignal,
+  onNone: (why: string) => void = () => undefined,
 ): Promise<Checkpoint | undefined> {
   if (ctx.known.size === 0) return undefined;
+  const none = (why: string): Checkpoint | undefined => {
+    onNone(why);
+    return undefined;
+  };
   const all = await listKnown(ctx, undefined, signal, false);
-  const max = all?.newest;
+  if ("none" in all) return none(all.none);
+  const max = all.newest;
   if (max === undefined) return undefined;
   const since = sinceFor(max);
   // The next run's exact request, for its ETag and the versions inside the overlap window.
   const window = await listKnown(ctx, since, signal, true);
-  if (window === undefined) return undefined;
-  if (window.newest !== undefined && laterOf(max, window.newest) !== max) return undefined;
+  if ("none" in window) return none(window.none);
+  if (window.newest !== undefined && laterOf(max, window.newest) !== max)
+    return none(`an issue changed after the listing (updated ${window.newest}, newest ${max})`);
   const seen = seenInWindow(window.keys, since);
   // The first page's ETag stands for the listing only when it is the only page: changes sort
   // last, so a longer listing's first page stays the same (the next run then lists the window).

@@ -396,8 +396,12 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
           }),
     // A board's feed keeps its own checkpoint (the board's values): a migration with a project
     // leaves none, and the first sync reads in full.
-    checkpointAfterWrites: (o?: CallOptions) =>
-      board === undefined ? checkpointAfterWrites(ctx, o?.signal) : Promise.resolve(undefined),
+    checkpointAfterWrites: (
+      o?: CallOptions & { readonly onNone?: ((why: string) => void) | undefined },
+    ) =>
+      board === undefined
+        ? checkpointAfterWrites(ctx, o?.signal, o?.onNone)
+        : Promise.resolve(undefined),
     async findByMarker(marker: Marker, o?: CallOptions) {
       markerIndex ??= await buildIndex(o?.signal);
       const key = markerKey(marker);

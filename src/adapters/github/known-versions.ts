@@ -136,11 +136,26 @@ export function rememberTouch(ctx: Known, number: number, at: string, answeredAt
  * content tells it apart.
  */
 export function isKnown(known: ReadonlyMap<number, KnownVersion>, issue: RawIssue): boolean {
+  return notKnown(known, issue) === undefined;
+}
+
+/**
+ * Why a listed issue is not a version the engine holds, in words naming it (`undefined` when it
+ * is): one the run neither listed nor wrote, one stamped after what the adapter knew, or one
+ * whose comments or content differ.
+ */
+export function notKnown(
+  known: ReadonlyMap<number, KnownVersion>,
+  issue: RawIssue,
+): string | undefined {
   const k = known.get(issue.number);
-  return (
-    k !== undefined &&
-    ms(issue.updated_at) <= k.at &&
-    issue.comments === k.comments &&
-    issueDigest(issue) === k.digest
-  );
+  const which = `issue #${issue.number}`;
+  if (k === undefined) return `${which} was neither listed nor written by the migration`;
+  if (ms(issue.updated_at) > k.at)
+    return `${which} was updated at ${issue.updated_at}, after the migration's last look at it (${new Date(k.at).toISOString()})`;
+  if (issue.comments !== k.comments)
+    return `${which} has ${issue.comments} comments where the migration left ${k.comments}`;
+  if (issueDigest(issue) !== k.digest)
+    return `${which} differs from what the migration wrote or read (title, body, state, labels, assignees or milestone)`;
+  return undefined;
 }

@@ -46,7 +46,9 @@ export interface GithubRateLimitState {
 /** The Tracker plus GitHub's own operations. */
 export interface GithubTracker extends Tracker {
   /** Set past the adapter's own writes when nothing else changed the repository (feed-prime.ts). */
-  checkpointAfterWrites(opts?: CallOptions): Promise<Checkpoint | undefined>;
+  checkpointAfterWrites(
+    opts?: CallOptions & { readonly onNone?: ((why: string) => void) | undefined },
+  ): Promise<Checkpoint | undefined>;
   ensureLabels(
     labels: readonly LabelSpec[],
     opts?: CallOptions,
