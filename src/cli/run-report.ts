@@ -1,6 +1,6 @@
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { ExitCode, InterruptedError, UsageError } from "../core/errors.js";
-import { renderReport, shouldColor } from "../report/render.js";
+import { renderChunks, shouldColor } from "../report/render.js";
 import type { Report, ReportDurationEstimate, ReportFormat } from "../report/types.js";
 import type { RunReport } from "../sync/engine.js";
 import { toReport } from "../sync/report-data.js";
@@ -39,16 +39,27 @@ export function printRun(
     opts.out === undefined &&
     format === "text" &&
     shouldColor({ isTTY: ctx.stdout.isTTY === true, env: ctx.env });
-  const text = renderReport(report, format, {
+  // Written as it is rendered: a large run's text report is never one text in memory.
+  const chunks = renderChunks(report, format, {
     color,
     verbose: opts.verbose === true,
     targetName: systemLabel(run.targetSystem),
   });
   if (opts.out !== undefined) {
-    writeFileSync(opts.out, text);
+    const fd = openSync(opts.out, "w");
+    try {
+      for (const chunk of chunks) writeSync(fd, chunk);
+    } finally {
+      closeSync(fd);
+    }
     ctx.stderr.write(`Report written to ${opts.out}\n`);
   } else {
-    ctx.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    let last = "";
+    for (const chunk of chunks) {
+      ctx.stdout.write(chunk);
+      last = chunk;
+    }
+    if (!last.endsWith("\n")) ctx.stdout.write("\n");
   }
 }
 

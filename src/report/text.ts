@@ -79,6 +79,14 @@ function paintAction(p: Palette, action: ReportAction): (s: string) => string {
 
 /** A report as terminal text (ends with a newline). */
 export function renderText(report: Report, opts: TextOptions = {}): string {
+  return `${[...textLines(report, opts)].join("\n")}\n`;
+}
+
+/**
+ * The lines of the terminal report, one at a time: a large migration's report is tens of
+ * thousands of lines, which a caller writes as they come rather than as one text.
+ */
+export function* textLines(report: Report, opts: TextOptions = {}): Generator<string> {
   const ctx: Ctx = {
     p: createPalette(opts.color ?? false),
     target: targetLabel(report, opts.targetName),
@@ -86,18 +94,19 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
   };
   const verbose = opts.verbose ?? false;
   const { groups } = groupItems(report.items, verbose);
-  const lines = [...header(report, ctx), ""];
+  yield* header(report, ctx);
+  yield "";
   for (const group of groups) {
     let indent = "";
-    if (group.story !== undefined) lines.push(...itemLines(group.story, "", ctx));
+    if (group.story !== undefined) yield* itemLines(group.story, "", ctx);
     else if (group.storyTitle !== undefined)
-      lines.push(ctx.p.dim(`  story "${safe(group.storyTitle)}" (no changes)`));
+      yield ctx.p.dim(`  story "${safe(group.storyTitle)}" (no changes)`);
     if (group.storyTitle !== undefined) indent = "    ";
-    for (const task of group.tasks) lines.push(...itemLines(task, indent, ctx));
+    for (const task of group.tasks) yield* itemLines(task, indent, ctx);
   }
-  if (groups.length === 0) lines.push("Nothing to do.");
-  lines.push("", ...footer(report, verbose, ctx));
-  return `${lines.join("\n")}\n`;
+  if (groups.length === 0) yield "Nothing to do.";
+  yield "";
+  yield* footer(report, verbose, ctx);
 }
 
 function header(report: Report, { p, target }: Ctx): string[] {
