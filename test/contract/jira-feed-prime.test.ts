@@ -153,14 +153,20 @@ describe("Jira feed checkpoint: a person's change during the migration sets none
         issuetype: { name: "Story" },
       },
     });
-    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    const why: string[] = [];
+    expect(await tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) })).toBeUndefined();
+    // Said, naming the issue: the first sync will read everything because of it.
+    expect(why).toHaveLength(1);
+    expect(why[0]).toMatch(/^issue [A-Z]+-\d+ was neither listed nor written by the migration$/);
   });
 
   it("an issue deleted by a person", async () => {
     const { sandbox, tracker } = await start();
     const { task } = await migrate(tracker);
     await personRequest(sandbox, "DELETE", `/issue/${task}`);
-    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    const why: string[] = [];
+    expect(await tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) })).toBeUndefined();
+    expect(why).toEqual([`issue ${task}, which the migration wrote, is gone`]);
   });
 
   it("an issue edited after the full listing, before any write of the migration's own", async () => {
@@ -199,6 +205,8 @@ describe("Jira feed checkpoint while search lags the writes", () => {
     const { sandbox, tracker } = await start({ consistency: "eventual", indexingLagMs: 1500 });
     const { task } = await migrate(tracker);
     await personRequest(sandbox, "PUT", `/issue/${task}`, { fields: { summary: "Meanwhile" } });
-    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+    const why: string[] = [];
+    expect(await tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) })).toBeUndefined();
+    expect(why).toEqual([`issue ${task} differs from what the migration wrote or read`]);
   });
 });

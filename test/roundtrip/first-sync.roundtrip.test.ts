@@ -214,13 +214,12 @@ describe.each(["github", "jira"] as const)("a person's edit around a migration (
     };
     const migrated = await world.run("migrate", { wrapTarget });
     expect(migrated.summary).toMatchObject({ failed: 0, conflicts: 0 });
-    // GitHub's adapter says why, naming the issue: the first sync's full read is no surprise.
-    // (Jira's gives no reason yet.)
+    // Said, naming the issue: the first sync's full read is no surprise.
     const said = migrated.events.flatMap((e) =>
       e.type === "checkpoint_skipped" ? [e.reason] : [],
     );
-    const named = new RegExp(`^issue #${edited ?? "?"} `);
-    expect(said.map((why) => named.test(why))).toEqual(kind === "github" ? [true] : []);
+    const named = new RegExp(`^issue #?${edited ?? "?"} `);
+    expect(said.map((why) => named.test(why))).toEqual([true]);
     const state = openSqliteStore({ path: world.statePath });
     try {
       expect(state.getCheckpoint("widgets", kind)).toBeUndefined();

@@ -35,11 +35,16 @@ interface Listing {
   readonly doubtful: readonly string[];
 }
 
-/** Lists the project as the feed does; `undefined` at the first issue the engine was never handed. */
+/** Why a migration's target gives no checkpoint, in words naming the issue. */
+interface None {
+  readonly none: string;
+}
+
+/** Lists the project as the feed does; why not, at the first issue the engine was never handed. */
 async function listProject(
   ctx: JiraContext,
   signal: AbortSignal | undefined,
-): Promise<Listing | undefined> {
+): Promise<Listing | None> {
   const overlapMs = ctx.settings.overlapMs;
   let state: FeedState | undefined;
   const listed = new Set<string>();
@@ -52,23 +57,26 @@ async function listProject(
       listed.add(item.id);
       if (isKnownVersion(ctx.known, item)) items.push(item);
       else if (ctx.known.has(item.id) && doubtful.length < MAX_READS) doubtful.push(item.id);
-      else return undefined;
+      else if (ctx.known.has(item.id))
+        return {
+          none: `more than ${MAX_READS} of the migration's issues are listed as other versions than it wrote or read (${item.id} among them)`,
+        };
+      else return { none: `issue ${item.id} was neither listed nor written by the migration` };
     }
     state = advanceFeed({ state, items, overlapMs }).state;
   }
   return { state, listed, doubtful };
 }
 
-/** Reads issues by key; `undefined` when one is gone or not a version the engine holds. */
-async function readKnown(
-  ctx: JiraContext,
-  keys: readonly string[],
-): Promise<WorkItem[] | undefined> {
+/** Reads issues by key; why not, when one is gone or not a version the engine holds. */
+async function readKnown(ctx: JiraContext, keys: readonly string[]): Promise<WorkItem[] | None> {
   const items: WorkItem[] = [];
   for (const key of keys) {
     // The kind only names an issue that cannot be read, and none is handed anywhere here.
     const item = await getItem(ctx, { kind: "story", id: key });
-    if (item === undefined || !isKnownVersion(ctx.known, item)) return undefined;
+    if (item === undefined) return { none: `issue ${key}, which the migration wrote, is gone` };
+    if (!isKnownVersion(ctx.known, item))
+      return { none: `issue ${key} differs from what the migration wrote or read` };
     items.push(item);
   }
   return items.sort((a, b) => Date.parse(a.updatedAt ?? "") - Date.parse(b.updatedAt ?? ""));
@@ -77,18 +85,22 @@ async function readKnown(
 async function primeFeed(
   ctx: JiraContext,
   signal: AbortSignal | undefined,
+  none: (why: string) => Checkpoint | undefined,
 ): Promise<Checkpoint | undefined> {
   // The listing is the feed's own search: begun at this time on the site's clock, it saw every
   // issue updated before this less the overlap (checkpoint.ts).
   await ctx.site();
   const readAt = ctx.client.serverNow()?.getTime();
   const listing = await listProject(ctx, signal);
-  if (listing === undefined) return undefined;
+  if ("none" in listing) return none(listing.none);
   const unlisted = [...ctx.known.keys()].filter((key) => !listing.listed.has(key));
   const toRead = [...listing.doubtful, ...unlisted];
-  if (toRead.length > MAX_READS) return undefined;
+  if (toRead.length > MAX_READS)
+    return none(
+      `${toRead.length} of the migration's issues are missing from search or listed as other versions (more than ${MAX_READS} to read one by one)`,
+    );
   const read = await readKnown(ctx, toRead);
-  if (read === undefined) return undefined;
+  if ("none" in read) return none(read.none);
   const { state } = advanceFeed({
     state: listing.state,
     items: read,
@@ -100,13 +112,19 @@ async function primeFeed(
 export async function checkpointAfterWrites(
   ctx: JiraContext,
   signal?: AbortSignal,
+  onNone: (why: string) => void = () => undefined,
 ): Promise<Checkpoint | undefined> {
   if (ctx.known.size === 0) return undefined;
+  const none = (why: string): Checkpoint | undefined => {
+    onNone(why);
+    return undefined;
+  };
   try {
-    return await primeFeed(ctx, signal);
+    return await primeFeed(ctx, signal, none);
   } catch (error) {
     // An issue that cannot be read is no version the engine holds: no checkpoint then.
-    if (error instanceof PayloadInvalidError) return undefined;
+    if (error instanceof PayloadInvalidError)
+      return none(`an issue of the listing could not be read: ${error.message}`);
     throw error;
   }
 }

@@ -163,7 +163,9 @@ export function createJiraTracker(options: JiraTrackerOptions) {
       deleteItem(ctx, ref, opts?.signal),
     changes: (from: Parameters<typeof changeFeed>[1], opts?: CallOptions) =>
       rememberingPages(known, changeFeed(ctx, from, opts?.onUnreadable)),
-    checkpointAfterWrites: (opts?: CallOptions) => checkpointAfterWrites(ctx, opts?.signal),
+    checkpointAfterWrites: (
+      opts?: CallOptions & { readonly onNone?: ((why: string) => void) | undefined },
+    ) => checkpointAfterWrites(ctx, opts?.signal, opts?.onNone),
     createDefaults: (kind: ItemKind) => createDefaults(ctx, kind),
     statusHistory: (ref: ItemRef) => statusHistory(ctx, ref.id),
     statusLeftSince: (ref: ItemRef, status: string, since: string) =>
