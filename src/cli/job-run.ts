@@ -9,6 +9,7 @@ import { createProgress } from "./progress.js";
 import { retryBursts, type RetryBursts } from "./retry-bursts.js";
 import { waitEndLine, waitLine } from "./wait-words.js";
 import type { ConfigSession } from "./session.js";
+import { systemLabel } from "../core/system-label.js";
 
 /**
  * Runs one configured job (src/library/run-job.ts) and shows it: per-item events in the log, progress
@@ -153,7 +154,7 @@ export function logEvent(
     case "checkpoint_skipped":
       log.warn(
         { system: e.system, reason: e.reason },
-        `no checkpoint after the migration (${e.reason}): the first sync reads every ${e.system} issue again`,
+        `no checkpoint after the migration (${e.reason}): the first sync reads every ${systemLabel(e.system)} issue again`,
       );
       return;
     case "created":
