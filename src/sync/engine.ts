@@ -325,7 +325,7 @@ async function prepare(
     );
   const ctx = {
     ...context(o, job, runId, mapping, emit, now, tinypmIterations),
-    tinypmFloors: tinypmFloors(read.tinypm.items),
+    tinypmFloors: tinypmFloors(read.tinypm.items, read.tinypm.inStep),
   };
   // settle: interrupted creates, lost links, import claims — the only writes before apply.
   if (!read.quiet) emit({ type: "phase", phase: "planning" });

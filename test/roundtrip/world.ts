@@ -62,6 +62,8 @@ export interface World {
       targetUrl?: string;
       /** Wraps the run's target tracker (e.g. to act as a person at a precise moment). */
       wrapTarget?: (tracker: Tracker) => Tracker;
+      /** Wraps the run's tinyPM tracker (e.g. to follow the items it hands the run). */
+      wrapTinypm?: (tracker: Tracker) => Tracker;
       /** Wraps the run's state (e.g. to stop the run at a precise state write). */
       wrapState?: (state: StateStore) => StateStore;
       /** The request gate of the run's tinyPM tracker (e.g. to act as a person at a precise request). */
@@ -143,7 +145,7 @@ export async function startWorld(o: {
             ...(job.importFrom === undefined ? {} : { importFrom: job.importFrom }),
           },
           targetSystem: system,
-          tinypm: tinypmTracker,
+          tinypm: job.wrapTinypm === undefined ? tinypmTracker : job.wrapTinypm(tinypmTracker),
           target: runTarget,
           mappingSpec: loadMapping(mappingFile),
           state: job.wrapState === undefined ? state : job.wrapState(state),

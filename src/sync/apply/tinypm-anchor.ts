@@ -24,11 +24,20 @@ function digest(text: string): string {
 }
 
 /** The highest numeric id of each kind among `items` (ids that are not numbers are ignored). */
-export function tinypmFloors(items: readonly WorkItem[]): ReadonlyMap<WorkItem["kind"], number> {
+export function tinypmFloors(
+  items: readonly WorkItem[],
+  /** Items read but not kept, as `kind:id` (read.ts `inStep`). */
+  inStep: Iterable<string> = [],
+): ReadonlyMap<WorkItem["kind"], number> {
   const floors = new Map<WorkItem["kind"], number>();
-  for (const i of items) {
-    const id = Number(i.id);
-    if (Number.isSafeInteger(id) && id > (floors.get(i.kind) ?? -1)) floors.set(i.kind, id);
+  const floor = (kind: WorkItem["kind"], text: string): void => {
+    const id = Number(text);
+    if (Number.isSafeInteger(id) && id > (floors.get(kind) ?? -1)) floors.set(kind, id);
+  };
+  for (const i of items) floor(i.kind, i.id);
+  for (const k of inStep) {
+    const at = k.indexOf(":");
+    floor(k.slice(0, at) as WorkItem["kind"], k.slice(at + 1));
   }
   return floors;
 }

@@ -47,6 +47,11 @@ export interface PlanInput {
     readonly complete: boolean;
     /** Items tinyPM sent that could not be read: parked, never taken for deleted. */
     readonly unreadable?: readonly UnreadableItem[] | undefined;
+    /**
+     * `kind:id` of linked items read as their bases hold them and not kept (read.ts `inStep`):
+     * present, skipped as unchanged.
+     */
+    readonly inStep?: ReadonlySet<string> | undefined;
   };
   /** The target items read: all of them (`complete`), or those changed since the checkpoint. */
   readonly target: {

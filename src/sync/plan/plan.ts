@@ -148,6 +148,21 @@ export function planActions(input: PlanInput): Plan {
     others.push(pairAction(input, link, item, targetItem));
   }
 
+  // Items read as their bases hold them and let go (read.ts `inStep`), their copies not read:
+  // unchanged, as `pairAction` finds a kept one.
+  for (const k of input.tinypm.inStep ?? []) {
+    const link = linkByTinypm.get(k);
+    if (tinypm.has(k) || link === undefined) continue;
+    others.push({
+      type: "skip",
+      kind: link.kind,
+      title: baseTitle(link) ?? "",
+      tinypmId: link.tinypmId,
+      targetId: link.targetId,
+      reason: "unchanged",
+    });
+  }
+
   for (const u of unreadable.items) {
     if (tinypm.has(byKey(u.kind, u.id))) continue;
     others.push(unreadableSkip(u, linkByTinypm.get(byKey(u.kind, u.id)), input.targetSystem));
@@ -222,8 +237,10 @@ function goneItems(input: DeletionInput): Gone[] {
       continue;
     out.push({ link, title: item.title, deletedOn: "target", survivor: item });
   }
+  const inStep = input.tinypm.inStep;
   for (const link of input.links) {
-    if (tinypm.has(byKey(link.kind, link.tinypmId)) || !input.tinypm.complete) continue;
+    const k = byKey(link.kind, link.tinypmId);
+    if (tinypm.has(k) || inStep?.has(k) === true || !input.tinypm.complete) continue;
     // Not read, not gone: an unreadable item (or a task of one) keeps its link and its copy.
     if (unreadable.covers(link)) continue;
     const targetItem = target.get(byKey(link.kind, link.targetId));

@@ -78,6 +78,12 @@ export async function readTinypmTiers(o: {
   force?: FullReason | undefined;
   /** Told how many stories of how many the read has found so far (progress). */
   emit?: ((e: SyncEvent) => void) | undefined;
+  /**
+   * Whether the run needs an item as read (run-read.ts `keepOf`); one it does not is only
+   * counted, by key, in `inStep`, so that a sync holds what changed and not the whole project.
+   * @default every item is kept
+   */
+  keep?: ((item: WorkItem) => boolean) | undefined;
 }): Promise<TinypmRead> {
   const start = o.tracker.startTieredScan?.bind(o.tracker);
   if (start === undefined) return readTinypmFull(o.lanes, o.tracker, "no-tiers", o.emit);
@@ -93,6 +99,7 @@ export async function readTinypmTiers(o: {
     force: o.force,
   });
   const unreadable: UnreadableItem[] = [];
+  const inStep = new Set<string>();
   const chosen = new Set(decision.read);
   const count = readCount(
     o.emit,
@@ -104,11 +111,13 @@ export async function readTinypmTiers(o: {
     kind: "read",
     run: async (signal) => {
       unreadable.length = 0;
+      inStep.clear();
       count.restart();
       const out: WorkItem[] = [];
       const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
       for await (const item of scan.read(decision.read, { signal, onUnreadable })) {
-        out.push(item);
+        if (o.keep === undefined || o.keep(item)) out.push(item);
+        else inStep.add(key(item.kind, item.id));
         count.item(item);
       }
       count.end();
@@ -116,7 +125,12 @@ export async function readTinypmTiers(o: {
     },
   });
   return {
-    side: { items, complete: decision.complete, ...withUnreadable([], unreadable) },
+    side: {
+      items,
+      complete: decision.complete,
+      ...withUnreadable([], unreadable),
+      ...(inStep.size > 0 && { inStep }),
+    },
     info: {
       complete: decision.complete,
       fullReason: decision.fullReason,
@@ -154,7 +168,10 @@ export async function readRest(
   if (read.side.complete || scan === undefined) return { read, added: [] };
   const skipped = read.info.sections.filter((s) => s.reason === "skipped");
   const rest = skipped.map((s) => s.key);
-  const have = new Set(read.side.items.map((i) => key(i.kind, i.id)));
+  const have = new Set([
+    ...read.side.items.map((i) => key(i.kind, i.id)),
+    ...(read.side.inStep ?? []),
+  ]);
   const unreadable: UnreadableItem[] = [];
   const count = readCount(
     emit,
@@ -189,6 +206,7 @@ export async function readRest(
         items: [...read.side.items, ...added],
         complete: true,
         ...withUnreadable(read.side.unreadable, unreadable),
+        ...(read.side.inStep !== undefined && { inStep: read.side.inStep }),
       },
       info: {
         ...read.info,
@@ -228,7 +246,10 @@ export async function readCounterparts(o: {
   also?: readonly { kind: ItemKind; id: string }[];
 }): Promise<TinypmRead> {
   const scan = o.read.scan;
-  if (o.read.side.complete || scan === undefined) return o.read;
+  const inStep = o.read.side.inStep ?? new Set<string>();
+  if (scan === undefined || (o.read.side.complete && inStep.size === 0)) return o.read;
+  // A complete read has every item but those it did not keep: only they are read again.
+  const partial = !o.read.side.complete;
   // An item found unreadable this run is not read again: it is parked once.
   const have = new Set(
     [...o.read.side.items, ...(o.read.side.unreadable ?? [])].map((i) => key(i.kind, i.id)),
@@ -247,7 +268,16 @@ export async function readCounterparts(o: {
           : undefined;
     if (ref === undefined || have.has(key(ref.kind, ref.id)) || wanted.has(key(ref.kind, ref.id)))
       continue;
-    if (link !== undefined && o.mapping !== undefined && unchanged(o.mapping, item, link)) continue;
+    // An item read and let go: the pair is planned with both sides as read, as if it were kept.
+    const dropped = inStep.has(key(ref.kind, ref.id));
+    if (!dropped && !partial) continue;
+    if (
+      !dropped &&
+      link !== undefined &&
+      o.mapping !== undefined &&
+      unchanged(o.mapping, item, link)
+    )
+      continue;
     const parentId =
       ref.parentId ??
       (ref.kind === "task" && item.parentId !== undefined
@@ -259,7 +289,7 @@ export async function readCounterparts(o: {
   const parentOf = new Map(o.links.map((l) => [key(l.kind, l.tinypmId), l.parentTinypmId]));
   for (const ref of o.also ?? []) {
     const k = key(ref.kind, ref.id);
-    if (have.has(k) || wanted.has(k)) continue;
+    if (have.has(k) || wanted.has(k) || (!partial && !inStep.has(k))) continue;
     wanted.add(k);
     refs.push({ ...ref, parentId: parentOf.get(k) });
   }
@@ -273,12 +303,15 @@ export async function readCounterparts(o: {
       return scan.readItems(refs, { signal, onUnreadable: (u) => unreadable.push(u) });
     },
   });
+  const again = new Set([...fetched, ...unreadable].map((i) => key(i.kind, i.id)));
+  const still = [...inStep].filter((k) => !again.has(k));
   return {
     ...o.read,
     side: {
       ...o.read.side,
       items: [...o.read.side.items, ...fetched],
       ...withUnreadable(o.read.side.unreadable, unreadable),
+      inStep: still.length > 0 ? new Set(still) : undefined,
     },
     info: { ...o.read.info, fetched: o.read.info.fetched + fetched.length },
   };

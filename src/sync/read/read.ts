@@ -23,6 +23,13 @@ export interface SideRead {
    */
   readonly gone?: ReadonlySet<string> | undefined;
   /**
+   * `kind:id` of linked tinyPM items this read found as their link's base holds them and did not
+   * keep (run-read.ts `keepOf`): read, present and in step. The plan skips them as unchanged; one
+   * whose counterpart the run reads too is read again by id (read-tinypm.ts `readCounterparts`).
+   * In the read's order.
+   */
+  readonly inStep?: ReadonlySet<string> | undefined;
+  /**
    * Items whose own document could not be read: each is parked with its error, and neither it
    * nor (for a tinyPM story) its tasks are taken for deleted; their links stay as they are. On a
    * target, also the linked items it no longer shows but may still have (GitHub's 404).

@@ -265,6 +265,62 @@ function movedFromDigest(fields: MappedFields, links: readonly BaselessLink[]): 
   };
 }
 
+/**
+ * Which tinyPM items a sync keeps as read: all but the linked ones read exactly as their link's
+ * base holds them (the digest), which the plan skips from their keys alone (read.ts `inStep`) —
+ * so that a sync holds what changed, not every item of the open iterations. Kept all the same:
+ * an item with writes pending, a deletion recorded, a conflict open or resolved, or a failure
+ * parked (`wanted`), which the plan settles from the item itself.
+ */
+function keepOf(
+  stored: Stored,
+  moved: MovedFromDigest,
+  wanted: readonly { kind: ItemKind; id: string }[],
+): (item: WorkItem) => boolean {
+  const links = new Map(stored.links.map((l) => [linkKey(l), l]));
+  const settles = new Set([
+    ...wanted.map((w) => linkKey({ kind: w.kind, tinypmId: w.id })),
+    ...stored.openConflicts,
+  ]);
+  return (item) => {
+    const k = linkKey({ kind: item.kind, tinypmId: item.id });
+    const link = links.get(k);
+    return (
+      link === undefined ||
+      settles.has(k) ||
+      (link.pendingWrites?.length ?? 0) > 0 ||
+      link.deletedOn("tinypm") ||
+      link.deletedOn("target") ||
+      moved(item)
+    );
+  };
+}
+
+/**
+ * The tinyPM items a read let go (read.ts `inStep`) whose counterparts the target read found
+ * unreadable or gone: read again by id, so that the plan parks or mirrors them from the item.
+ */
+function inStepCounterparts(
+  tinypm: SideRead,
+  links: readonly BaselessLink[],
+  targets: readonly { kind: ItemKind; id: string }[],
+): { kind: ItemKind; id: string }[] {
+  const inStep = tinypm.inStep;
+  if (inStep === undefined || targets.length === 0) return [];
+  const ids = new Set(targets.map((t) => t.id));
+  return links.flatMap((l) =>
+    ids.has(l.targetId) && inStep.has(linkKey(l)) ? [{ kind: l.kind, id: l.tinypmId }] : [],
+  );
+}
+
+/** The target items a read found deleted (`kind:id`), as references. */
+function goneRefs(read: SideRead): { kind: ItemKind; id: string }[] {
+  return [...(read.gone ?? [])].map((k) => {
+    const at = k.indexOf(":");
+    return { kind: k.slice(0, at) as ItemKind, id: k.slice(at + 1) };
+  });
+}
+
 async function readStored(state: StateStore, job: string): Promise<Stored> {
   const links: BaselessLink[] = [];
   for await (const l of state.links(job)) links.push(new BaselessLink(l));
@@ -398,6 +454,10 @@ async function readSides(
   }
   const tierState = await o.state.getCheckpoint(job.name, TIERS_STATE_KEY);
   const failures = await o.state.failures(job.name);
+  // Resolved conflicts are settled whether or not their item changed.
+  const resolvedIds = stored.resolved.flatMap((c) =>
+    c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : [],
+  );
   const first = await readTinypmTiers({
     lanes: o.lanes,
     tracker: o.tinypm,
@@ -414,11 +474,17 @@ async function readSides(
             ? "pending"
             : undefined,
     emit: o.emit,
+    keep:
+      from === undefined || pending > 0
+        ? undefined
+        : keepOf(stored, mapping.moved, [
+            ...failures.flatMap((f) =>
+              f.tinypmId === undefined ? [] : [{ kind: f.kind, id: f.tinypmId }],
+            ),
+            ...resolvedIds,
+          ]),
   });
   // Parked failures and resolved conflicts are settled whether or not their section was read.
-  const resolvedIds = stored.resolved.flatMap((c) =>
-    c.appliedAt === undefined ? [{ kind: c.kind, id: c.tinypmId }] : [],
-  );
   const withParked = await readCounterparts({
     lanes: o.lanes,
     read: first,
@@ -467,6 +533,7 @@ async function readSides(
     links: await linksFor(target.items),
     mapping: target.items.length > 0 ? (await mapping.withUsers()).mapping : undefined,
     job: job.name,
+    also: inStepCounterparts(rest.read.side, links, [...unreadable, ...goneRefs(target)]),
   });
   const fresh = new Set([...(target.fresh ?? []), ...fetched.map((i) => `${i.kind}:${i.id}`)]);
   return {
@@ -516,6 +583,10 @@ async function recheckListings(
     links: await stored.withBases(linksOfTargetItems(links, target.items)),
     mapping,
     job: job.name,
+    also: inStepCounterparts(sides.tinypm, stored.links, [
+      ...(target.unreadable ?? []),
+      ...goneRefs(target),
+    ]),
   });
   return { tinypm: tinypmRead.side, target, tinypmRead };
 }
