@@ -152,6 +152,12 @@ async function measure(system) {
         env,
       );
       if (r.code !== 0) throw new Error(`${command} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+      // What the run warned of (a migration that left no checkpoint says which issue, why).
+      for (const line of r.stderr.split("\n")) {
+        if (!/^\{.*"level":[45]0/.test(line)) continue;
+        const { msg } = JSON.parse(line);
+        console.log(`  ${command} warned: ${String(msg).slice(0, 400)}`);
+      }
       const t1 = await stats(target.url);
       const p1 = await stats(tinypmUrl);
       return {
