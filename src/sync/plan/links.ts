@@ -34,6 +34,8 @@ export function linkView(record: LinkRecord): LinkView {
  * a base from it is a fault of the caller's, named as such: a run that needs bases reads the
  * links with them (read/run-read.ts).
  */
+const SYSTEMS: readonly SystemName[] = ["tinypm", "github", "jira", "memory"];
+
 export class BaselessLink implements LinkView {
   readonly kind: ItemKind;
   readonly tinypmId: string;
@@ -50,10 +52,12 @@ export class BaselessLink implements LinkView {
   readonly title: string | undefined;
 
   constructor(record: LinkRecord) {
-    this.kind = record.kind;
+    // The state's rows give each link its own copies of these words ("task", "tinypm": 2.2 MB
+    // at 50,000 links); the literals are shared.
+    this.kind = record.kind === "story" ? "story" : "task";
     this.tinypmId = record.tinypmId;
     this.targetId = record.targetId;
-    this.origin = record.origin;
+    this.origin = SYSTEMS.find((x) => x === record.origin) ?? record.origin;
     this.parentTinypmId = record.parentTinypmId;
     this.syncedAt = record.updatedAt;
     this.pendingWrites = record.pendingWrites;

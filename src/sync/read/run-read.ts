@@ -120,6 +120,8 @@ interface Stored {
    * them, at a third of the memory.
    */
   readonly links: readonly BaselessLink[];
+  /** The same links by `kind:tinypmId`: the one index of them a run builds. */
+  readonly byKey: ReadonlyMap<string, BaselessLink>;
   /**
    * The links again, with the bases of those named (`kind:tinypmId`) read from the state — and
    * of those named by earlier calls: a run reads the bases of the pairs it may act on, no more.
@@ -156,7 +158,7 @@ export async function readRun(
   const stored = await readStored(o.state, job.name);
   const withUsers = compileOnce(o, tinypmUsers, tinypmIterations);
   const fields = mappedFields(o.mappingSpec);
-  const moved = movedFromDigest(fields, stored.links);
+  const moved = movedFromDigest(fields, stored.byKey);
   const sides = await readSides(o, job, { fields, withUsers, moved }, stored);
   const resolved = resolutions(stored.resolved);
   const read = {
@@ -252,13 +254,15 @@ interface ReadMapping {
  */
 type MovedFromDigest = (item: WorkItem) => boolean;
 
-function movedFromDigest(fields: MappedFields, links: readonly BaselessLink[]): MovedFromDigest {
-  const digests = new Map(links.map((l) => [linkKey(l), l.tinypmHash]));
+function movedFromDigest(
+  fields: MappedFields,
+  links: ReadonlyMap<string, BaselessLink>,
+): MovedFromDigest {
   const answers = new WeakMap<WorkItem, boolean>();
   return (item) => {
     const known = answers.get(item);
     if (known !== undefined) return known;
-    const digest = digests.get(linkKey({ kind: item.kind, tinypmId: item.id }));
+    const digest = links.get(linkKey({ kind: item.kind, tinypmId: item.id }))?.tinypmHash;
     const moved = digest !== undefined && snapshotHash(tinypmSnapshot(fields, item)) !== digest;
     answers.set(item, moved);
     return moved;
@@ -277,7 +281,7 @@ function keepOf(
   moved: MovedFromDigest,
   wanted: readonly { kind: ItemKind; id: string }[],
 ): (item: WorkItem) => boolean {
-  const links = new Map(stored.links.map((l) => [linkKey(l), l]));
+  const links = stored.byKey;
   const settles = new Set([
     ...wanted.map((w) => linkKey({ kind: w.kind, tinypmId: w.id })),
     ...stored.openConflicts,
@@ -324,14 +328,15 @@ function goneRefs(read: SideRead): { kind: ItemKind; id: string }[] {
 async function readStored(state: StateStore, job: string): Promise<Stored> {
   const links: BaselessLink[] = [];
   for await (const l of state.links(job)) links.push(new BaselessLink(l));
-  const withBases = basesReader(state, job, links);
+  const byKey = new Map(links.map((l) => [linkKey(l), l]));
+  const withBases = basesReader(state, job, links, byKey);
   const pending = (await state.pendingIntents(job)).length;
   const conflicts = await state.conflicts({ job });
   const resolved = conflicts.filter((c) => c.status === "resolved");
   const openConflicts = new Set(
     conflicts.flatMap((c) => (c.status === "open" ? [`${c.kind}:${c.tinypmId}`] : [])),
   );
-  return { links, withBases, pending, resolved, openConflicts };
+  return { links, byKey, withBases, pending, resolved, openConflicts };
 }
 
 /** Bases read one link at a time up to this many a call; more are read in one pass. */
@@ -342,8 +347,8 @@ function basesReader(
   state: StateStore,
   job: string,
   links: readonly BaselessLink[],
+  stored: ReadonlyMap<string, BaselessLink>,
 ): Stored["withBases"] {
-  const stored = new Map(links.map((l) => [linkKey(l), l]));
   const loaded = new Map<string, LinkView>();
   let all = false;
   return async (keys) => {
