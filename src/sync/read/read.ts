@@ -88,29 +88,42 @@ export async function readChanges(o: {
 }): Promise<SideRead> {
   const unreadable: UnreadableItem[] = [];
   const count = readCount(o.emit, o.system);
-  const pages = await o.lanes.run(o.system, {
+  // The items as the pages come, and the last page's checkpoint: a page's checkpoint may hold
+  // the feed's whole window (Jira's hashes of the issues in it), and kept for every page they
+  // grew with the square of the pages — 101 searches after a lifted-limit Jira migration held
+  // 50 MB of them.
+  const byKey = new Map<string, WorkItem>();
+  let last: Checkpoint | undefined;
+  let complete = false;
+  await o.lanes.run(o.system, {
     name: `read ${o.system} changes`,
     kind: "read",
-    run: () => {
+    run: async () => {
+      // A retried read starts again.
       unreadable.length = 0;
+      byKey.clear();
+      last = undefined;
+      complete = false;
       count.restart();
-      return collect(
-        o.tracker.changes(o.from, { onUnreadable: (u) => unreadable.push(u) }),
-        (page) => {
-          for (const change of page.changes) if (change.kind === "upsert") count.item(change.item);
-        },
-      ).finally(() => {
+      try {
+        for await (const page of o.tracker.changes(o.from, {
+          onUnreadable: (u) => unreadable.push(u),
+        })) {
+          for (const change of page.changes) {
+            if (change.kind !== "upsert") continue;
+            count.item(change.item);
+            byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
+          }
+          last = page.checkpoint;
+          complete ||= page.complete;
+        }
+      } finally {
         count.end();
-      });
+      }
     },
   });
-  const byKey = new Map<string, WorkItem>();
   const fresh = new Set<string>();
   const gone = new Set<string>();
-  for (const page of pages) {
-    for (const change of page.changes)
-      if (change.kind === "upsert") byKey.set(`${change.item.kind}:${change.item.id}`, change.item);
-  }
   // A parked item read again by id replaces what the feed found unreadable of it.
   const refetched = new Set<string>();
   for (const ref of o.extra) {
@@ -132,9 +145,9 @@ export async function readChanges(o: {
   return {
     items: [...byKey.values()],
     fresh,
-    complete: pages.some((p) => p.complete),
+    complete,
     ...(gone.size > 0 && { gone }),
-    checkpoint: pages.at(-1)?.checkpoint ?? o.from,
+    checkpoint: last ?? o.from,
     ...(stillBad.length > 0 && { unreadable: stillBad }),
   };
 }
