@@ -252,35 +252,3 @@ describe("issue import API", () => {
     expect(h.sandbox.stats().rateLimited).toBe(0);
   });
 });
-
-describe("one request, one moment", () => {
-  it("stamps a parent and the child it attaches alike, however the clock moves meanwhile", async () => {
-    // Every reading of this clock is 300 ms later: two readings in one request cross a second.
-    let t = Date.parse("2026-11-29T21:04:26.000Z");
-    const ticking = await startHarness({ now: () => (t += 300) });
-    try {
-      const create = async (title: string): Promise<IssueJson> => {
-        const res = await ticking.call("POST", "/repos/acme/widgets/issues", { body: { title } });
-        return (await res.json()) as IssueJson;
-      };
-      const stamp = async (n: number): Promise<string> => {
-        const res = await ticking.call("GET", `/repos/acme/widgets/issues/${String(n)}`);
-        return ((await res.json()) as { updated_at: string }).updated_at;
-      };
-      const parent = await create("parent");
-      const child = await create("child");
-      const res = await ticking.call(
-        "POST",
-        `/repos/acme/widgets/issues/${String(parent.number)}/sub_issues`,
-        { body: { sub_issue_id: child.id } },
-      );
-      expect(res.status).toBe(201);
-      const answered = ((await res.json()) as { updated_at: string }).updated_at;
-      // The answer is the parent: the child's stamp is the one it shows.
-      expect(await stamp(child.number)).toBe(answered);
-      expect(await stamp(parent.number)).toBe(answered);
-    } finally {
-      await ticking.sandbox.close();
-    }
-  });
-});

@@ -8,7 +8,6 @@ import {
   findIssueById,
   MAX_NESTING,
   MAX_SUB_ISSUES,
-  stampOf,
   touch,
   type IssueRecord,
   type Store,
@@ -101,11 +100,11 @@ function isAncestor(store: Store, candidate: IssueRecord, issue: IssueRecord): b
   return false;
 }
 
-function detach(store: Store, child: IssueRecord, at: number): void {
+function detach(store: Store, child: IssueRecord): void {
   const old = child.parentId === null ? undefined : findIssueById(store, child.parentId);
   if (old) {
     old.subIssues = old.subIssues.filter((id) => id !== child.id);
-    touch(store, old, at);
+    touch(store, old);
   }
   child.parentId = null;
 }
@@ -128,12 +127,11 @@ function addSubIssue(ctx: RequestContext): Reply {
   if (depthAbove(store, parent) + 2 + heightBelow(store, child) > MAX_NESTING) {
     throw subIssueError(`Sub-issues cannot be nested more than ${MAX_NESTING} levels deep`);
   }
-  const at = stampOf(store);
-  detach(store, child, at);
+  detach(store, child);
   parent.subIssues.push(child.id);
   child.parentId = parent.id;
-  touch(store, parent, at);
-  touch(store, child, at);
+  touch(store, parent);
+  touch(store, child);
   return json(201, renderIssue(store, parent, ctx.apiVersion), {
     location: `${repoApiUrl(store)}/issues/${parent.number}/sub_issues`,
   });
@@ -144,9 +142,8 @@ function removeSubIssue(ctx: RequestContext): Reply {
   const parent = issueOr404(store, ctx.params.number);
   const child = childOf(store, ctx.body);
   if (!parent.subIssues.includes(child.id)) throw notFound();
-  const at = stampOf(store);
-  detach(store, child, at);
-  touch(store, child, at);
+  detach(store, child);
+  touch(store, child);
   return json(200, renderIssue(store, parent, ctx.apiVersion));
 }
 

@@ -253,19 +253,10 @@ export function removeIssue(store: Store, number: number, how: "deleted" | "tran
  * in one second share it (ties are normal, so a change feed must not key on it alone) — and the
  * change is recorded as issue events.
  */
-export function touch(store: Store, issue: IssueRecord, at: number = stampOf(store)): void {
-  issue.updatedAt = at;
+export function touch(store: Store, issue: IssueRecord): void {
+  issue.updatedAt = Math.floor(store.clock.now() / 1000) * 1000;
   recordIssueEvents(store, issue, store.actor);
   afterWrite(store, issue);
-}
-
-/**
- * The `updated_at` a write stamps now (whole seconds). A request that changes several issues
- * stamps them all with one moment, as GitHub does: read twice, the clock may cross a second
- * between them, and a child would look edited after the answer that attached it.
- */
-export function stampOf(store: Store): number {
-  return Math.floor(store.clock.now() / 1000) * 1000;
 }
 
 /** Records a new issue's initial events (labels, assignees, milestone given at creation). */
