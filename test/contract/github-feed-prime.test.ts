@@ -131,6 +131,33 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     expect(await tracker.checkpointAfterWrites()).toBeDefined();
   });
 
+  it("sets it when a comment's issue is stamped a second after the comment, as GitHub may", async () => {
+    // The clock moves on a second at each reading while the comment is posted: the comment and
+    // the issue it moves are stamped in different seconds.
+    let ticking = false;
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => (ticking ? (clock += 1000) : clock) });
+    const tracker = h.tracker;
+    for await (const item of tracker.list({})) expect(item.id).not.toBe("");
+    const draft = { status: "open", assignees: [], labels: [] } as const;
+    const story = await tracker.create({ kind: "story", title: "Story", ...draft });
+    clock += 1000;
+    ticking = true;
+    const comment = await tracker.addComment(
+      { kind: "story", id: story.id },
+      { author: { login: "alice" }, createdAt: "2026-01-01T00:00:00Z", body: "Said once" },
+    );
+    ticking = false;
+    clock += 1000;
+    const s = h.sandbox;
+    const res = await fetch(`${s.url}/repos/${s.owner}/${s.repo}/issues/${story.id}`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    const issue = (await res.json()) as { updated_at: string };
+    expect(Date.parse(issue.updated_at)).toBeGreaterThan(Date.parse(comment.createdAt));
+    expect(await tracker.checkpointAfterWrites()).toBeDefined();
+  });
+
   it("still feeds a change made after it", async () => {
     const tracker = await start();
     const { task } = await migrate(tracker);

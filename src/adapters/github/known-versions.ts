@@ -103,11 +103,21 @@ export function rememberAnswer(
   ctx.known.set(issue.number, { at: Math.max(old.at, at), comments: old.comments, digest });
 }
 
-/** A comment the adapter posted: GitHub counts it and moves the issue's `updated_at` to it. */
-export function rememberComment(ctx: Known, number: number, postedAt: string): void {
+/**
+ * A comment the adapter posted: GitHub counts it and moves the issue's `updated_at` — to the
+ * comment's stamp or, read a moment later, to the next second: no later than the answer left
+ * (`answeredAt`, the `Date` header), as for a sub-issue's child (`rememberTouch`). A 50,000-item
+ * migration under load left no checkpoint for a task stamped a second after the comment it got.
+ */
+export function rememberComment(
+  ctx: Known,
+  number: number,
+  postedAt: string,
+  answeredAt?: number,
+): void {
   const old = ctx.known.get(number);
   if (old === undefined) return;
-  const at = ms(postedAt);
+  const at = Math.max(ms(postedAt), answeredAt ?? Number.NEGATIVE_INFINITY);
   ctx.known.set(number, {
     ...old,
     at: Number.isFinite(at) ? Math.max(old.at, at) : old.at,

@@ -267,7 +267,7 @@ export async function createComment(
     signal,
   });
   const raw = parse(rawCommentSchema, res.data, { operation: "issues.createComment" });
-  rememberComment(ctx, Number(number), raw.updated_at ?? raw.created_at);
+  rememberComment(ctx, Number(number), raw.updated_at ?? raw.created_at, dateOf(res.headers.date));
   return toComment(raw);
 }
 
