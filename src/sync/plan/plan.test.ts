@@ -60,6 +60,7 @@ function plan(o: {
   claimed?: PlanInput["claimed"];
   unreadable?: PlanInput["tinypm"]["unreadable"];
   targetUnreadable?: PlanInput["target"]["unreadable"];
+  inStep?: PlanInput["tinypm"]["inStep"];
 }): PlanAction[] {
   return [
     ...planActions({
@@ -75,6 +76,7 @@ function plan(o: {
         items: o.tinypm ?? [],
         complete: o.tinypmComplete ?? true,
         unreadable: o.unreadable,
+        inStep: o.inStep,
       },
       target: {
         items: o.target ?? [],
@@ -492,6 +494,48 @@ describe("planActions with a target issue sent unreadable (issue 31)", () => {
   it("plans the pair as usual when a read by id found it readable after all", () => {
     const actions = plan({ ...both, targetUnreadable: [bad("101")] });
     expect(actions.map((a) => a.type)).toEqual(["update"]);
+  });
+
+  it("plans an item read unchanged and let go as it plans the item kept", () => {
+    // A sync from a checkpoint: the copy not read, read unreadable, or not shown (404).
+    const notShown = {
+      ...bad("101"),
+      error: new NotFoundError("GitHub issue #101 answered 404", {
+        system: "github",
+        operation: "issues.get",
+        id: "101",
+        status: 404,
+      }),
+    };
+    for (const targetUnreadable of [undefined, [bad("101")], [notShown]]) {
+      const read = { links: linked.links, target: [], targetComplete: false, targetUnreadable };
+      const kept = plan({ ...read, tinypm: [s1] });
+      const letGo = plan({ ...read, tinypm: [], inStep: new Set(["story:1"]) });
+      expect(letGo).toEqual(kept);
+      expect(letGo).toHaveLength(1);
+    }
+    expect(
+      plan({
+        ...linked,
+        target: [],
+        targetComplete: false,
+        tinypm: [],
+        inStep: new Set(["story:1"]),
+      }),
+    ).toEqual([expect.objectContaining({ type: "skip", reason: "unchanged", title: s1.title })]);
+  });
+
+  it("counts an item let go as present: a complete read deletes nothing for it", () => {
+    const actions = plan({
+      ...linked,
+      tinypm: [],
+      inStep: new Set(["story:1"]),
+      onDelete: "delete",
+    });
+    expect(actions.filter((a) => a.type === "delete")).toEqual([]);
+    expect(plan({ ...linked, tinypm: [], onDelete: "delete" }).map((a) => a.type)).toContain(
+      "delete",
+    );
   });
 
   it("keeps a 404 (invisible) apart from a bad payload", () => {

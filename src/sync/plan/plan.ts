@@ -148,19 +148,27 @@ export function planActions(input: PlanInput): Plan {
     others.push(pairAction(input, link, item, targetItem));
   }
 
-  // Items read as their bases hold them and let go (read.ts `inStep`), their copies not read:
-  // unchanged, as `pairAction` finds a kept one.
+  // Items read as their bases hold them and let go (read.ts `inStep`), their copies not read
+  // (a copy read brings its item back, read-tinypm.ts `readCounterparts`): planned as a kept
+  // one is above — a copy unreadable is parked, else the pair is unchanged.
   for (const k of input.tinypm.inStep ?? []) {
     const link = linkByTinypm.get(k);
     if (tinypm.has(k) || link === undefined) continue;
-    others.push({
-      type: "skip",
-      kind: link.kind,
-      title: baseTitle(link) ?? "",
-      tinypmId: link.tinypmId,
-      targetId: link.targetId,
-      reason: "unchanged",
-    });
+    if (parkTarget(link.targetId, link)) continue;
+    const title = baseTitle(link) ?? "";
+    const hidden = invisible.get(byKey(link.kind, link.targetId));
+    others.push(
+      hidden !== undefined
+        ? invisibleSkip(hidden, link, title, input.targetSystem)
+        : {
+            type: "skip",
+            kind: link.kind,
+            title,
+            tinypmId: link.tinypmId,
+            targetId: link.targetId,
+            reason: "unchanged",
+          },
+    );
   }
 
   for (const u of unreadable.items) {

@@ -302,7 +302,8 @@ function keepOf(
 
 /**
  * The tinyPM items a read let go (read.ts `inStep`) whose counterparts the target read found
- * unreadable or gone: read again by id, so that the plan parks or mirrors them from the item.
+ * gone: read again by id, as the deletion's survivor. (An unreadable copy is parked from its
+ * link alone: plan.ts.)
  */
 function inStepCounterparts(
   tinypm: SideRead,
@@ -538,7 +539,7 @@ async function readSides(
     links: await linksFor(target.items),
     mapping: target.items.length > 0 ? (await mapping.withUsers()).mapping : undefined,
     job: job.name,
-    also: inStepCounterparts(rest.read.side, links, [...unreadable, ...goneRefs(target)]),
+    also: inStepCounterparts(rest.read.side, links, goneRefs(target)),
   });
   const fresh = new Set([...(target.fresh ?? []), ...fetched.map((i) => `${i.kind}:${i.id}`)]);
   return {
@@ -588,10 +589,7 @@ async function recheckListings(
     links: await stored.withBases(linksOfTargetItems(links, target.items)),
     mapping,
     job: job.name,
-    also: inStepCounterparts(sides.tinypm, stored.links, [
-      ...(target.unreadable ?? []),
-      ...goneRefs(target),
-    ]),
+    also: inStepCounterparts(sides.tinypm, stored.links, goneRefs(target)),
   });
   return { tinypm: tinypmRead.side, target, tinypmRead };
 }
