@@ -158,6 +158,65 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     expect(await tracker.checkpointAfterWrites()).toBeDefined();
   });
 
+  /** More than a page of issues written in a migration's last seconds, then its last story. */
+  async function burst(tracker: GithubTracker): Promise<string> {
+    for await (const item of tracker.list({})) expect(item.id).not.toBe("");
+    const draft = { status: "open", assignees: [], labels: [] } as const;
+    for (let i = 0; i < 110; i++) await tracker.create({ kind: "task", title: `T${i}`, ...draft });
+    clock += 3000;
+    return (await tracker.create({ kind: "story", title: "Last", ...draft })).id;
+  }
+
+  it("sets it past more than a page written in the last seconds, once GitHub's clock is past them", async () => {
+    const tracker = await start();
+    await burst(tracker);
+    clock += 7000;
+    const before = h.sandbox.stats();
+    const cp = await tracker.checkpointAfterWrites();
+    const primed = h.sandbox.stats();
+    // The repository (2 pages), the overlap window (2 pages), the window's last second (1).
+    expect(primed.requests - before.requests).toBe(5);
+    const pages = await pagesFrom(tracker, cp);
+    const after = h.sandbox.stats();
+    expect(pages.flatMap((p) => p.changes)).toEqual([]);
+    expect([after.requests - primed.requests, after.notModified - primed.notModified]).toEqual([
+      1, 1,
+    ]);
+  });
+
+  it("waits for GitHub's clock to pass a window of more than a page, then feeds what follows", async () => {
+    // The sandbox's clock runs on in real time from where the test sets it.
+    const t0 = Date.now();
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
+    await burst(h.tracker);
+    clock += 5000;
+    const started = Date.now();
+    const cp = await h.tracker.checkpointAfterWrites();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    const quiet = h.sandbox.stats();
+    expect((await pagesFrom(h.tracker, cp)).flatMap((p) => p.changes)).toEqual([]);
+    expect(h.sandbox.stats().notModified - quiet.notModified).toBe(1);
+    // A person's comment a moment later is fed, the window's last second read again with it.
+    await personPost("/issues/1/comments", { body: "A person's word" });
+    const changed = (await pagesFrom(h.tracker, cp)).flatMap((p) => p.changes);
+    expect(changed.map((c) => (c.kind === "upsert" ? c.item.id : ""))).toEqual(["1"]);
+  });
+
+  it("sets none when a person filed an issue while it waited for GitHub's clock", async () => {
+    const t0 = Date.now();
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
+    await burst(h.tracker);
+    clock += 5000;
+    const filed = setTimeout(() => void personPost("/issues", { title: "Filed meanwhile" }), 300);
+    const why: string[] = [];
+    const cp = await h.tracker.checkpointAfterWrites({ onNone: (w) => why.push(w) });
+    clearTimeout(filed);
+    expect(cp).toBeUndefined();
+    expect(why[0]).toMatch(/^issue #112 was neither listed nor written by the migration$/);
+  });
+
   it("still feeds a change made after it", async () => {
     const tracker = await start();
     const { task } = await migrate(tracker);

@@ -14,6 +14,12 @@ describe("checkpoint", () => {
     expect(decodeCheckpoint(encodeCheckpoint(cp))).toEqual(cp);
   });
 
+  it("round-trips the probe with its ETag, and drops it without one", () => {
+    const cp = { since: "2026-01-01T00:00:00Z", etag: 'W/"p"', seen: undefined, probe: "newest" };
+    expect(decodeCheckpoint(encodeCheckpoint(cp as never))).toEqual(cp);
+    expect(encodeCheckpoint({ since: cp.since, probe: "newest" })).not.toHaveProperty("probe");
+  });
+
   it("refuses a checkpoint that is not ours", () => {
     expect(() => decodeCheckpoint({ since: "yesterday" })).toThrow(StateError);
   });

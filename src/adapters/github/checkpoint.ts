@@ -6,22 +6,33 @@ import { hexHash } from "../../core/short-hash.js";
 /**
  * The GitHub change-feed checkpoint: `since` (the `since` parameter the stored ETag belongs to),
  * `etag` (of that request's first page; empty when not yet known), `seen` (number@updated_at of
- * the items inside the overlap window, so they are not emitted twice).
+ * the items inside the overlap window, so they are not emitted twice), and `probe` when the ETag
+ * is the newest-first probe's (feed-probe.ts), not the listing's first page's.
  */
 interface FeedCheckpoint {
   readonly since?: string | undefined;
   readonly etag?: string | undefined;
   readonly seen?: string | undefined;
+  readonly probe?: "newest" | undefined;
 }
 
 /** Items updated this close to the watermark are fetched again (clock skew, same-second writes). */
 const OVERLAP_MS = 5_000;
+
+/**
+ * When GitHub's clock (a `Date` header) has gone far enough past the watermark `maxUpdatedAt`
+ * for a listing then to show every issue stamped up to it (`sinceFor`'s settled window).
+ */
+export function settledAt(maxUpdatedAt: string): number {
+  return Date.parse(maxUpdatedAt) + OVERLAP_MS + 1_000;
+}
 
 const checkpointSchema = z.object({
   v: z.literal(1).optional(),
   since: z.iso.datetime().optional(),
   etag: z.string().optional(),
   seen: z.string().optional(),
+  probe: z.literal("newest").optional(),
 });
 
 export function encodeCheckpoint(cp: FeedCheckpoint): Checkpoint {
@@ -29,6 +40,7 @@ export function encodeCheckpoint(cp: FeedCheckpoint): Checkpoint {
   if (cp.since !== undefined) out.since = cp.since;
   if (cp.etag !== undefined && cp.etag !== "") out.etag = cp.etag;
   if (cp.seen !== undefined && cp.seen !== "") out.seen = cp.seen;
+  if (cp.probe !== undefined && out.etag !== undefined) out.probe = cp.probe;
   return out;
 }
 
@@ -42,8 +54,8 @@ export function decodeCheckpoint(cp: Checkpoint | undefined): FeedCheckpoint {
       details: { issues: parsed.error.issues.map((i) => `${i.path.join(" > ")}: ${i.message}`) },
     });
   }
-  const { since, etag, seen } = parsed.data;
-  return { since, etag, seen };
+  const { since, etag, seen, probe } = parsed.data;
+  return { since, etag, seen, probe };
 }
 
 /**
@@ -66,7 +78,7 @@ export function versionKey(issue: { number: number; updated_at: string }): strin
  */
 export function sinceFor(maxUpdatedAt: string, readAt?: number): string {
   const max = Date.parse(maxUpdatedAt);
-  const settled = readAt !== undefined && readAt - max >= OVERLAP_MS + 1_000;
+  const settled = readAt !== undefined && readAt >= settledAt(maxUpdatedAt);
   const t = settled ? Math.floor(max / 1_000) * 1_000 : max - OVERLAP_MS;
   return new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

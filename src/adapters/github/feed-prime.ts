@@ -10,9 +10,19 @@
  */
 import { PayloadInvalidError } from "../../core/errors.js";
 import type { Checkpoint } from "../../core/tracker.js";
-import { encodeCheckpoint, laterOf, seenInWindow, sinceFor, versionKey } from "./checkpoint.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  dateOf,
+  encodeCheckpoint,
+  laterOf,
+  seenInWindow,
+  settledAt,
+  sinceFor,
+  versionKey,
+} from "./checkpoint.js";
 import type { GithubContext } from "./context.js";
-import { listRequest, OPERATION } from "./feed.js";
+import { listRequest, OPERATION } from "./feed-requests.js";
+import { probeEtag } from "./feed-probe.js";
 import { notKnown } from "./known-versions.js";
 import { readIssue } from "./reads.js";
 import { pages } from "./requests.js";
@@ -27,6 +37,8 @@ interface KnownListing {
   readonly keys: string[];
   readonly etag: string;
   readonly pages: number;
+  /** GitHub's time when the first page was answered (its `Date` header), when it gave one. */
+  readonly readAt: number | undefined;
 }
 
 /**
@@ -42,9 +54,11 @@ async function listKnown(
   const keys: string[] = [];
   let newest: string | undefined;
   let etag: string | undefined;
+  let readAt: number | undefined;
   let count = 0;
   for await (const page of pages(ctx, listRequest(since, undefined, signal))) {
     if (page === "not-modified") return { none: "the repository's listing answered 304" };
+    if (count === 0) readAt = dateOf(page.response.headers.date);
     count++;
     const header = page.response.headers.etag;
     etag ??= header === undefined ? "" : String(header);
@@ -65,7 +79,7 @@ async function listKnown(
       if (keepKeys) keys.push(versionKey(issue));
     }
   }
-  return { newest, keys, etag: etag ?? "", pages: count };
+  return { newest, keys, etag: etag ?? "", pages: count, readAt };
 }
 
 export async function checkpointAfterWrites(
@@ -82,15 +96,51 @@ export async function checkpointAfterWrites(
   if ("none" in all) return none(all.none);
   const max = all.newest;
   if (max === undefined) return undefined;
-  const since = sinceFor(max);
   // The next run's exact request, for its ETag and the versions inside the overlap window.
-  const window = await listKnown(ctx, since, signal, true);
+  let since = sinceFor(max);
+  let window = await listKnown(ctx, since, signal, true);
   if ("none" in window) return none(window.none);
+  let settledSince = false;
+  if (window.pages > 1) {
+    // More than a page of issues in the window (a large migration's last seconds): no ETag can
+    // stand for it, and the first sync would list it all again. Listed once GitHub's clock is
+    // past the window, the newest second alone is the window (checkpoint.ts `sinceFor`).
+    const settled = await settledWindow(ctx, max, window.readAt, signal);
+    if (settled !== undefined && "none" in settled) return none(settled.none);
+    if (settled !== undefined) ({ since, window } = settled);
+    settledSince = settled !== undefined;
+  }
   if (window.newest !== undefined && laterOf(max, window.newest) !== max)
     return none(`an issue changed after the listing (updated ${window.newest}, newest ${max})`);
   const seen = seenInWindow(window.keys, since);
   // The first page's ETag stands for the listing only when it is the only page: changes sort
-  // last, so a longer listing's first page stays the same (the next run then lists the window).
-  const etag = window.pages === 1 ? window.etag : "";
-  return encodeCheckpoint({ since, etag, seen });
+  // last, so a longer listing's first page stays the same. A longer one listed once GitHub's
+  // clock was past it has the newest-first probe's instead (feed-probe.ts); else the next run
+  // lists the window.
+  if (window.pages === 1) return encodeCheckpoint({ since, etag: window.etag, seen });
+  const probed = settledSince ? await probeEtag(ctx, since, max, signal) : undefined;
+  return encodeCheckpoint({ since, etag: probed, seen, probe: "newest" });
+}
+
+/** The longest wait for GitHub's clock to pass the window: the window and two seconds. */
+const MAX_WAIT_MS = 7_000;
+
+/**
+ * The window as listed once GitHub's clock is past it (waiting for that, a few seconds at most),
+ * or undefined when GitHub's clock did not show it past (no `Date` header, a clock that stood).
+ */
+async function settledWindow(
+  ctx: GithubContext,
+  max: string,
+  readAt: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ since: string; window: KnownListing } | { readonly none: string } | undefined> {
+  if (readAt === undefined) return undefined;
+  // `Date` has whole seconds: GitHub's time may be up to a second past the one it says.
+  if (readAt < settledAt(max))
+    await sleep(Math.min(settledAt(max) - readAt + 1_000, MAX_WAIT_MS), undefined, { signal });
+  const since = sinceFor(max, settledAt(max));
+  const window = await listKnown(ctx, since, signal, true);
+  if ("none" in window) return window;
+  return sinceFor(max, window.readAt) === since ? { since, window } : undefined;
 }

@@ -1,43 +1,23 @@
 import type { Change, ChangePage, Checkpoint } from "../../core/tracker.js";
-import type { GithubRequest } from "./client.js";
 import {
   dateOf,
   decodeCheckpoint,
   encodeCheckpoint,
   laterOf,
   seenInWindow,
+  settledAt,
   sinceFor,
   versionKey,
 } from "./checkpoint.js";
 import type { GithubContext } from "./context.js";
 import { loadItem, readIssue } from "./reads.js";
+import { listRequest, OPERATION } from "./feed-requests.js";
+import { probe, probeEtag } from "./feed-probe.js";
 import { pages } from "./requests.js";
 import { issueIdentity, issueOrUnreadable, type OnUnreadable } from "./unreadable.js";
 
 /** Rounds of "fetch the overlap window again" before giving up on priming the ETag. */
 const MAX_ROUNDS = 3;
-export const OPERATION = "issues.listForRepo";
-
-export function listRequest(
-  since: string | undefined,
-  etag: string | undefined,
-  signal?: AbortSignal,
-): GithubRequest {
-  return {
-    method: "GET",
-    url: "/repos/{owner}/{repo}/issues",
-    params: {
-      state: "all",
-      sort: "updated",
-      direction: "asc",
-      per_page: 100,
-      ...(since === undefined ? {} : { since }),
-    },
-    ifNoneMatch: etag,
-    operation: OPERATION,
-    signal,
-  };
-}
 
 interface Round {
   since: string | undefined;
@@ -70,6 +50,15 @@ export async function* changeFeed(
     readAt: undefined,
   };
   let etag = cp.etag;
+  if (cp.probe === "newest" && cp.since !== undefined) {
+    // The window's ETag is the newest-first probe's (feed-probe.ts): a 304 says nothing changed;
+    // else the window is listed as usual.
+    if ((await probe(ctx, cp.since, etag, signal)) === "not-modified") {
+      yield { changes: [], checkpoint: from ?? encodeCheckpoint(cp), complete: false };
+      return;
+    }
+    etag = undefined;
+  }
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let firstEtag: string | undefined;
     let pageCount = 0;
@@ -88,8 +77,19 @@ export async function* changeFeed(
     if (next === state.since) {
       // A first page's ETag stands for the whole listing only when there is no other page: a
       // change sorts last (oldest update first), so a longer listing's first page stays the same.
-      const etagNext = pageCount === 1 ? firstEtag : undefined;
-      yield { changes: [], checkpoint: checkpointOf(state, etagNext), complete: full };
+      // More than a page in the newest second, listed once GitHub's clock was past it: the
+      // newest-first probe's ETag stands for it instead.
+      const probed =
+        pageCount > 1 && settled(state) && state.since !== undefined && state.max !== undefined
+          ? await probeEtag(ctx, state.since, state.max, signal)
+          : undefined;
+      const etagNext = pageCount === 1 ? firstEtag : probed;
+      const probeNext = probed === undefined ? undefined : "newest";
+      yield {
+        changes: [],
+        checkpoint: checkpointOf(state, etagNext, probeNext),
+        complete: full,
+      };
       return;
     }
     state.since = next;
@@ -106,12 +106,20 @@ function etagOf(v: string | number | undefined): string {
   return v === undefined ? "" : String(v);
 }
 
-function checkpointOf(state: Round, etag: string | undefined): Checkpoint {
+/** Whether this round's listing was read once GitHub's clock was past its newest update. */
+function settled(state: Round): boolean {
+  return (
+    state.max !== undefined && state.readAt !== undefined && state.readAt >= settledAt(state.max)
+  );
+}
+
+function checkpointOf(state: Round, etag: string | undefined, probe?: "newest"): Checkpoint {
   const since = state.max === undefined ? state.since : sinceFor(state.max, state.readAt);
   return encodeCheckpoint({
     since,
     etag,
     seen: since === undefined ? undefined : seenInWindow(state.seen, since),
+    probe,
   });
 }
 
