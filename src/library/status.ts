@@ -1,6 +1,13 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/load.js";
-import type { ClaimRecord, ConflictRecord, FailureRecord, RunRecord } from "../state/store.js";
+import type {
+  ClaimRecord,
+  ConflictRecord,
+  FailureRecord,
+  RunRecord,
+  StateData,
+} from "../state/store.js";
+import { notedCreationCount } from "../sync/undo/creations.js";
 import {
   conflictFieldsJson,
   conflictFieldsShape,
@@ -193,6 +200,23 @@ const SUCCESS_LOOKBACK = 500;
  * links, the last runs (a run whose process is gone reads `interrupted`), the last successful
  * run, a run going on now, parked failures and open conflicts. `status --json` prints this.
  */
+/**
+ * A run that never ended (killed outright, or going on now) journalled no counts: its creates
+ * are counted from the notes it made as it went (undo/creations.ts), which `undo --run` takes.
+ */
+async function withNotedCreates(
+  state: Pick<StateData, "getCheckpoint">,
+  job: string,
+  runs: readonly RunRecord[],
+): Promise<RunRecord[]> {
+  const out: RunRecord[] = [];
+  for (const r of runs) {
+    const noted = r.counts.created === undefined ? await notedCreationCount(state, job, r.id) : 0;
+    out.push(noted === 0 ? r : { ...r, counts: { ...r.counts, created: noted } });
+  }
+  return out;
+}
+
 export async function statusOfLoaded(loaded: LoadedConfig): Promise<StatusJson> {
   const state = await openState(loaded, true);
   try {
@@ -205,7 +229,7 @@ export async function statusOfLoaded(loaded: LoadedConfig): Promise<StatusJson> 
           job: job.name,
           target: job.target,
           links: await state.countLinks(job.name),
-          runs: recent.slice(0, 5),
+          runs: await withNotedCreates(state, job.name, recent.slice(0, 5)),
           lastSuccess: recent.find((r) => succeeded(r)),
           livePid,
           failures: await state.failures(job.name),

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunSummaryJson } from "../../src/cli/json-output.js";
 import { openState } from "../../src/state/open-state.js";
+import { readCreations } from "../../src/sync/undo/creations.js";
 import { until } from "../reliability/until.js";
 import { jobTarget, startServers, tempDir, writeConfig, type Servers } from "./fixtures.js";
 import { runCliProcess, startCliProcess } from "./spawn.js";
@@ -50,6 +51,19 @@ async function runWithNotes(job: string): Promise<string | undefined> {
   }
 }
 
+/** The creates a run noted in the state as it went, read past the CLI. */
+async function notedCount(runId: string): Promise<number> {
+  const state = await openState(
+    { backend: "sqlite", path: join(tmp.dir, "state.db") },
+    { readOnly: true },
+  );
+  try {
+    return (await readCreations(state, "jr", runId))?.length ?? 0;
+  } finally {
+    await state.close();
+  }
+}
+
 describe("undo of a migration killed outright", () => {
   it("removes what the killed run and its rerun created, each once", async () => {
     const proc = startCliProcess(args("migrate", "--job", "jr"), { env: { ...servers.env } });
@@ -61,6 +75,20 @@ describe("undo of a migration killed outright", () => {
     );
     proc.kill("SIGKILL");
     expect((await proc.done).code).toBeNull();
+
+    // `status` counts the killed run's creates from its notes: what `undo --run` takes back.
+    const noted = await notedCount(killedRun);
+    expect(noted).toBeGreaterThan(0);
+    const status = await cli("status", "--json");
+    expect(status.code).toBe(0);
+    const runs = (
+      JSON.parse(status.stdout) as {
+        jobs: { job: string; lastRuns: { id: string; counts: { created?: number } }[] }[];
+      }
+    ).jobs.find((j) => j.job === "jr")?.lastRuns;
+    expect(runs?.find((r) => r.id === killedRun)?.counts.created).toBe(noted);
+    const text = await cli("status");
+    expect(text.stdout).toContain(`${killedRun} migrate interrupted: ${String(noted)} created`);
 
     const rerun = await cli("migrate", "--job", "jr", "--json");
     expect(rerun.code).toBe(0);

@@ -203,6 +203,24 @@ export async function readCreations(
   return noted.length > 0 ? noted : undefined;
 }
 
+/**
+ * How many creates a run noted as it went (`creationsLog`): what a run that never ended — killed
+ * outright, or still going — has created so far, for `status`. Each note counts its creates, so
+ * none of their items is read.
+ */
+export async function notedCreationCount(
+  state: Pick<StateData, "getCheckpoint">,
+  job: string,
+  runId: string,
+): Promise<number> {
+  let count = 0;
+  for (let n = 0; ; n++) {
+    const chunk = await state.getCheckpoint(job, chunkKey(runId, n));
+    if (chunk === undefined || typeof chunk.count !== "number") return count;
+    count += chunk.count;
+  }
+}
+
 /** The iterations and labels a run created on the target, as it noted them; none recorded: []. */
 export async function readContainerCreations(
   state: Pick<StateData, "getCheckpoint">,
