@@ -203,6 +203,22 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     expect(changed.map((c) => (c.kind === "upsert" ? c.item.id : ""))).toEqual(["1"]);
   });
 
+  it("stops its wait for GitHub's clock with the reason the run was stopped for", async () => {
+    const t0 = Date.now();
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
+    await burst(h.tracker);
+    const stop = new AbortController();
+    const reason = new Error("stopped by Ctrl-C");
+    const stopping = setTimeout(() => {
+      stop.abort(reason);
+    }, 300);
+    const started = Date.now();
+    await expect(h.tracker.checkpointAfterWrites({ signal: stop.signal })).rejects.toBe(reason);
+    clearTimeout(stopping);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it("sets none when a person filed an issue while it waited for GitHub's clock", async () => {
     const t0 = Date.now();
     clock = Date.parse("2026-03-02T10:00:00Z");

@@ -137,8 +137,13 @@ async function settledWindow(
 ): Promise<{ since: string; window: KnownListing } | { readonly none: string } | undefined> {
   if (readAt === undefined) return undefined;
   // `Date` has whole seconds: GitHub's time may be up to a second past the one it says.
-  if (readAt < settledAt(max))
-    await sleep(Math.min(settledAt(max) - readAt + 1_000, MAX_WAIT_MS), undefined, { signal });
+  if (readAt < settledAt(max)) {
+    // Stopped meanwhile (Ctrl-C, a lost lease): the stop's own reason, as a request would give.
+    const ms = Math.min(settledAt(max) - readAt + 1_000, MAX_WAIT_MS);
+    await sleep(ms, undefined, { signal }).catch((error: unknown) => {
+      throw signal?.aborted === true ? (signal.reason as Error) : error;
+    });
+  }
   const since = sinceFor(max, settledAt(max));
   const window = await listKnown(ctx, since, signal, true);
   if ("none" in window) return window;
