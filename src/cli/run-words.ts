@@ -49,7 +49,19 @@ export function countsWords(counts: RunRecord["counts"]): string {
   const parts = order
     .filter((k) => (counts[k] ?? 0) > 0)
     .map((k) => `${counts[k]} ${k === "conflicts" ? "in conflict" : k}`);
+  const noted = notedWords(counts);
+  if (noted !== undefined) parts.unshift(noted);
   return parts.length === 0 ? "no items" : parts.join(", ");
+}
+
+/** `3 created` as journalled, else `at least 3 created` as a run that never ended noted them. */
+export function createdWords(counts: RunRecord["counts"]): string {
+  return notedWords(counts) ?? `${counts.created ?? 0} created`;
+}
+
+function notedWords(counts: RunRecord["counts"]): string | undefined {
+  const noted = counts.createdNoted ?? 0;
+  return counts.created === undefined && noted > 0 ? `at least ${noted} created` : undefined;
 }
 
 /** `2026-11-23 21:00:03 UTC`. */

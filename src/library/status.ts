@@ -202,7 +202,9 @@ const SUCCESS_LOOKBACK = 500;
  */
 /**
  * A run that never ended (killed outright, or going on now) journalled no counts: its creates
- * are counted from the notes it made as it went (undo/creations.ts), which `undo --run` takes.
+ * are counted from the notes it made as it went (undo/creations.ts), which `undo --run` takes,
+ * as `createdNoted` — at least that many: a run killed outright may have made a few more, which
+ * the job's next run finds and links.
  */
 async function withNotedCreates(
   state: Pick<StateData, "getCheckpoint">,
@@ -212,7 +214,7 @@ async function withNotedCreates(
   const out: RunRecord[] = [];
   for (const r of runs) {
     const noted = r.counts.created === undefined ? await notedCreationCount(state, job, r.id) : 0;
-    out.push(noted === 0 ? r : { ...r, counts: { ...r.counts, created: noted } });
+    out.push(noted === 0 ? r : { ...r, counts: { ...r.counts, createdNoted: noted } });
   }
   return out;
 }

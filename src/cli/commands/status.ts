@@ -2,7 +2,7 @@ import { statusOfLoaded, type StatusJson } from "../../library/status.js";
 import type { RunRecord } from "../../state/store.js";
 import { openConfig, type LogFlags } from "../session.js";
 import { configOption, logOptions } from "../options.js";
-import { runLine, when } from "../run-words.js";
+import { createdWords, runLine, when } from "../run-words.js";
 import { workerTable } from "../worker-table.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -74,7 +74,7 @@ export function statusText(status: StatusJson, gone: ReadonlySet<string> = new S
       lines.push("  recent runs (newest first; `undo --run ID` takes back what one created):");
     for (const r of j.lastRuns)
       lines.push(
-        `    - ${r.id} ${r.mode} ${r.counts.limitWaitUntil === undefined ? r.outcome : "waiting for limits"}: ${r.counts.created ?? 0} created, ${r.counts.updated ?? 0} updated`,
+        `    - ${r.id} ${r.mode} ${r.counts.limitWaitUntil === undefined ? r.outcome : "waiting for limits"}: ${createdWords(r.counts)}, ${r.counts.updated ?? 0} updated`,
       );
     const rebuilt = last?.counts.linksRebuilt ?? 0;
     if (last !== undefined)
