@@ -19,7 +19,7 @@ import type { UserMatch } from "../../mapping/user-match.js";
 import type { UserTable } from "../../mapping/users.js";
 import type { ConflictRecord } from "../../state/records.js";
 import type { StateStore } from "../../state/store.js";
-import { BaselessLink, linkView } from "../plan/links.js";
+import { BaselessLink } from "../plan/links.js";
 import type { Side } from "../plan/merge.js";
 import type { PlanJob } from "../plan/plan-input.js";
 import type { LinkView } from "../plan/plan-types.js";
@@ -28,6 +28,7 @@ import { sameJson, snapshotHash, tinypmSnapshot } from "../plan/snapshot.js";
 import { statusOverBase } from "../plan/status-over-base.js";
 import { DEFAULT_FULL_SCAN_EVERY, TIERS_STATE_KEY, decodeTierState } from "../plan/tiers.js";
 import type { EngineOptions } from "../run-options.js";
+import { basesReader, linkKey } from "./bases-reader.js";
 import { fetchOne, readAll, readChanges, type SideRead } from "./read.js";
 import {
   readCounterparts,
@@ -339,37 +340,6 @@ async function readStored(state: StateStore, job: string): Promise<Stored> {
   );
   return { links, byKey, withBases, pending, resolved, openConflicts };
 }
-
-/** Bases read one link at a time up to this many a call; more are read in one pass. */
-const POINT_READS = 2_000;
-
-/** `Stored.withBases`: point reads for a few pairs, one pass over the job's links for many. */
-function basesReader(
-  state: StateStore,
-  job: string,
-  links: readonly BaselessLink[],
-  stored: ReadonlyMap<string, BaselessLink>,
-): Stored["withBases"] {
-  const loaded = new Map<string, LinkView>();
-  let all = false;
-  return async (keys) => {
-    const missing = [...new Set(keys)].filter((k) => stored.has(k) && !loaded.has(k));
-    if (!all && missing.length > POINT_READS) {
-      for await (const r of state.links(job)) loaded.set(linkKey(r), linkView(r));
-      all = true;
-    } else if (!all) {
-      for (const k of missing) {
-        const l = stored.get(k);
-        const r = l && (await state.getLinkByTinypm(job, l.kind, l.tinypmId));
-        if (r !== undefined) loaded.set(k, linkView(r));
-      }
-    }
-    return loaded.size === 0 ? links : links.map((l) => loaded.get(linkKey(l)) ?? l);
-  };
-}
-
-const linkKey = (l: { readonly kind: ItemKind; readonly tinypmId: string }): string =>
-  `${l.kind}:${l.tinypmId}`;
 
 /** The keys of the links of these target items (by target id, whatever the kind read). */
 function linksOfTargetItems(
