@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { GithubTracker } from "../../src/adapters/github/index.js";
 import type { ChangePage } from "../../src/core/tracker.js";
-import { startGithubHarness, type GithubHarness } from "./github-setup.js";
+import {
+  personSends as sendAsPerson,
+  startGithubHarness,
+  type GithubHarness,
+} from "./github-setup.js";
 
 /**
  * Issue #36: after a migration the GitHub adapter sets the change feed's checkpoint past its own
@@ -66,17 +70,8 @@ async function pagesFrom(tracker: GithubTracker, cp: unknown): Promise<ChangePag
   return out;
 }
 
-async function personSends(method: "POST" | "PATCH", path: string, body: unknown): Promise<void> {
-  const s = h.sandbox;
-  const res = await fetch(`${s.url}/repos/${s.owner}/${s.repo}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const expected = method === "POST" ? 201 : 200;
-  if (res.status !== expected)
-    throw new Error(`${path}: ${String(res.status)} ${await res.text()}`);
-}
+const personSends = (method: "POST" | "PATCH", path: string, body: unknown): Promise<void> =>
+  sendAsPerson(h.sandbox, method, path, body);
 
 const personPost = (path: string, body: unknown) => personSends("POST", path, body);
 

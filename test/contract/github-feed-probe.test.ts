@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { GithubTracker } from "../../src/adapters/github/index.js";
-import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
-import { startGithubHarness, type GithubHarness } from "./github-setup.js";
+import type { ChangePage } from "../../src/core/tracker.js";
+import { personSends, readFeed, startGithubHarness, type GithubHarness } from "./github-setup.js";
 
 /**
  * Issue #36: more than a page of issues stamped in one second (a large migration's last second
@@ -15,28 +14,13 @@ afterEach(async () => {
   await h.close();
 });
 
-async function read(
-  tracker: GithubTracker,
-  cp: Checkpoint | undefined,
-): Promise<{ pages: ChangePage[]; checkpoint: Checkpoint | undefined }> {
-  const pages: ChangePage[] = [];
-  for await (const page of tracker.changes(cp)) pages.push(page);
-  return { pages, checkpoint: pages.at(-1)?.checkpoint };
-}
+const read = readFeed;
 
 const titles = (pages: readonly ChangePage[]): string[] =>
   pages.flatMap((p) => p.changes.map((c) => (c.kind === "upsert" ? c.item.title : "")));
 
-async function person(method: "POST" | "PATCH", path: string, body: unknown): Promise<void> {
-  const s = h.sandbox;
-  const res = await fetch(`${s.url}/repos/${s.owner}/${s.repo}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== (method === "POST" ? 201 : 200))
-    throw new Error(`${method} ${path}: ${String(res.status)}`);
-}
+const person = (method: "POST" | "PATCH", path: string, body: unknown): Promise<void> =>
+  personSends(h.sandbox, method, path, body);
 
 /** The sandbox's request counts since `before`: all, and the 304s among them. */
 function since(before: { requests: number; notModified: number }): [number, number] {

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { GithubTracker } from "../../src/adapters/github/index.js";
-import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
-import { startGithubHarness, type GithubHarness } from "./github-setup.js";
+import { readFeed, startGithubHarness, type GithubHarness } from "./github-setup.js";
 
 /**
  * The change feed re-reads the issues updated in the last seconds before its newest one (an
@@ -17,14 +15,7 @@ afterEach(async () => {
   await h.close();
 });
 
-async function read(
-  tracker: GithubTracker,
-  cp: Checkpoint | undefined,
-): Promise<{ pages: ChangePage[]; checkpoint: Checkpoint | undefined }> {
-  const pages: ChangePage[] = [];
-  for await (const page of tracker.changes(cp)) pages.push(page);
-  return { pages, checkpoint: pages.at(-1)?.checkpoint };
-}
+const read = readFeed;
 
 /** Issues a person files in one burst, `perSecond` of them each second of the sandbox's clock. */
 async function burst(count: number, perSecond: number): Promise<void> {

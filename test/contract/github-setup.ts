@@ -3,6 +3,7 @@ import {
   type GithubTrackerOptions,
   type GithubTracker,
 } from "../../src/adapters/github/index.js";
+import type { ChangePage, Checkpoint } from "../../src/core/tracker.js";
 import {
   startGithubSandbox,
   type GithubSandbox,
@@ -64,4 +65,30 @@ export async function startGithubHarness(
       await sandbox.close();
     },
   };
+}
+
+/** Every page of the tracker's change feed from `cp`, and the checkpoint of the last one. */
+export async function readFeed(
+  tracker: GithubTracker,
+  cp: Checkpoint | undefined,
+): Promise<{ pages: ChangePage[]; checkpoint: Checkpoint | undefined }> {
+  const pages: ChangePage[] = [];
+  for await (const page of tracker.changes(cp)) pages.push(page);
+  return { pages, checkpoint: pages.at(-1)?.checkpoint };
+}
+
+/** A person's write to the sandbox's repository, past the tracker: 201 or 200, else it throws. */
+export async function personSends(
+  sandbox: GithubSandbox,
+  method: "POST" | "PATCH",
+  path: string,
+  body: unknown,
+): Promise<void> {
+  const res = await fetch(`${sandbox.url}/repos/${sandbox.owner}/${sandbox.repo}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sandbox.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== (method === "POST" ? 201 : 200))
+    throw new Error(`${method} ${path}: ${String(res.status)} ${await res.text()}`);
 }

@@ -9,20 +9,8 @@ export function listRequest(
   etag: string | undefined,
   signal?: AbortSignal,
 ): GithubRequest {
-  return {
-    method: "GET",
-    url: "/repos/{owner}/{repo}/issues",
-    params: {
-      state: "all",
-      sort: "updated",
-      direction: "asc",
-      per_page: 100,
-      ...(since === undefined ? {} : { since }),
-    },
-    ifNoneMatch: etag,
-    operation: OPERATION,
-    signal,
-  };
+  const from = since === undefined ? {} : { since };
+  return listing({ direction: "asc", per_page: 100, ...from }, etag, signal);
 }
 
 /** The probe's request: the issue (or pull request) updated last from `since`, alone. */
@@ -31,10 +19,18 @@ export function probeRequest(
   etag: string | undefined,
   signal?: AbortSignal,
 ): GithubRequest {
+  return listing({ direction: "desc", per_page: 1, since }, etag, signal);
+}
+
+function listing(
+  params: Record<string, string | number>,
+  etag: string | undefined,
+  signal: AbortSignal | undefined,
+): GithubRequest {
   return {
     method: "GET",
     url: "/repos/{owner}/{repo}/issues",
-    params: { state: "all", sort: "updated", direction: "desc", per_page: 1, since },
+    params: { state: "all", sort: "updated", ...params },
     ifNoneMatch: etag,
     operation: OPERATION,
     signal,
