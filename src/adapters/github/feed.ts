@@ -29,7 +29,8 @@ interface Round {
 
 /**
  * The change feed: issues updated since the checkpoint (`since`, `sort=updated`, `state=all`,
- * 100 per page), the first page sent with the stored ETag. A 304 yields one empty page with the
+ * 100 per page), the first page sent with the stored ETag — or, when the checkpoint's ETag is the
+ * newest-first probe's (feed-probe.ts), the probe first. A 304 yields one empty page with the
  * same checkpoint. After a changed scan, the overlap window is fetched once more (deduplicated)
  * so that the ETag stored belongs to the next run's exact request: an unchanged repository then
  * costs only 304s.
