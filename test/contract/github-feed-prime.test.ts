@@ -162,6 +162,14 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     return (await tracker.create({ kind: "story", title: "Last", ...draft })).id;
   }
 
+  /** A sandbox whose clock runs on in real time from where the test sets it, and a burst. */
+  async function startBurstRunningOn(): Promise<void> {
+    const t0 = Date.now();
+    clock = Date.parse("2026-03-02T10:00:00Z");
+    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
+    await burst(h.tracker);
+  }
+
   it("sets it past more than a page written in the last seconds, once GitHub's clock is past them", async () => {
     const tracker = await start();
     await burst(tracker);
@@ -180,11 +188,7 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
   });
 
   it("waits for GitHub's clock to pass a window of more than a page, then feeds what follows", async () => {
-    // The sandbox's clock runs on in real time from where the test sets it.
-    const t0 = Date.now();
-    clock = Date.parse("2026-03-02T10:00:00Z");
-    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
-    await burst(h.tracker);
+    await startBurstRunningOn();
     clock += 5000;
     const started = Date.now();
     const cp = await h.tracker.checkpointAfterWrites();
@@ -199,10 +203,7 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
   });
 
   it("stops its wait for GitHub's clock with the reason the run was stopped for", async () => {
-    const t0 = Date.now();
-    clock = Date.parse("2026-03-02T10:00:00Z");
-    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
-    await burst(h.tracker);
+    await startBurstRunningOn();
     const stop = new AbortController();
     const reason = new Error("stopped by Ctrl-C");
     const stopping = setTimeout(() => {
@@ -215,10 +216,7 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
   });
 
   it("sets none when a person filed an issue while it waited for GitHub's clock", async () => {
-    const t0 = Date.now();
-    clock = Date.parse("2026-03-02T10:00:00Z");
-    h = await startGithubHarness({ now: () => clock + (Date.now() - t0) });
-    await burst(h.tracker);
+    await startBurstRunningOn();
     clock += 5000;
     const filed = setTimeout(() => void personPost("/issues", { title: "Filed meanwhile" }), 300);
     const why: string[] = [];

@@ -429,6 +429,16 @@ describe("planActions with a target issue sent unreadable (issue 31)", () => {
       { system: "github", operation: "issues.listForRepo", id },
     ),
   });
+  /** A copy that answered 404: invisible to the token, not a bad payload. */
+  const notShown = (id: string) => ({
+    ...bad(id),
+    error: new NotFoundError(`GitHub issue #${id} answered 404`, {
+      system: "github",
+      operation: "issues.get",
+      id,
+      status: 404,
+    }),
+  });
 
   it("parks a linked issue missing from a complete read: its story is not deleted", () => {
     const actions = plan({
@@ -498,16 +508,7 @@ describe("planActions with a target issue sent unreadable (issue 31)", () => {
 
   it("plans an item read unchanged and let go as it plans the item kept", () => {
     // A sync from a checkpoint: the copy not read, read unreadable, or not shown (404).
-    const notShown = {
-      ...bad("101"),
-      error: new NotFoundError("GitHub issue #101 answered 404", {
-        system: "github",
-        operation: "issues.get",
-        id: "101",
-        status: 404,
-      }),
-    };
-    for (const targetUnreadable of [undefined, [bad("101")], [notShown]]) {
+    for (const targetUnreadable of [undefined, [bad("101")], [notShown("101")]]) {
       const read = { links: linked.links, target: [], targetComplete: false, targetUnreadable };
       const kept = plan({ ...read, tinypm: [s1] });
       const letGo = plan({ ...read, tinypm: [], inStep: new Set(["story:1"]) });
@@ -539,16 +540,7 @@ describe("planActions with a target issue sent unreadable (issue 31)", () => {
   });
 
   it("keeps a 404 (invisible) apart from a bad payload", () => {
-    const gone = {
-      ...bad("101"),
-      error: new NotFoundError("GitHub issue #101 answered 404", {
-        system: "github",
-        operation: "issues.get",
-        id: "101",
-        status: 404,
-      }),
-    };
-    const [a] = plan({ ...linked, target: [], targetUnreadable: [gone] });
+    const [a] = plan({ ...linked, target: [], targetUnreadable: [notShown("101")] });
     expect(a).toMatchObject({ type: "skip", reason: "unreadable" });
     expect(a).not.toHaveProperty("unreadableOn");
   });
