@@ -35,6 +35,12 @@ export interface GateRequest<T> {
    * The gate pauses as for a `Retry-After`, a `service` wait. Absent or 0: no pause.
    */
   readonly holdMs?: (() => number | undefined) | undefined;
+  /**
+   * A read-modify-write (a GET, then the write built from it, in this one write's turn): the
+   * GET's operation, counted as a read on every attempt, and whether the attempt went on to send
+   * the write (a read that shows a person's edit sends none, and no write is counted).
+   */
+  readonly readFirst?: { readonly operation: string; readonly wrote: () => boolean } | undefined;
 }
 
 /** The gate adapters receive from the registry. */

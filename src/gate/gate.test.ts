@@ -57,6 +57,29 @@ describe("createGate", () => {
     });
   });
 
+  it("counts a read-modify-write as its read, and as a write only when the write was sent", async () => {
+    const { gate, req } = setup({});
+    let wrote = false;
+    const rmw = (sends: boolean): GateRequest<number> =>
+      req("write", {
+        operation: "issues.update",
+        idempotent: true,
+        readFirst: { operation: "issues.get", wrote: () => wrote },
+        send: () => {
+          wrote = sends;
+          return Promise.resolve(200);
+        },
+      });
+    await gate.request(rmw(true));
+    // The read showed a person's edit: nothing sent after it.
+    await gate.request(rmw(false));
+    expect(gate.counters()).toMatchObject({
+      reads: 2,
+      writes: 1,
+      byOperation: { "issues.get": 2, "issues.update": 1 },
+    });
+  });
+
   it("paces reads per second, request by request", async () => {
     const { gate, starts, req } = setup({ readsPerSecond: 5 });
     await Promise.all(Array.from({ length: 10 }, () => gate.request(req("read"))));

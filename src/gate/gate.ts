@@ -430,11 +430,21 @@ export function createGate(o: GateOptions): Gate {
     run: RunWaits,
   ): void => {
     const c = run.counters;
-    if (status === 304) c.notModified++;
-    else if (req.kind === "write") c.writes++;
-    else c.reads++;
-    if (req.operation !== undefined) {
-      c.byOperation[req.operation] = (c.byOperation[req.operation] ?? 0) + 1;
+    const count = (operation: string | undefined): void => {
+      if (operation !== undefined) c.byOperation[operation] = (c.byOperation[operation] ?? 0) + 1;
+    };
+    if (req.readFirst !== undefined) {
+      c.reads++;
+      count(req.readFirst.operation);
+      if (req.readFirst.wrote()) {
+        c.writes++;
+        count(req.operation);
+      }
+    } else {
+      if (status === 304) c.notModified++;
+      else if (req.kind === "write") c.writes++;
+      else c.reads++;
+      count(req.operation);
     }
     const e: GateEvent = {
       type: "request",

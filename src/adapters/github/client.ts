@@ -1,6 +1,10 @@
 import type { Logger } from "../../core/logger.js";
 import { Octokit } from "@octokit/rest";
-import { InterruptedError, RemoteUnavailableError } from "../../core/errors.js";
+import {
+  InterruptedError,
+  PayloadInvalidError,
+  RemoteUnavailableError,
+} from "../../core/errors.js";
 import { ungated, withBothSignals, type RequestGate } from "../../core/request-gate.js";
 import { linkedSignals } from "../../core/abort-watch.js";
 import { createServerClock } from "../../core/server-clock.js";
@@ -71,9 +75,32 @@ export interface GithubGraphqlRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** A GET and the write built from its answer, sent as one write of the gate. */
+export interface GithubReadThenWrite {
+  readonly read: GithubRequest;
+  /** The write's method and operation (`PATCH`, `issues.update`), as events and counts name it. */
+  readonly method: GithubRequest["method"];
+  readonly operation: string;
+  /**
+   * The write to send, built from the read's answer with no await in between; `undefined` sends
+   * none. Throwing (a field a person changed) sends nothing.
+   */
+  readonly build: (read: GithubResponse) => GithubRequest | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface GithubClient {
   /** One request; `"not-modified"` when a conditional GET was answered 304. */
   request(req: GithubRequest): Promise<GithubResponse | "not-modified">;
+  /**
+   * GET then a write built from it as ONE write of the request gate: the read is made once the
+   * write's turn has come (limits, requests in flight, the shared budget) and the write follows
+   * at once. GitHub's PATCH takes no If-Match; this leaves a person's edit only the write's own
+   * transit to be overwritten in. A retry of the write (a timeout, a 5xx) reads again.
+   */
+  readThenWrite(
+    spec: GithubReadThenWrite,
+  ): Promise<{ read: GithubResponse; written: GithubResponse | undefined }>;
   /** One GraphQL request; GraphQL errors (HTTP 200) mapped to core's errors. */
   graphql<T>(req: GithubGraphqlRequest): Promise<T>;
   rateLimit(): RateLimitSnapshot;
@@ -126,6 +153,28 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
           )) ?? NOT_MODIFIED,
       });
       return notModified(res) ? "not-modified" : res;
+    },
+    readThenWrite(spec) {
+      let wrote = false;
+      return gate.request({
+        system: "github",
+        kind: "write",
+        name: `${spec.method} ${spec.read.url}`,
+        operation: spec.operation,
+        // Each attempt reads again and builds its write from what it read.
+        idempotent: true,
+        readFirst: { operation: spec.read.operation, wrote: () => wrote },
+        send: (signal) =>
+          withBothSignals(spec.signal, signal, async (both) => {
+            wrote = false;
+            const read = must(await attempt({ ...spec.read, signal: both }), spec.read);
+            const write = spec.build(read);
+            if (write === undefined) return { status: read.status, read, written: undefined };
+            wrote = true;
+            const written = must(await attempt({ ...write, signal: both }), write);
+            return { status: written.status, read, written };
+          }),
+      });
     },
     rateLimit: () => snapshot,
     serverNow: () => serverClock.now(),
@@ -193,6 +242,15 @@ export function createGithubClient(opts: GithubClientOptions): GithubClient {
     } finally {
       linked.release();
     }
+  }
+
+  /** An unconditional request's answer (a 304 to one is the service's fault). */
+  function must(res: GithubResponse | undefined, req: GithubRequest): GithubResponse {
+    if (res !== undefined) return res;
+    throw new PayloadInvalidError(
+      `GitHub ${req.operation} answered 304 to an unconditional request`,
+      { system: "github", operation: req.operation, id: req.id },
+    );
   }
 
   /** One attempt; `undefined` when a conditional GET was answered 304. */

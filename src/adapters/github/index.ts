@@ -52,11 +52,11 @@ import { describeGithubUsers, listAssignableUsers } from "./users.js";
 import {
   addSubIssue,
   createComment,
-  freshForUpdate,
   patchIssue,
+  refuseStaleBefore,
   removeSubIssue,
   updateComment,
-  updateParams,
+  updateRawIssue,
 } from "./writes.js";
 import { sleep } from "../../core/sleep.js";
 import { createProjectBoard } from "./project-board.js";
@@ -242,18 +242,20 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     o?: CallOptions,
   ): Promise<WorkItem> => {
     const set = patch.set;
-    // Checked first: a stale update writes nothing, not even a milestone it would create.
-    const fresh = await freshForUpdate(ctx, ref.id, patch, o?.signal);
-    const milestone = !Object.hasOwn(set, "iteration")
-      ? undefined
-      : set.iteration === undefined
-        ? null
-        : await deps.milestoneFor(set.iteration.name, o?.signal);
-    const params = await updateParams(ctx, ref.id, patch, milestone, fresh, o?.signal);
-    const raw =
-      Object.keys(params).length === 0
-        ? (fresh ?? (await mustGetRawIssue(ctx, ref.id, o?.signal)))
-        : await patchIssue(ctx, ref.id, params, o?.signal);
+    let milestone: number | null | undefined;
+    if (Object.hasOwn(set, "iteration")) {
+      if (set.iteration === undefined) milestone = null;
+      else {
+        const name = set.iteration.name;
+        milestones ??= await listMilestones(ctx, o?.signal);
+        // A stale update writes nothing, not even a milestone it would create: looked at first.
+        if (!milestones.some((m) => m.name === name)) {
+          await refuseStaleBefore(ctx, ref.id, patch, o?.signal);
+        }
+        milestone = await deps.milestoneFor(name, o?.signal);
+      }
+    }
+    const raw = await updateRawIssue(ctx, ref.id, patch, milestone, o?.signal);
     return loadItem(ctx, raw, o?.signal);
   };
 

@@ -139,15 +139,18 @@ export async function mustGetRawIssue(
   signal?: AbortSignal,
 ): Promise<RawIssue> {
   const raw = await getRawIssue(ctx, number, signal);
-  if (raw === undefined) {
-    throw new NotFoundError(`GitHub issue #${number} does not exist`, {
-      system: "github",
-      operation: "issues.get",
-      id: number,
-      status: 404,
-    });
-  }
+  if (raw === undefined) throw missingIssue(number);
   return raw;
+}
+
+/** What reading an issue that does not exist (or is a pull request) fails with. */
+export function missingIssue(number: string): NotFoundError {
+  return new NotFoundError(`GitHub issue #${number} does not exist`, {
+    system: "github",
+    operation: "issues.get",
+    id: number,
+    status: 404,
+  });
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from "./map.js";
 import { commentKey, parseIssueBody, withCommentMarker } from "./marker.js";
 import type { GithubContext } from "./context.js";
-import { getRawIssue, mustGetRawIssue, readIssue } from "./reads.js";
+import { getRawIssue, missingIssue, mustGetRawIssue, readIssue } from "./reads.js";
 import { fetchOne, parse } from "./requests.js";
 import { dateOf } from "./checkpoint.js";
 import { rememberAnswer, rememberComment, rememberIssue, rememberTouch } from "./known-versions.js";
@@ -100,19 +100,23 @@ function sameOnGithub(
 }
 
 /**
- * The issue as it is right before an update planned against `patch.base`: read again (GitHub's
- * PATCH takes no If-Match), and a field being written that a person changed since the run read
- * it is a `ConflictError` with nothing written. Without a base, nothing is read here.
+ * Whether the issue is read before an update: planned against `patch.base` (GitHub's PATCH takes
+ * no If-Match, so a field a person changed since the run read it is looked for), or a body
+ * rebuilt from parts the patch does not all give (the rest is kept from the issue as it is now).
  */
-export async function freshForUpdate(
-  ctx: GithubContext,
-  number: string,
-  patch: WorkItemPatch,
-  signal?: AbortSignal,
-): Promise<RawIssue | undefined> {
-  if (patch.base === undefined) return undefined;
-  const raw = await mustGetRawIssue(ctx, number, signal);
-  const fields = staleFields(patch.set, patch.base, toWorkItem(raw), sameOnGithub);
+export function readsBeforeUpdate(patch: WorkItemPatch): boolean {
+  if (patch.base !== undefined) return true;
+  const parts = [patch.set.description, patch.metadata, patch.marker];
+  return parts.some((p) => p !== undefined) && parts.some((p) => p === undefined);
+}
+
+/**
+ * A field being written that a person changed since the run read the issue (as `patch.base`):
+ * a `ConflictError` with nothing written.
+ */
+export function refuseStale(number: string, patch: WorkItemPatch, now: RawIssue): void {
+  if (patch.base === undefined) return;
+  const fields = staleFields(patch.set, patch.base, toWorkItem(now), sameOnGithub);
   if (fields.length > 0)
     throw staleError({
       system: "github",
@@ -121,22 +125,33 @@ export async function freshForUpdate(
       operation: "issues.update",
       fields,
     });
-  return raw;
 }
 
 /**
- * The PATCH body of an update: body rebuilt with the patch's (or existing) marker when it changes.
- * A body rebuilt for its hidden block alone keeps the description the issue holds now (`fresh`,
- * else read here), never the one the run planned against: a person may have edited it since.
+ * The issue as it is now, when an update will create a milestone first: a stale update must
+ * not leave one behind. The update itself reads the issue again in its write's turn.
  */
-export async function updateParams(
+export async function refuseStaleBefore(
   ctx: GithubContext,
   number: string,
   patch: WorkItemPatch,
-  milestone: number | null | undefined,
-  fresh: RawIssue | undefined,
   signal?: AbortSignal,
-): Promise<Record<string, unknown>> {
+): Promise<void> {
+  if (patch.base === undefined) return;
+  refuseStale(number, patch, await mustGetRawIssue(ctx, number, signal));
+}
+
+/**
+ * The PATCH body of an update: body rebuilt with the patch's (or existing) marker when it
+ * changes. A body rebuilt for its hidden block alone keeps the description `current` holds (the
+ * issue as read in the update's own turn), never the one the run planned against: a person may
+ * have edited it since.
+ */
+export function updateParams(
+  patch: WorkItemPatch,
+  milestone: number | null | undefined,
+  current: RawIssue | undefined,
+): Record<string, unknown> {
   const params: Record<string, unknown> = { ...patchBodyFor(patch.set) };
   if (milestone !== undefined) params.milestone = milestone;
   if (
@@ -144,29 +159,82 @@ export async function updateParams(
     patch.metadata !== undefined ||
     patch.marker !== undefined
   ) {
-    const current = await currentBody(ctx, number, fresh, signal);
+    const parsed = parseIssueBody(current?.body);
     params.body = bodyFor({
-      description: patch.set.description ?? current.description,
-      marker: patch.marker ?? current.marker,
-      metadata: patch.metadata ?? current.metadata,
+      description: patch.set.description ?? parsed.description,
+      marker: patch.marker ?? parsed.block?.marker,
+      metadata: patch.metadata ?? parsed.block?.meta,
     });
   }
   return params;
 }
 
-async function currentBody(
+/**
+ * Updates an issue and answers it as it is after. When the update needs the issue as it is now
+ * (`readsBeforeUpdate`), the GET, the check for a person's edit, the PATCH body and the PATCH are
+ * one write of the gate (`client.readThenWrite`): a person's edit made while the update waited
+ * for its write slot is seen. Nothing to change sends no PATCH.
+ */
+export async function updateRawIssue(
   ctx: GithubContext,
   number: string,
-  fresh: RawIssue | undefined,
+  patch: WorkItemPatch,
+  milestone: number | null | undefined,
   signal?: AbortSignal,
-): Promise<Pick<WorkItemDraft, "description" | "marker" | "metadata">> {
-  const raw = fresh ?? (await getRawIssue(ctx, number, signal));
-  const parsed = parseIssueBody(raw?.body);
-  return {
-    description: parsed.description,
-    marker: parsed.block?.marker,
-    metadata: parsed.block?.meta,
-  };
+): Promise<RawIssue> {
+  if (!readsBeforeUpdate(patch)) {
+    const params = updateParams(patch, milestone, undefined);
+    return Object.keys(params).length === 0
+      ? mustGetRawIssue(ctx, number, signal)
+      : patchIssue(ctx, number, params, signal);
+  }
+  if (!/^\d+$/.test(number)) throw missingIssue(number);
+  const url = "/repos/{owner}/{repo}/issues/{issue_number}";
+  const operation = "issues.update";
+  let sent: Record<string, unknown> = {};
+  let now: RawIssue | undefined;
+  const { written } = await ctx.client
+    .readThenWrite({
+      read: {
+        method: "GET",
+        url,
+        params: { issue_number: Number(number) },
+        operation: "issues.get",
+        id: number,
+      },
+      method: "PATCH",
+      operation,
+      signal,
+      build: (read) => {
+        now = readIssue(ctx, read.data, "issues.get");
+        if (now === undefined) throw missingIssue(number);
+        refuseStale(number, patch, now);
+        sent = updateParams(patch, milestone, now);
+        if (Object.keys(sent).length === 0) return undefined;
+        return {
+          method: "PATCH",
+          url,
+          params: { issue_number: Number(number), ...sent },
+          operation,
+          id: number,
+        };
+      },
+    })
+    .catch((error: unknown) => {
+      // The read's 404 (or 410): the issue is gone, as `mustGetRawIssue` says it.
+      if (error instanceof NotFoundError && error.operation === "issues.get") {
+        throw missingIssue(number);
+      }
+      throw error;
+    });
+  if (written === undefined) {
+    if (now === undefined) throw missingIssue(number);
+    return now;
+  }
+  const issue = mustIssue(ctx, written.data, operation);
+  // The answer also shows what a person changed meanwhile beside what was written.
+  rememberAnswer(ctx, issue, sent);
+  return issue;
 }
 
 /** Closes with the reason when the status says closed (creates always start open). */
