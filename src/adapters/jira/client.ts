@@ -51,6 +51,13 @@ interface CallSpec<T> {
   readonly call: (apis: JiraApis) => Promise<T>;
 }
 
+/** A read and the write `build` makes from its answer (`JiraClient.readThenWrite`). */
+export interface ReadThenWrite<R> {
+  readonly read: CallSpec<R>;
+  readonly write: Omit<CallSpec<unknown>, "call" | "write">;
+  readonly build: (read: R) => Promise<CallSpec<unknown>["call"] | undefined>;
+}
+
 export interface JiraClient {
   readonly baseUrl: string;
   /**
@@ -60,6 +67,14 @@ export interface JiraClient {
   readonly blockLost?: ((node: AdfNode, text: string) => readonly string[]) | undefined;
   /** Makes one call; every failure is a typed SyncError. */
   send<T>(spec: CallSpec<T>): Promise<T>;
+  /**
+   * A read and the write built from its answer as ONE write of the gate (the issue's keyed
+   * window too): the read is made once the write's turn has come and the write follows at once.
+   * Jira's writes take no If-Match; this leaves a person's save only the write's own transit to
+   * be overwritten in. `build` answers the write's call, or `undefined` for none; throwing sends
+   * nothing. A retry (a timeout, a 5xx) reads again. Answers what was read.
+   */
+  readThenWrite<R>(spec: ReadThenWrite<R>): Promise<R>;
   /** Validates a payload; a mismatch is a PayloadInvalidError naming the endpoint and item. */
   parse<S extends z.ZodType>(
     schema: S,
@@ -184,6 +199,37 @@ export function createJiraClient(options: JiraClientOptions): JiraClient {
         ...(dc && { holdMs: takeHold }),
       });
     },
+    async readThenWrite(asked) {
+      const read = dc
+        ? { ...asked.read, operation: dcOperationName(asked.read.operation) }
+        : asked.read;
+      const write = dc
+        ? { ...asked.write, operation: dcOperationName(asked.write.operation) }
+        : asked.write;
+      const ready = await (apis ??= loadApis());
+      let wrote = false;
+      return gate.request({
+        system: "jira",
+        kind: "write",
+        name: `${write.operation}${write.id === undefined ? "" : ` ${write.id}`}`,
+        operation: write.kind,
+        key: write.id,
+        // Each attempt reads again and builds its write from what it read.
+        idempotent: true,
+        readFirst: { operation: read.kind, wrote: () => wrote },
+        send: async () => {
+          wrote = false;
+          const got = await sendOnce(read, ready);
+          const call = await asked.build(got);
+          if (call !== undefined) {
+            wrote = true;
+            await sendOnce({ ...write, write: true, call }, ready);
+          }
+          return got;
+        },
+        ...(dc && { holdMs: takeHold }),
+      });
+    },
     parse(schema, data, ctx) {
       const result = schema.safeParse(data);
       if (result.success) return result.data;
@@ -254,6 +300,41 @@ export function createJiraEndpoints(client: JiraClient) {
             fields: [...fields],
             properties: [...properties],
           }),
+      }),
+    /**
+     * The issue read, then edited with the body `build` makes from it (none: no PUT), as one
+     * write of the gate (`JiraClient.readThenWrite`).
+     */
+    getThenEditIssue: (
+      key: string,
+      read: { fields: readonly string[]; properties: readonly string[] },
+      build: (raw: unknown) => Promise<IssueWrite | undefined>,
+    ) =>
+      client.readThenWrite<unknown>({
+        read: {
+          operation: "GET /rest/api/3/issue/{key}",
+          kind: "issue.get",
+          write: false,
+          id: key,
+          call: ({ v3 }) =>
+            v3.issues.getIssue<unknown>({
+              issueIdOrKey: key,
+              fields: [...read.fields],
+              properties: [...read.properties],
+            }),
+        },
+        write: { operation: "PUT /rest/api/3/issue/{key}", kind: "issue.edit", id: key },
+        build: async (raw) => {
+          const body = await build(raw);
+          return body === undefined
+            ? undefined
+            : ({ v3 }) =>
+                v3.issues.editIssue<unknown>({
+                  issueIdOrKey: key,
+                  fields: body.fields,
+                  update: body.update,
+                });
+        },
       }),
     editIssue: (key: string, body: IssueWrite) =>
       send({

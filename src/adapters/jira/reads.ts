@@ -39,7 +39,8 @@ const BASE_FIELDS = [
   "worklog",
 ];
 
-function readFields(site: SiteInfo): string[] {
+/** The fields every issue read asks for. */
+export function readFields(site: SiteInfo): string[] {
   return [
     ...BASE_FIELDS,
     site.sprintField,
@@ -116,15 +117,36 @@ async function extrasFor(ctx: JiraContext, raw: RawIssue): Promise<IssueExtras> 
   return extras;
 }
 
-export async function toItem(ctx: JiraContext, raw: RawIssue): Promise<WorkItem> {
-  const site = await ctx.site();
-  const mapCtx = {
+function mapContext(ctx: JiraContext, site: SiteInfo) {
+  return {
     baseUrl: ctx.settings.baseUrl,
     storyPointsField: site.storyPointsField,
     sprintField: site.sprintField,
     blockLost: ctx.client.blockLost,
   };
-  return toWorkItem(raw, mapCtx, await extrasFor(ctx, raw));
+}
+
+export async function toItem(ctx: JiraContext, raw: RawIssue): Promise<WorkItem> {
+  const site = await ctx.site();
+  return toWorkItem(raw, mapContext(ctx, site), await extrasFor(ctx, raw));
+}
+
+/**
+ * An issue's fields as read, with no request: comments and worklogs past the first page of
+ * each are left out (what an update compares holds neither).
+ */
+export function fieldsOf(ctx: JiraContext, site: SiteInfo, raw: RawIssue): WorkItem {
+  return toWorkItem(raw, mapContext(ctx, site), {});
+}
+
+/** An issue payload validated (a mismatch names the endpoint and the issue). */
+export function parseIssue(
+  ctx: JiraContext,
+  data: unknown,
+  id: string,
+  operation: string,
+): RawIssue {
+  return ctx.client.parse(rawIssue, data, { operation, id });
 }
 
 /**

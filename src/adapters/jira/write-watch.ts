@@ -39,6 +39,8 @@ export function watchWrites(api: JiraEndpoints, known: KnownVersions): JiraEndpo
   return {
     ...api,
     editIssue: (key, body) => forgetting(known, [key], () => api.editIssue(key, body)),
+    getThenEditIssue: (key, read, build) =>
+      forgetting(known, [key], () => api.getThenEditIssue(key, read, build)),
     deleteIssue: (key) => forgetting(known, [key], () => api.deleteIssue(key)),
     doTransition: (key, id, fields) =>
       forgetting(known, [key], () => api.doTransition(key, id, fields)),

@@ -10,10 +10,12 @@ import type {
 } from "../../core/model.js";
 import { markdownToAdf, type AdfDoc } from "./adf.js";
 import { docFromPieces } from "./adf-blocks.js";
+import type { IssueWrite } from "./client.js";
 import type { JiraContext } from "./context.js";
+import type { SiteInfo } from "./site.js";
 import { propertyValue, setToFields, toComment, toTimeEntry, worklogStarted } from "./map.js";
 import { forgetIssue, noteAdded } from "./known-versions.js";
-import { getItem } from "./reads.js";
+import { fieldsOf, getItem, parseIssue, readFields, toItem } from "./reads.js";
 import { PROPERTY_KEY, rawComment, rawWorklog } from "./schema.js";
 import { moveToSprint, resolveSprint } from "./sprints.js";
 import { attributeReadBack } from "./read-back.js";
@@ -31,27 +33,33 @@ export async function updateItem(
   patch: WorkItemPatch,
   signal?: AbortSignal,
 ): Promise<WorkItem> {
-  const current = await getItem(ctx, ref);
-  if (!current) {
-    throw new NotFoundError(`Jira has no issue ${ref.id} to update.`, {
-      system: "jira",
-      operation: "PUT /rest/api/3/issue/{key}",
-      id: ref.id,
-      status: 404,
-    });
-  }
-  const key = current.id;
   const site = await ctx.site();
   const fields = setToFields(patch.set, site.storyPointsField);
   if (patch.richDescription !== undefined && "description" in patch.set)
     fields.description = docFromPieces(patch.richDescription);
   const doc = "description" in patch.set ? (fields.description as AdfDoc) : undefined;
-  // Jira's writes take no If-Match: the issue read above is compared with what the run planned
-  // against before anything is written (a person's edit since then would be overwritten).
-  checkNotStale({ key, patch, current, doc, storyPointsField: site.storyPointsField });
-  if (Object.keys(fields).length > 0) {
-    await ctx.api.editIssue(key, { fields });
-  }
+  // Jira's writes take no If-Match: the issue is read and compared with what the run planned
+  // against before anything is written (a person's edit since then would be overwritten), in
+  // the edit's own write turn when there is an edit.
+  const edits = Object.keys(fields).length > 0;
+  const check = (now: WorkItem): void => {
+    checkNotStale({
+      key: now.id,
+      patch,
+      current: now,
+      doc,
+      storyPointsField: site.storyPointsField,
+    });
+  };
+  const current = edits
+    ? await editedItem(ctx, ref, site, (now) => {
+        check(now);
+        return { fields };
+      })
+    : await getItem(ctx, ref);
+  if (!current) throw noIssueToUpdate(ref.id);
+  if (!edits) check(current);
+  const key = current.id;
   const status = patch.set.status;
   if (status !== undefined && status !== current.status) {
     const issueType = current.kind === "task" ? ctx.settings.subtaskType : ctx.settings.storyType;
@@ -82,6 +90,41 @@ export async function updateItem(
   // A person may save a written field between the writes and this read-back (read-back.ts).
   const sent = writtenAsRead({ set: patch.set, doc, storyPointsField: site.storyPointsField });
   return attributeReadBack(ctx, { key, current, read, sent, doc });
+}
+
+function noIssueToUpdate(id: string): NotFoundError {
+  return new NotFoundError(`Jira has no issue ${id} to update.`, {
+    system: "jira",
+    operation: "PUT /rest/api/3/issue/{key}",
+    id,
+    status: 404,
+  });
+}
+
+/**
+ * The issue read and edited in one write turn (`getThenEditIssue`): `build` sees its fields as
+ * read (comments and worklogs past the first page are read after, outside the turn) and answers
+ * the edit. `undefined` when Jira has no such issue.
+ */
+async function editedItem(
+  ctx: JiraContext,
+  ref: ItemRef,
+  site: SiteInfo,
+  build: (now: WorkItem) => IssueWrite,
+): Promise<WorkItem | undefined> {
+  const operation = "GET /rest/api/3/issue/{key}";
+  let raw: unknown;
+  try {
+    raw = await ctx.api.getThenEditIssue(
+      ref.id,
+      { fields: readFields(site), properties: [PROPERTY_KEY] },
+      (got) => Promise.resolve(build(fieldsOf(ctx, site, parseIssue(ctx, got, ref.id, operation)))),
+    );
+  } catch (error) {
+    if (error instanceof NotFoundError && error.operation.startsWith("GET ")) return undefined;
+    throw error;
+  }
+  return toItem(ctx, parseIssue(ctx, raw, ref.id, operation));
 }
 
 export async function addComment(
