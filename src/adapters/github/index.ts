@@ -59,10 +59,11 @@ import {
   updateRawIssue,
 } from "./writes.js";
 import { sleep } from "../../core/sleep.js";
+import { staleError } from "../../core/stale-fields.js";
 import { createProjectBoard } from "./project-board.js";
 import { boardFeed } from "./project-feed.js";
 import { issueStatusFor, overlay } from "./project-model.js";
-import { BOARD_FIELDS, boardPart, issuePart } from "./project-patch.js";
+import { BOARD_FIELDS, boardPart, issuePart, staleBoardFields } from "./project-patch.js";
 import {
   boardIterationUsers,
   canDeleteIssues,
@@ -348,6 +349,19 @@ export function createGithubTracker(options: GithubTrackerOptions): GithubTracke
     },
     async update(ref: ItemRef, given: Parameters<Tracker["update"]>[1], o?: CallOptions) {
       if (board !== undefined && boardSpec !== undefined) {
+        // A board field a person changed since the run read the item: nothing is written.
+        if (given.base !== undefined && Object.keys(boardPart(given.set)).length > 0) {
+          const now = await board.freshValues(Number(ref.id), o?.signal);
+          const fields = staleBoardFields(given.set, given.base, now);
+          if (fields.length > 0)
+            throw staleError({
+              system: "github",
+              what: `The project item of GitHub issue #${ref.id}`,
+              id: ref.id,
+              operation: "projectV2.setValues",
+              fields,
+            });
+        }
         const issuePatch = issuePart(given, boardSpec);
         const updated = await updateIssue(ref, issuePatch, o);
         await writeBoard(ref.id, given.set, o?.signal);

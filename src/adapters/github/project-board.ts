@@ -8,6 +8,7 @@ import {
   CREATE_FIELD,
   CREATE_PROJECT,
   ITEMS_PAGE,
+  ITEM_VALUES,
   PROJECT_BY_NUMBER,
   PROJECT_FIELDS,
   PROJECTS_BY_TITLE,
@@ -22,7 +23,13 @@ import {
   type BoardIteration,
   type BoardValues,
 } from "./project-model.js";
-import { OPERATION, readItemsPage, type RawValue } from "./project-items.js";
+import {
+  ITEM_OPERATION,
+  OPERATION,
+  readItemValues,
+  readItemsPage,
+  type RawValue,
+} from "./project-items.js";
 
 /**
  * A GitHub Project (v2) as the board of the job's issues, over GraphQL through the token's gate:
@@ -35,6 +42,11 @@ export interface ProjectBoard {
   load(signal?: AbortSignal): Promise<void>;
   loaded(): boolean;
   valuesOf(issueNumber: number): BoardValues | undefined;
+  /**
+   * The issue's values as the board holds them now (one read of its item, kept as its values),
+   * for an update to compare with what it planned against; `undefined` when it has no item.
+   */
+  freshValues(issueNumber: number, signal?: AbortSignal): Promise<BoardValues | undefined>;
   items(): readonly BoardItem[];
   /**
    * The issues whose project item failed validation in the last read, with the error naming the
@@ -464,6 +476,31 @@ export function createProjectBoard(
       await loadItems(signal);
     },
     valuesOf: (n) => byNumber.get(n)?.values,
+    async freshValues(number, signal) {
+      if (!itemsRead) await board.load(signal);
+      const item = byNumber.get(number);
+      if (item === undefined) return undefined;
+      const answer = await q<unknown>(
+        ITEM_OPERATION,
+        ITEM_VALUES,
+        { item: item.itemId },
+        false,
+        true,
+        signal,
+      ).catch((error: unknown) => {
+        // GitHub answers an item removed since with a NOT_FOUND error beside a null node.
+        if (error instanceof NotFoundError) return { node: null };
+        throw error;
+      });
+      const raw = readItemValues(answer, number);
+      if (raw === undefined) {
+        // Removed from the project by a person: the next write adds it again.
+        byNumber.delete(number);
+        return undefined;
+      }
+      item.values = valuesOf(raw.fieldValues.nodes);
+      return item.values;
+    },
     items: () => [...byNumber.values()],
     unreadable: () => unreadable,
     iterations: () => iterationField()?.iterations ?? [],

@@ -125,3 +125,23 @@ export function readItemsPage(data: unknown): ItemsPage {
   const info = page.node.items.pageInfo;
   return { items, unreadable, next: info.hasNextPage ? info.endCursor : null };
 }
+
+export const ITEM_OPERATION = "projectV2.item";
+
+/**
+ * One item's values as `ITEM_VALUES` answers them; `undefined` when the item is gone from the
+ * project (GitHub answers a null node, or an error the client maps to not found).
+ */
+export function readItemValues(data: unknown, number: number): RawItem | undefined {
+  const answer = parse(z.object({ node: z.unknown().nullable() }), data, {
+    operation: ITEM_OPERATION,
+    id: String(number),
+  });
+  if (answer.node === null) return undefined;
+  try {
+    return parse(rawItemSchema, answer.node, { operation: ITEM_OPERATION, id: String(number) });
+  } catch (error) {
+    if (!(error instanceof PayloadInvalidError)) throw error;
+    throw itemError(number, error);
+  }
+}

@@ -1,6 +1,7 @@
 import type { BoardSpec } from "../../core/board.js";
 import type { WorkItem, WorkItemFields, WorkItemPatch } from "../../core/model.js";
-import { issueStatusFor } from "./project-model.js";
+import { sameFieldValue, staleFields, type SameField } from "../../core/stale-fields.js";
+import { issueStatusFor, type BoardValues } from "./project-model.js";
 
 /** The fields a board holds; the issue keeps the rest (and open/closed from the Status). */
 export const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
@@ -34,4 +35,32 @@ export function issuePart(patch: WorkItemPatch, spec: BoardSpec): WorkItemPatch 
       ? undefined
       : { ...strip(patch.base), status: issueStatusFor(patch.base.status, spec) };
   return { ...patch, set: withStatus, base };
+}
+
+/** Board values compare as the board matches options: names ignore case. */
+const sameOnBoard: SameField = (name, a, b) =>
+  name === "status" || name === "priority"
+    ? (a[name] ?? "").toLowerCase() === (b[name] ?? "").toLowerCase()
+    : sameFieldValue(name, a, b);
+
+/**
+ * The board fields of `set` a person changed since the run read the item as `base`, given the
+ * item's values now (none: no item, every board field empty but the Status, which then reads as
+ * it did). A field already holding the value being written is no conflict (a retry). Pure.
+ */
+export function staleBoardFields(
+  set: Partial<WorkItemFields>,
+  base: WorkItem,
+  now: BoardValues | undefined,
+): string[] {
+  const current: Partial<WorkItemFields> = {
+    status: now?.status ?? base.status,
+    priority: now?.priority,
+    estimate: now?.estimate,
+    iteration:
+      now?.iteration === undefined
+        ? undefined
+        : { id: now.iteration.id, name: now.iteration.title },
+  };
+  return staleFields(boardPart(set), base, current, sameOnBoard);
 }

@@ -43,6 +43,14 @@ export const ITEMS_PAGE = `query($project: ID!, $cursor: String) { node(id: $pro
       ... on ProjectV2ItemFieldSingleSelectValue { optionId name field { ... on ProjectV2FieldCommon { id } } }
       ... on ProjectV2ItemFieldIterationValue { iterationId title startDate duration field { ... on ProjectV2FieldCommon { id } } } } } } } } } }`;
 
+/** One item's values, read right before an update writes them: 1 point. */
+export const ITEM_VALUES = `query($item: ID!) { node(id: $item) { ... on ProjectV2Item { id
+  content { ... on Issue { id number } }
+  fieldValues(first: 20) { nodes { __typename
+    ... on ProjectV2ItemFieldNumberValue { number field { ... on ProjectV2FieldCommon { id } } }
+    ... on ProjectV2ItemFieldSingleSelectValue { optionId name field { ... on ProjectV2FieldCommon { id } } }
+    ... on ProjectV2ItemFieldIterationValue { iterationId title startDate duration field { ... on ProjectV2FieldCommon { id } } } } } } } }`;
+
 export const CREATE_FIELD = `mutation($input: CreateProjectV2FieldInput!) {
   createProjectV2Field(input: $input) { projectV2Field { ... on ProjectV2FieldCommon { id } } } }`;
 
