@@ -290,6 +290,44 @@ describe("GitHub feed checkpoint after a migration's writes", () => {
     expect(await tracker.checkpointAfterWrites()).toBeUndefined();
   });
 
+  it("sets none when a person took the task out of its story in that second", async () => {
+    const tracker = await start();
+    const { story, task } = await migrate(tracker, {
+      after: "linked",
+      edit: async (number) => {
+        const issues = `${h.sandbox.url}/repos/${h.sandbox.owner}/${h.sandbox.repo}/issues`;
+        const headers = {
+          authorization: `Bearer ${h.sandbox.token}`,
+          "content-type": "application/json",
+        };
+        const child = (await (await fetch(`${issues}/${number}`, { headers })).json()) as {
+          id: number;
+          parent_issue_url: string;
+        };
+        const parent = child.parent_issue_url.split("/").pop() ?? "";
+        const res = await fetch(`${issues}/${parent}/sub_issue`, {
+          method: "DELETE",
+          headers,
+          body: JSON.stringify({ sub_issue_id: child.id }),
+        });
+        expect(res.status).toBe(200);
+      },
+    });
+    // Only the task's parent tells the move: every stamp is of the migration's last second.
+    const [storyNow, taskNow] = await Promise.all(
+      [story, task].map(async (n) => {
+        const res = await fetch(
+          `${h.sandbox.url}/repos/${h.sandbox.owner}/${h.sandbox.repo}/issues/${n}`,
+          { headers: { authorization: `Bearer ${h.sandbox.token}` } },
+        );
+        return (await res.json()) as { updated_at: string; parent_issue_url: string | null };
+      }),
+    );
+    expect(taskNow?.parent_issue_url ?? null).toBeNull();
+    expect(taskNow?.updated_at).toBe(storyNow?.updated_at);
+    expect(await tracker.checkpointAfterWrites()).toBeUndefined();
+  });
+
   it("sets none when a person commented on the story before the migration linked its task", async () => {
     const tracker = await start();
     // The link answers with the story, counting the person's comment beside the migration's.

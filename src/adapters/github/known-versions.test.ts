@@ -46,11 +46,7 @@ describe("issueDigest", () => {
 
   it("leaves out what changes without a person's edit of the issue", () => {
     const d = issueDigest(issue());
-    const moved = issue({
-      updated_at: "2026-03-02T10:00:01Z",
-      comments: 3,
-      parent_issue_url: "https://api.github.com/repos/o/r/issues/7",
-    });
+    const moved = issue({ updated_at: "2026-03-02T10:00:01Z", comments: 3 });
     expect(issueDigest({ ...moved, reactions: { total_count: 2 } } as RawIssue)).toBe(d);
   });
 
@@ -63,12 +59,13 @@ describe("issueDigest", () => {
     ["assignees", { assignees: [{ login: "alice" }] }],
     ["milestone", { milestone: null }],
     ["milestone's title", { milestone: { number: 1, title: "Sprint 2" } }],
+    ["parent", { parent_issue_url: "https://api.github.com/repos/o/r/issues/7" }],
   ])("changes with the %s", (_field, over) => {
     expect(issueDigest(issue(over))).not.toBe(issueDigest(issue()));
   });
 
   it("is a short string", () => {
-    expect(issueDigest(issue({ body: "x".repeat(65_536) }))).toMatch(/^[\w-]{36}$/);
+    expect(issueDigest(issue({ body: "x".repeat(65_536) }))).toMatch(/^[\w-]{42}$/);
   });
 });
 
@@ -85,10 +82,25 @@ describe("isKnown", () => {
   it("keeps the content through the adapter's own comment and sub-issue link", () => {
     const ctx = knowing(issue());
     rememberComment(ctx, 1, "2026-03-02T10:00:01Z");
-    rememberTouch(ctx, 1, "2026-03-02T10:00:02Z");
-    const now = { updated_at: "2026-03-02T10:00:02Z", comments: 1 };
+    rememberTouch(ctx, 1, "2026-03-02T10:00:02Z", undefined, "7");
+    const now = {
+      updated_at: "2026-03-02T10:00:02Z",
+      comments: 1,
+      parent_issue_url: "https://api.github.com/repos/o/r/issues/7",
+    };
     expect(isKnown(ctx.known, issue(now))).toBe(true);
     expect(isKnown(ctx.known, issue({ ...now, title: "Renamed in that second" }))).toBe(false);
+  });
+
+  it("tells a person's move of a task to another parent in the second of the link", () => {
+    const ctx = knowing(issue());
+    rememberTouch(ctx, 1, "2026-03-02T10:00:02Z", undefined, "7");
+    const moved = {
+      updated_at: "2026-03-02T10:00:02Z",
+      parent_issue_url: "https://api.github.com/repos/o/r/issues/8",
+    };
+    expect(isKnown(ctx.known, issue(moved))).toBe(false);
+    expect(isKnown(ctx.known, issue({ ...moved, parent_issue_url: null }))).toBe(false);
   });
 });
 

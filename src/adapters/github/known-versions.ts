@@ -7,10 +7,11 @@
  */
 import { hash } from "node:crypto";
 import type { GithubContext, KnownVersion } from "./context.js";
+import { numberFromUrl } from "./map.js";
 import type { RawIssue } from "./schema.js";
 
 /** What the adapter maps from an issue (map.ts `toWorkItem`), as the parts a write sets. */
-const PARTS = ["title", "body", "state", "labels", "assignees", "milestone"] as const;
+const PARTS = ["title", "body", "state", "labels", "assignees", "milestone", "parent"] as const;
 type IssuePart = (typeof PARTS)[number];
 /** 36 bits a part: a person's edit of one part goes unseen once in 70 billion. */
 const PART_CHARS = 6;
@@ -48,21 +49,28 @@ function partValue(issue: RawIssue, part: IssuePart): unknown {
       return (issue.assignees ?? []).map((u) => u.login).sort();
     case "milestone":
       return issue.milestone == null ? null : [issue.milestone.number, issue.milestone.title];
+    case "parent":
+      return parentValue(numberFromUrl(issue.parent_issue_url));
   }
 }
 
+/** The parent part's value for a parent issue number (none: `null`). */
+const parentValue = (parent: string | undefined): string | null => parent ?? null;
+
+const partHash = (value: unknown): string =>
+  hash("sha1", JSON.stringify(value), "base64url").slice(0, PART_CHARS);
+
 /**
  * A short hash of what the adapter maps from an issue (title, body with the hidden block, state
- * and reason, labels, assignees, milestone), one hash a part so that a write's answer can be
- * checked part by part. Not `updated_at`, the comment count or the parent: the adapter's own
- * comments and sub-issue links change those and nothing here. A false mismatch only costs the
- * first sync a full read; a false match would lose a person's edit.
+ * and reason, labels, assignees, milestone, parent), one hash a part so that a write's answer
+ * can be checked part by part. Not `updated_at` or the comment count: the adapter's own comments
+ * change those and nothing here (its sub-issue links set the child's parent part, `rememberTouch`).
+ * A false mismatch only costs the first sync a full read; a false match would lose a person's
+ * edit.
  */
 export function issueDigest(issue: RawIssue): string {
   // One-shot hashes: a 50,000-issue listing costs a few hundred milliseconds, not seconds.
-  return PARTS.map((part) =>
-    hash("sha1", JSON.stringify(partValue(issue, part)), "base64url").slice(0, PART_CHARS),
-  ).join("");
+  return PARTS.map((part) => partHash(partValue(issue, part))).join("");
 }
 
 const partOf = (digest: string, i: number): string =>
@@ -132,11 +140,25 @@ export function rememberComment(
  * stamp fell a second after the parent's, and taking the parent's for it left 50,000-item
  * migrations without a checkpoint. The child's content and comments are still checked.
  */
-export function rememberTouch(ctx: Known, number: number, at: string, answeredAt?: number): void {
+export function rememberTouch(
+  ctx: Known,
+  number: number,
+  at: string,
+  answeredAt?: number,
+  /** The child's parent as the write set it (a sub-issue link). */
+  parent?: string,
+): void {
   const old = ctx.known.get(number);
   const t = Math.max(ms(at), answeredAt ?? Number.NEGATIVE_INFINITY);
   if (old === undefined || !Number.isFinite(t)) return;
-  ctx.known.set(number, { ...old, at: Math.max(old.at, t) });
+  const digest =
+    parent === undefined ? old.digest : withPart(old.digest, "parent", parentValue(parent));
+  ctx.known.set(number, { ...old, at: Math.max(old.at, t), digest });
+}
+
+function withPart(digest: string, part: IssuePart, value: unknown): string {
+  const i = PARTS.indexOf(part);
+  return digest.slice(0, i * PART_CHARS) + partHash(value) + digest.slice((i + 1) * PART_CHARS);
 }
 
 /**

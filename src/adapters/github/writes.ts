@@ -276,7 +276,7 @@ export async function addSubIssue(
     const answered = rawIssueSchema.safeParse(res.data);
     if (answered.success && answered.data.number === Number(parent)) {
       rememberAnswer(ctx, answered.data);
-      rememberTouch(ctx, Number(child), answered.data.updated_at, dateOf(res.headers.date));
+      rememberTouch(ctx, Number(child), answered.data.updated_at, dateOf(res.headers.date), parent);
     }
   } catch (error) {
     // Attached by an earlier attempt whose answer was lost: GitHub refuses it again with a 422.
