@@ -93,6 +93,14 @@ describe("isChangeOf", () => {
     expect(isChangeOf("iteration", { fieldId: "customfield_10020" }, site)).toBe(true);
     expect(isChangeOf("labels", { fieldId: "summary" }, site)).toBe(false);
   });
+
+  it("takes Data Center's items by the names the site gives its points and sprint fields", () => {
+    const named = { ...site, storyPointsName: "Estimate", sprintName: "Iteration" };
+    expect(isChangeOf("estimate", { field: "Estimate" }, named)).toBe(true);
+    expect(isChangeOf("estimate", { field: "Story Points" }, named)).toBe(false);
+    expect(isChangeOf("iteration", { field: "Iteration" }, named)).toBe(true);
+    expect(isChangeOf("iteration", { field: "Sprint" }, named)).toBe(false);
+  });
 });
 
 describe("answeredAsSent", () => {

@@ -54,6 +54,15 @@ export function driftedFields(sent: Fields, read: WorkItem): WorkItemFieldName[]
 interface FieldIds {
   readonly storyPointsField: string | undefined;
   readonly sprintField: string;
+  /** Their names on the site (site.ts), when its field list named them. */
+  readonly storyPointsName?: string | undefined;
+  readonly sprintName?: string | undefined;
+}
+
+/** A Data Center item's field name is the site's name of the field, else one of Jira's own. */
+function namedAs(item: ChangeItem, name: string | undefined, fallback: RegExp): boolean {
+  const field = item.field ?? "";
+  return name === undefined ? fallback.test(field) : field.toLowerCase() === name.toLowerCase();
 }
 
 /** Whether a changelog item is a change of the model field `name` on Jira (pure). */
@@ -71,10 +80,12 @@ export function isChangeOf(name: WorkItemFieldName, item: ChangeItem, ids: Field
       return id === "assignee";
     case "estimate":
       return item.fieldId === undefined
-        ? /^story points?( estimate)?$/i.test(item.field ?? "")
+        ? namedAs(item, ids.storyPointsName, /^story points?( estimate)?$/i)
         : item.fieldId === ids.storyPointsField;
     case "iteration":
-      return item.fieldId === undefined ? item.field === "Sprint" : id === ids.sprintField;
+      return item.fieldId === undefined
+        ? namedAs(item, ids.sprintName, /^Sprint$/)
+        : id === ids.sprintField;
     case "acceptingUser":
     case "color":
     case "position":

@@ -6,6 +6,12 @@ import { rawBoardConfig, rawBoards, rawFieldList, type RawField } from "./schema
 export interface SiteInfo {
   readonly storyPointsField: string | undefined;
   readonly sprintField: string;
+  /**
+   * The two fields' names on this site, as Data Center's changelog items name a field (they
+   * carry no id): a site may call its points field "Estimate" or its sprint field otherwise.
+   */
+  readonly storyPointsName?: string | undefined;
+  readonly sprintName?: string | undefined;
   readonly boardId: number | undefined;
 }
 
@@ -68,9 +74,14 @@ export function createSiteLoader(
         },
       );
     }
+    const storyPointsField = options.storyPointsField ?? estimation ?? findStoryPointsField(fields);
+    const nameOf = (id: string | undefined): string | undefined =>
+      id === undefined ? undefined : fields.find((f) => f.id === id)?.name;
     return {
-      storyPointsField: options.storyPointsField ?? estimation ?? findStoryPointsField(fields),
+      storyPointsField,
       sprintField,
+      storyPointsName: nameOf(storyPointsField),
+      sprintName: nameOf(sprintField),
       boardId,
     };
   };
