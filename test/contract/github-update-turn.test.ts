@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createGithubTracker } from "../../src/adapters/github/index.js";
 import { ConflictError } from "../../src/core/errors.js";
 import { createGate } from "../../src/gate/gate.js";
-import { createVirtualClock, type Clock } from "../../src/gate/virtual-clock.js";
+import { clockWithAPause } from "../support/pausing-clock.js";
 import { startGithubSandbox, type GithubSandbox } from "../../src/sandboxes/github/index.js";
 import { personSends } from "./github-setup.js";
 
@@ -16,26 +16,6 @@ let sandbox: GithubSandbox;
 afterEach(async () => {
   await sandbox.close();
 });
-
-/** A virtual clock whose next sleep first lets `during` run to its end (a person's edit). */
-function clockWithAPause(): { clock: Clock; pauseWith: (during: () => Promise<void>) => void } {
-  const virtual = createVirtualClock(1_000_000);
-  let pending: (() => Promise<void>) | undefined;
-  return {
-    clock: {
-      now: virtual.now,
-      sleep: async (ms, signal) => {
-        const during = pending;
-        pending = undefined;
-        if (during !== undefined) await during();
-        return virtual.sleep(ms, signal);
-      },
-    },
-    pauseWith: (during) => {
-      pending = during;
-    },
-  };
-}
 
 /** A sandbox, a tracker whose writes come one a minute, and an issue it made. */
 async function setup() {

@@ -3,7 +3,7 @@ import { createJiraTracker } from "../../src/adapters/jira/index.js";
 import { ConflictError } from "../../src/core/errors.js";
 import type { RequestGate } from "../../src/core/request-gate.js";
 import { createGate } from "../../src/gate/gate.js";
-import { createVirtualClock, type Clock } from "../../src/gate/virtual-clock.js";
+import { clockWithAPause } from "../support/pausing-clock.js";
 import { startJiraSandbox, type JiraSandbox } from "../../src/sandboxes/jira/index.js";
 
 /**
@@ -16,26 +16,6 @@ let sandbox: JiraSandbox;
 afterEach(async () => {
   await sandbox.close();
 });
-
-/** A virtual clock whose next sleep first lets `during` run to its end (a person's save). */
-function clockWithAPause(): { clock: Clock; pauseWith: (during: () => Promise<unknown>) => void } {
-  const virtual = createVirtualClock(1_000_000);
-  let pending: (() => Promise<unknown>) | undefined;
-  return {
-    clock: {
-      now: virtual.now,
-      sleep: async (ms, signal) => {
-        const during = pending;
-        pending = undefined;
-        if (during !== undefined) await during();
-        return virtual.sleep(ms, signal);
-      },
-    },
-    pauseWith: (during) => {
-      pending = during;
-    },
-  };
-}
 
 async function setup() {
   sandbox = await startJiraSandbox();

@@ -43,9 +43,15 @@ export function overlay(
   values: BoardValues | undefined,
   spec: BoardSpec,
 ): WorkItem {
-  const status = values?.status ?? statusOfIssue(item.status, spec);
+  return { ...item, ...boardFields(values, values?.status ?? statusOfIssue(item.status, spec)) };
+}
+
+/** The work-item fields a board's values give, the Status being `status`. */
+export function boardFields(
+  values: BoardValues | undefined,
+  status: string,
+): Pick<WorkItem, "status" | "priority" | "estimate" | "iteration"> {
   return {
-    ...item,
     status,
     priority: values?.priority,
     estimate: values?.estimate,

@@ -1,7 +1,7 @@
 import type { BoardSpec } from "../../core/board.js";
 import type { WorkItem, WorkItemFields, WorkItemPatch } from "../../core/model.js";
 import { sameFieldValue, staleFields, type SameField } from "../../core/stale-fields.js";
-import { issueStatusFor, type BoardValues } from "./project-model.js";
+import { boardFields, issueStatusFor, type BoardValues } from "./project-model.js";
 
 /** The fields a board holds; the issue keeps the rest (and open/closed from the Status). */
 export const BOARD_FIELDS = ["status", "priority", "estimate", "iteration"] as const;
@@ -53,14 +53,6 @@ export function staleBoardFields(
   base: WorkItem,
   now: BoardValues | undefined,
 ): string[] {
-  const current: Partial<WorkItemFields> = {
-    status: now?.status ?? base.status,
-    priority: now?.priority,
-    estimate: now?.estimate,
-    iteration:
-      now?.iteration === undefined
-        ? undefined
-        : { id: now.iteration.id, name: now.iteration.title },
-  };
+  const current = boardFields(now, now?.status ?? base.status);
   return staleFields(boardPart(set), base, current, sameOnBoard);
 }

@@ -269,6 +269,40 @@ export interface IssueWrite {
   readonly properties?: readonly { key: string; value: unknown }[] | undefined;
 }
 
+function getIssueCall(
+  key: string,
+  fields: readonly string[],
+  properties: readonly string[],
+): CallSpec<unknown> {
+  return {
+    operation: "GET /rest/api/3/issue/{key}",
+    kind: "issue.get",
+    write: false,
+    id: key,
+    call: ({ v3 }) =>
+      v3.issues.getIssue<unknown>({
+        issueIdOrKey: key,
+        fields: [...fields],
+        properties: [...properties],
+      }),
+  };
+}
+
+function editIssueCall(key: string, body: IssueWrite): CallSpec<unknown> {
+  return {
+    operation: "PUT /rest/api/3/issue/{key}",
+    kind: "issue.edit",
+    write: true,
+    id: key,
+    call: ({ v3 }) =>
+      v3.issues.editIssue<unknown>({
+        issueIdOrKey: key,
+        fields: body.fields,
+        update: body.update,
+      }),
+  };
+}
+
 /** Every Jira endpoint the adapter uses; each answers the raw (unvalidated) payload. */
 export function createJiraEndpoints(client: JiraClient) {
   const send = client.send.bind(client);
@@ -289,18 +323,7 @@ export function createJiraEndpoints(client: JiraClient) {
           }),
       }),
     getIssue: (key: string, fields: readonly string[], properties: readonly string[]) =>
-      send({
-        operation: "GET /rest/api/3/issue/{key}",
-        kind: "issue.get",
-        write: false,
-        id: key,
-        call: ({ v3 }) =>
-          v3.issues.getIssue<unknown>({
-            issueIdOrKey: key,
-            fields: [...fields],
-            properties: [...properties],
-          }),
-      }),
+      send(getIssueCall(key, fields, properties)),
     /**
      * The issue read, then edited with the body `build` makes from it (none: no PUT), as one
      * write of the gate (`JiraClient.readThenWrite`).
@@ -309,46 +332,18 @@ export function createJiraEndpoints(client: JiraClient) {
       key: string,
       read: { fields: readonly string[]; properties: readonly string[] },
       build: (raw: unknown) => Promise<IssueWrite | undefined>,
-    ) =>
-      client.readThenWrite<unknown>({
-        read: {
-          operation: "GET /rest/api/3/issue/{key}",
-          kind: "issue.get",
-          write: false,
-          id: key,
-          call: ({ v3 }) =>
-            v3.issues.getIssue<unknown>({
-              issueIdOrKey: key,
-              fields: [...read.fields],
-              properties: [...read.properties],
-            }),
-        },
-        write: { operation: "PUT /rest/api/3/issue/{key}", kind: "issue.edit", id: key },
+    ) => {
+      const edit = editIssueCall(key, {});
+      return client.readThenWrite<unknown>({
+        read: getIssueCall(key, read.fields, read.properties),
+        write: { operation: edit.operation, kind: edit.kind, id: key },
         build: async (raw) => {
           const body = await build(raw);
-          return body === undefined
-            ? undefined
-            : ({ v3 }) =>
-                v3.issues.editIssue<unknown>({
-                  issueIdOrKey: key,
-                  fields: body.fields,
-                  update: body.update,
-                });
+          return body === undefined ? undefined : editIssueCall(key, body).call;
         },
-      }),
-    editIssue: (key: string, body: IssueWrite) =>
-      send({
-        operation: "PUT /rest/api/3/issue/{key}",
-        kind: "issue.edit",
-        write: true,
-        id: key,
-        call: ({ v3 }) =>
-          v3.issues.editIssue<unknown>({
-            issueIdOrKey: key,
-            fields: body.fields,
-            update: body.update,
-          }),
-      }),
+      });
+    },
+    editIssue: (key: string, body: IssueWrite) => send(editIssueCall(key, body)),
     deleteIssue: (key: string) =>
       send({
         operation: "DELETE /rest/api/3/issue/{key}",
