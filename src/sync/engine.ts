@@ -26,6 +26,7 @@ import { readCreateDefaultsAhead } from "./apply/create-marker.js";
 import { count, finishedOutcome, plannedOutcome } from "./outcome.js";
 import type { EngineOptions, RunMode } from "./run-options.js";
 import type { Plan } from "./plan/plan-types.js";
+import { packCreateSources } from "./plan/lazy-create.js";
 import type { TinypmReadInfo } from "./read/read-tinypm.js";
 import { TIERS_STATE_KEY } from "./plan/tiers.js";
 import type { PlanJob } from "./plan/plan-input.js";
@@ -333,7 +334,9 @@ async function prepare(
   // plan: pure, once.
   const planned = planRun(job, o.targetSystem, read, settled, now());
   // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
-  const plan = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
+  const chosen = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
+  // Its creates' sources packed: past this step nothing holds the read's items as objects.
+  const plan: Plan = { ...chosen, actions: packCreateSources(chosen.actions) };
   // Settling and rebuilding links may have changed the plan: the guard looks again, before
   // the plan's first write (a dry run only reports what it finds).
   const deleteGuard = dry

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createAction } from "./plan.js";
-import { createParts } from "./lazy-create.js";
+import { createParts, packCreateSources } from "./lazy-create.js";
+import type { WorkItem } from "../../core/model.js";
+import type { CreateAction } from "./plan-types.js";
 import { bundledMapping, TEST_JOB, tinypmStory } from "../../../test/support/work-items.js";
 
 const mapping = bundledMapping("github");
@@ -63,5 +65,45 @@ describe("a create action's payload", () => {
     const target = { ...tinypmStory("3", { description: "" }), system: "github" as const };
     const action = createAction(input, "tinypm", target);
     expect(action.draft.description).toBeUndefined();
+  });
+});
+
+describe("a plan's creates with their sources packed", () => {
+  const story = tinypmStory("7", {
+    description: "<p>Some <b>text</b> — ünïcode</p>",
+    comments: [
+      { id: "c1", author: { login: "ann" }, createdAt: "2024-01-01T10:00:00Z", body: "hi" },
+    ],
+    timeEntries: [{ id: "t1", user: { login: "ann" }, date: "2024-01-02", hours: 2 }],
+  });
+  const task: WorkItem = { ...tinypmStory("9"), kind: "task", parentId: "7" };
+  const skip = { type: "skip" as const, kind: "story" as const, title: "x" };
+
+  it("read as before: the same source, payload and fields; other actions untouched", () => {
+    const before = [
+      createAction(input, "target", story),
+      skip,
+      createAction(input, "target", task),
+    ];
+    const after = packCreateSources(before);
+    expect(after).toHaveLength(3);
+    expect(after[1]).toBe(skip);
+    for (const n of [0, 2]) {
+      const [was, now] = [before[n] as CreateAction, after[n] as CreateAction];
+      expect(now).not.toBe(was);
+      expect(now.source).toEqual(was.source);
+      expect(now.source).not.toBe(was.source);
+      expect(createParts(now)).toEqual(createParts(was));
+      expect(JSON.parse(JSON.stringify(now))).toEqual(JSON.parse(JSON.stringify(was)));
+    }
+    expect((after[2] as CreateAction).parentSourceId).toBe("7");
+  });
+
+  it("hold no source object of their own once packed, and are packed once", () => {
+    const [packed] = packCreateSources([createAction(input, "target", story)]);
+    // Nothing reachable from the create's own fields is the item: its source is in the pack.
+    for (const name of Object.getOwnPropertyNames(packed))
+      expect((packed as unknown as Record<string, unknown>)[name]).not.toEqual(story);
+    expect(packCreateSources([packed!])[0]).toBe(packed);
   });
 });
