@@ -11,6 +11,7 @@ import type { Lanes } from "../../gate/lanes.js";
 import type { LinkView } from "../plan/plan-types.js";
 import type { SyncEvent } from "../events.js";
 import { readCount } from "./read-count.js";
+import { lightener } from "./light-items.js";
 import { readAll, type SideRead } from "./read.js";
 import { sameJson, targetSnapshot } from "../plan/snapshot.js";
 import {
@@ -61,8 +62,10 @@ export async function readTinypmFull(
   tracker: Tracker,
   fullReason: FullReason,
   emit?: (e: SyncEvent) => void,
+  /** Keep each item's heavy parts packed (light-items.ts): a migration's read. */
+  lighten?: boolean,
 ): Promise<TinypmRead> {
-  const side = await readAll(lanes, "tinypm", tracker, emit);
+  const side = await readAll(lanes, "tinypm", tracker, emit, lighten);
   return { side, info: { complete: true, fullReason, sections: [], fetched: 0 } };
 }
 
@@ -84,6 +87,8 @@ export async function readTinypmTiers(o: {
    * @default every item is kept
    */
   keep?: ((item: WorkItem) => boolean) | undefined;
+  /** Keep each item's heavy parts packed (light-items.ts): a migration's read. */
+  lighten?: boolean | undefined;
 }): Promise<TinypmRead> {
   const start = o.tracker.startTieredScan?.bind(o.tracker);
   if (start === undefined) return readTinypmFull(o.lanes, o.tracker, "no-tiers", o.emit);
@@ -114,9 +119,10 @@ export async function readTinypmTiers(o: {
       inStep.clear();
       count.restart();
       const out: WorkItem[] = [];
+      const light = o.lighten === true ? lightener() : (item: WorkItem): WorkItem => item;
       const onUnreadable = (u: UnreadableItem): void => void unreadable.push(u);
       for await (const item of scan.read(decision.read, { signal, onUnreadable })) {
-        if (o.keep === undefined || o.keep(item)) out.push(item);
+        if (o.keep === undefined || o.keep(item)) out.push(light(item));
         else inStep.add(key(item.kind, item.id));
         count.item(item);
       }

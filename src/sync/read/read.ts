@@ -4,6 +4,7 @@ import type { Lanes } from "../../gate/lanes.js";
 import type { SystemName } from "../../core/model.js";
 import type { SyncEvent } from "../events.js";
 import { readCount } from "./read-count.js";
+import { lightener } from "./light-items.js";
 
 /** What was read of one side. */
 export interface SideRead {
@@ -46,6 +47,10 @@ async function collect<T>(iterable: AsyncIterable<T>, seen?: (x: T) => void): Pr
   return out;
 }
 
+async function* mapped<T>(iterable: AsyncIterable<T>, f: (x: T) => T): AsyncIterable<T> {
+  for await (const x of iterable) yield f(x);
+}
+
 /** Reads every item of a side (a full scan), as one lane call (the gate retries its requests). */
 export async function readAll(
   lanes: Lanes,
@@ -53,6 +58,8 @@ export async function readAll(
   tracker: Tracker,
   /** Told how many items the read has found so far (progress). */
   emit?: (e: SyncEvent) => void,
+  /** Keep each item's heavy parts packed (light-items.ts): a migration's read. */
+  lighten = false,
 ): Promise<SideRead> {
   const unreadable: UnreadableItem[] = [];
   const count = readCount(emit, system);
@@ -63,7 +70,9 @@ export async function readAll(
       // A retried read starts again: what the failed attempt found unreadable is found again.
       unreadable.length = 0;
       count.restart();
-      return collect(tracker.list({}, { onUnreadable: (u) => unreadable.push(u) }), (item) => {
+      const light = lighten ? lightener() : undefined;
+      const list = tracker.list({}, { onUnreadable: (u) => unreadable.push(u) });
+      return collect(light === undefined ? list : mapped(list, light), (item) => {
         count.item(item);
       }).finally(() => {
         count.end();

@@ -403,12 +403,14 @@ async function readSides(
             fullScanEvery: o.fullScanEvery ?? DEFAULT_FULL_SCAN_EVERY,
             force: "migration",
             emit: o.emit,
+            lighten: true,
           })
         : await readTinypmFull(
             o.lanes,
             o.tinypm,
             o.mode === "sync" ? "repair" : "migration",
             o.emit,
+            o.mode === "migrate",
           );
     o.emit?.({ type: "phase", phase: `reading ${systemLabel(o.targetSystem)}` });
     const target = await readAll(o.lanes, o.targetSystem, o.target, o.emit);
