@@ -12,6 +12,15 @@ export interface KnownVersion {
   readonly digest: string;
 }
 
+/** Issue number → its known version (`KnownTable`; a `Map` serves as well). */
+export interface KnownVersions {
+  readonly size: number;
+  has(issue: number): boolean;
+  get(issue: number): KnownVersion | undefined;
+  set(issue: number, version: KnownVersion): unknown;
+  delete(issue: number): boolean;
+}
+
 /** What every request of the adapter goes through: the client and a number → id cache. */
 export interface GithubContext {
   readonly client: GithubClient;
@@ -24,5 +33,5 @@ export interface GithubContext {
    * that after a migration the change feed's checkpoint can be set past its writes without
    * reading them back (`known-versions.ts`).
    */
-  readonly known: Map<number, KnownVersion>;
+  readonly known: KnownVersions;
 }

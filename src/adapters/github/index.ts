@@ -21,6 +21,7 @@ import type {
 import { changeFeed } from "./feed.js";
 import { checkpointAfterWrites } from "./feed-prime.js";
 import { rememberIssue } from "./known-versions.js";
+import { KnownTable } from "./known-table.js";
 import { createGithubClient } from "./client.js";
 import { createItem, createUnfinished, type CreateDeps } from "./create.js";
 import { createWriteCost } from "./create-cost.js";
@@ -80,7 +81,12 @@ export { ImportFailedError } from "./import-api.js";
 export function createGithubTracker(options: GithubTrackerOptions): GithubTracker {
   const timeScale = options.timeScale ?? 1;
   const client = createGithubClient(options);
-  const ctx: GithubContext = { client, ids: new Map(), nodeIds: new Map(), known: new Map() };
+  const ctx: GithubContext = {
+    client,
+    ids: new Map(),
+    nodeIds: new Map(),
+    known: new KnownTable(),
+  };
   const boardSpec = options.board;
   const board =
     options.project === undefined || boardSpec === undefined

@@ -6,7 +6,7 @@
  * comments back (feed-prime.ts).
  */
 import { hash } from "node:crypto";
-import type { GithubContext, KnownVersion } from "./context.js";
+import type { GithubContext, KnownVersions } from "./context.js";
 import { numberFromUrl } from "./map.js";
 import type { RawIssue } from "./schema.js";
 
@@ -167,7 +167,7 @@ function withPart(digest: string, part: IssuePart, value: unknown): string {
  * edit in the second of the adapter's last write to the issue shares its stamp, and only the
  * content tells it apart.
  */
-export function isKnown(known: ReadonlyMap<number, KnownVersion>, issue: RawIssue): boolean {
+export function isKnown(known: Pick<KnownVersions, "get">, issue: RawIssue): boolean {
   return notKnown(known, issue) === undefined;
 }
 
@@ -176,10 +176,7 @@ export function isKnown(known: ReadonlyMap<number, KnownVersion>, issue: RawIssu
  * is): one the run neither listed nor wrote, one stamped after what the adapter knew, or one
  * whose comments or content differ.
  */
-export function notKnown(
-  known: ReadonlyMap<number, KnownVersion>,
-  issue: RawIssue,
-): string | undefined {
+export function notKnown(known: Pick<KnownVersions, "get">, issue: RawIssue): string | undefined {
   const k = known.get(issue.number);
   const which = `issue #${issue.number}`;
   if (k === undefined) return `${which} was neither listed nor written by the migration`;
