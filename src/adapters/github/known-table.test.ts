@@ -40,17 +40,4 @@ describe("the table of known issue versions", () => {
     expect(table.get(3)).toEqual(version(3));
     expect(table.get(1)).toEqual({ at: 5, comments: 9, digest: "short" });
   });
-
-  it("keeps a digest longer than a slot, or not one byte a character, whole", () => {
-    const table = new KnownTable();
-    const long = { at: 1, comments: 0, digest: "d".repeat(100) };
-    const wide = { at: 2, comments: 1, digest: "ünï→code" };
-    table.set(7, long);
-    table.set(8, wide);
-    expect(table.get(7)).toEqual(long);
-    expect(table.get(8)).toEqual(wide);
-    // Back to an inline digest in the same slot: the long one is gone.
-    table.set(7, version(7));
-    expect(table.get(7)).toEqual(version(7));
-  });
 });
