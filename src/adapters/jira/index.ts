@@ -29,6 +29,7 @@ import { probeSite } from "./probe.js";
 import { changeFeed } from "./feed.js";
 import { checkpointAfterWrites } from "./feed-prime.js";
 import { remembered, remembering, rememberingPages, type KnownVersions } from "./known-versions.js";
+import { KnownTable } from "./known-table.js";
 import { watchWrites } from "./write-watch.js";
 import { findItemByMarker, getItem, listItems } from "./reads.js";
 import { rawPriorities, rawStatuses, rawWorklogPage } from "./schema.js";
@@ -93,7 +94,7 @@ function buildContext(options: JiraTrackerOptions): JiraContext {
     deployment: options.deployment,
     caFile: options.caFile,
   });
-  const known: KnownVersions = new Map();
+  const known: KnownVersions = new KnownTable();
   // Every issue write forgets the version known of its issue (write-watch.ts).
   const api = watchWrites(createJiraEndpoints(client), known);
   const settings: JiraSettings = {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Comment, WorkItem } from "../../core/model.js";
 import {
   forgetIssue,
@@ -7,6 +7,14 @@ import {
   rememberItem,
   type KnownVersions,
 } from "./known-versions.js";
+import { KnownTable } from "./known-table.js";
+
+/** The adapter's table, and a Map: the functions here give the same answers over either. */
+const TABLES: readonly [string, () => KnownVersions][] = [
+  ["the adapter's table", () => new KnownTable()],
+  ["a Map", () => new Map()],
+];
+let makeKnown: () => KnownVersions = () => new KnownTable();
 
 const issue = (more: Partial<WorkItem> = {}): WorkItem => ({
   system: "jira",
@@ -31,12 +39,16 @@ const ours: Comment = {
 };
 
 function knowing(item: WorkItem): KnownVersions {
-  const known: KnownVersions = new Map();
+  const known: KnownVersions = makeKnown();
   rememberItem(known, item);
   return known;
 }
 
-describe("the issue versions the engine holds", () => {
+describe.each(TABLES)("the issue versions the engine holds, in %s", (_, make) => {
+  beforeEach(() => {
+    makeKnown = make;
+  });
+
   it("knows an issue handed over, whatever its change time, and no other content", () => {
     const known = knowing(issue());
     expect(isKnownVersion(known, issue({ updatedAt: "2026-03-02T10:09:00.000+0000" }))).toBe(true);
@@ -90,7 +102,7 @@ describe("the issue versions the engine holds", () => {
   });
 
   it("leaves unknown an issue not known before the comment, or written since", () => {
-    const known: KnownVersions = new Map();
+    const known: KnownVersions = makeKnown();
     noteAdded(known, "WID-1", { comment: ours });
     expect(isKnownVersion(known, issue({ comments: [ours] }))).toBe(false);
     rememberItem(known, issue());

@@ -30,7 +30,16 @@ export interface KnownVersion {
   readonly added?: readonly string[] | undefined;
 }
 
-export type KnownVersions = Map<string, KnownVersion>;
+/** Issue key → its known version (`KnownTable`; a `Map` serves as well). */
+export interface KnownVersions {
+  readonly size: number;
+  has(key: string): boolean;
+  get(key: string): KnownVersion | undefined;
+  set(key: string, version: KnownVersion): unknown;
+  delete(key: string): boolean;
+  keys(): IterableIterator<string>;
+  clear(): void;
+}
 
 /** The hash a known version is compared by: the issue's content without its change time. */
 export function versionHash(item: WorkItem): string {
@@ -111,7 +120,7 @@ function withoutAdded<T extends { readonly id?: string | undefined }>(
  * Whether a listed issue is a version the engine holds: the known version's content, plus
  * exactly the comments and worklogs the adapter added since, as their answers gave them.
  */
-export function isKnownVersion(known: ReadonlyMap<string, KnownVersion>, item: WorkItem): boolean {
+export function isKnownVersion(known: Pick<KnownVersions, "get">, item: WorkItem): boolean {
   const k = known.get(item.id);
   if (k === undefined) return false;
   if (k.added === undefined) return versionHash(item) === k.hash;
