@@ -335,8 +335,10 @@ async function prepare(
   const planned = planRun(job, o.targetSystem, read, settled, now());
   // `apply`: only the saved plan's actions, each as it was saved (else plan_stale, unwritten).
   const chosen = o.savedPlan === undefined ? planned : o.savedPlan.restrict(planned);
-  // Its creates' sources packed: past this step nothing holds the read's items as objects.
-  const plan: Plan = { ...chosen, actions: packCreateSources(chosen.actions) };
+  // A migration's creates keep their sources packed: past this step nothing holds the read's
+  // items as objects. A sync's creates are the few items that changed: kept as read.
+  const plan: Plan =
+    o.mode === "migrate" ? { ...chosen, actions: packCreateSources(chosen.actions) } : chosen;
   // Settling and rebuilding links may have changed the plan: the guard looks again, before
   // the plan's first write (a dry run only reports what it finds).
   const deleteGuard = dry
