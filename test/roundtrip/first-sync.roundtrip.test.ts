@@ -124,7 +124,15 @@ describe.each(["github", "jira"] as const)(
     it("still brings a person's new issue after the migration", async () => {
       const id = await personCreates(world, "Filed after the migration");
       const report = await world.run("sync");
-      expect(report.summary.created).toBe(1);
+      // A failure says where the issue went: the run's summary and events.
+      if (report.summary.created !== 1)
+        throw new Error(
+          `the sync created ${String(report.summary.created)}: ${JSON.stringify({
+            summary: report.summary,
+            events: report.events.slice(0, 40),
+          })}`,
+        );
+      expect(report.summary).toMatchObject({ created: 1, failed: 0, conflicts: 0 });
       const state = openSqliteStore({ path: world.statePath });
       try {
         expect([...state.links("widgets")].some((l) => l.targetId === id)).toBe(true);
